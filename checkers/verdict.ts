@@ -1,0 +1,39 @@
+/**
+ * What a checker concludes about a history.
+ *
+ * `valid` is three-valued as in Jepsen: `true` (no violation is possible given what was
+ * observed), `false` (a violation certainly happened; `anomalies` say where), `"unknown"`
+ * (a violation depends on `info` operations whose outcome nobody knows, or the checker ran
+ * out of its time or memory budget).
+ */
+export type Validity = true | false | "unknown";
+
+/** One thing that went wrong, pointing at history indices so reports can draw it. */
+export interface Anomaly {
+  /** Stable machine name, e.g. "stale-write", "token-reuse", "interleaved-writes". */
+  kind: string;
+  /** History indices of the ops involved, most important first (e.g. the stale write, then the newer write). */
+  ops: number[];
+  /** One or two sentences a reviewer understands without reading code. */
+  explanation: string;
+  /** When it happened (ns since start), if one moment captures it. */
+  time?: number;
+}
+
+export type StatValue = number | string | boolean | null;
+
+export interface Verdict {
+  /** Which checker produced it, e.g. "stale-write". */
+  checker: string;
+  valid: Validity;
+  anomalies: Anomaly[];
+  /** Counts and measurements; informational. */
+  stats: Record<string, StatValue>;
+}
+
+/** Combines verdicts: false wins over unknown, unknown over true. */
+export function combineValidity(vs: readonly Validity[]): Validity {
+  if (vs.includes(false)) return false;
+  if (vs.includes("unknown")) return "unknown";
+  return true;
+}

@@ -1,0 +1,133 @@
+/**
+ * The environment a lock algorithm runs in. Lock algorithms (src/locks/) are written once
+ * against this interface; the simulator (src/sim/) and the real-server adapters
+ * (src/real/) both implement it, so a finding in simulation is a finding about the code
+ * that also runs against real redis-server and etcd.
+ *
+ * Contract for implementations:
+ * - Every call returns a `CallResult`; nothing here throws for network or server trouble.
+ * - A `timeout` error means the request may or may not have taken effect (record `info`);
+ *   `unreachable` means it certainly did not (record `fail`).
+ * - `now()` is this client's own wall clock in milliseconds: it may be offset, drift and jump.
+ *   Algorithms must use it for all validity arithmetic, as real clients do.
+ * - `sleep(ms)` waits `ms` by this client's clock. A paused client does not wake up until
+ *   it is resumed, however long the pause.
+ */
+import type { Checkpoint } from "../schedule/schedule.js";
+
+export type CallErrorKind = "timeout" | "unreachable";
+
+export interface CallError {
+  kind: CallErrorKind;
+  /** The node the call went to, e.g. "server:3" or "resource". */
+  node: string;
+  detail?: string;
+}
+
+export type CallResult<T> = { ok: true; value: T } | { ok: false; error: CallError };
+
+export interface CallOptions {
+  /** Overrides the schedule's callTimeoutMs for this call. */
+  timeoutMs?: number;
+}
+
+/** A Redis-like single node: the operations Redis lock recipes use. */
+export interface RedisApi {
+  /** "server:N" */
+  readonly node: string;
+  /** SET key value NX PX ttlMs: true if the key was set. */
+  setNxPx(key: string, value: string, ttlMs: number, opts?: CallOptions): Promise<CallResult<boolean>>;
+  /** Delete key only if its value equals `value` (the Lua compare-and-delete): true if deleted. */
+  delIfEquals(key: string, value: string, opts?: CallOptions): Promise<CallResult<boolean>>;
+  /** INCR key: the new value. Exact as a BigInt. */
+  incr(key: string, opts?: CallOptions): Promise<CallResult<bigint>>;
+}
+
+export interface EtcdKeyInfo {
+  value: string;
+  createRevision: bigint;
+  modRevision: bigint;
+  leaseId: string | null;
+}
+
+/** An etcd-like linearizable store with leases and a global revision. */
+export interface EtcdApi {
+  /** Grant a lease of at least ttlMs (real etcd rounds up to whole seconds). */
+  leaseGrant(ttlMs: number, opts?: CallOptions): Promise<CallResult<{ leaseId: string; ttlMs: number }>>;
+  /** One keep-alive; the remaining TTL, or 0 if the lease is gone. */
+  leaseKeepAlive(leaseId: string, opts?: CallOptions): Promise<CallResult<{ ttlMs: number }>>;
+  leaseRevoke(leaseId: string, opts?: CallOptions): Promise<CallResult<void>>;
+  /**
+   * Txn: if the key does not exist, put it attached to the lease. Either way, report the
+   * key's create revision afterwards (the holder's, if someone else already holds it).
+   */
+  createIfAbsent(
+    key: string,
+    value: string,
+    leaseId: string,
+    opts?: CallOptions,
+  ): Promise<CallResult<{ created: boolean; createRevision: bigint }>>;
+  get(key: string, opts?: CallOptions): Promise<CallResult<EtcdKeyInfo | null>>;
+  /** Txn: delete the key only if its create revision equals `createRevision`. */
+  deleteIfCreateRevision(
+    key: string,
+    createRevision: bigint,
+    opts?: CallOptions,
+  ): Promise<CallResult<boolean>>;
+}
+
+/** A ZooKeeper-like ensemble (simulator only): sessions, ephemeral sequential nodes, zxids. */
+export interface ZkApi {
+  /** Open a session that the ensemble expires after `timeoutMs` without a heartbeat. */
+  createSession(timeoutMs: number, opts?: CallOptions): Promise<CallResult<{ sessionId: string }>>;
+  /** Heartbeat; false if the session has already expired. */
+  heartbeat(sessionId: string, opts?: CallOptions): Promise<CallResult<boolean>>;
+  closeSession(sessionId: string, opts?: CallOptions): Promise<CallResult<void>>;
+  /** Create `<prefix>-<seq>` owned by the session; zxid is the creating transaction's id. */
+  createEphemeralSequential(
+    sessionId: string,
+    prefix: string,
+    opts?: CallOptions,
+  ): Promise<CallResult<{ path: string; seq: number; zxid: bigint }>>;
+  /** Children under `prefix`, sorted by sequence number. */
+  children(
+    prefix: string,
+    opts?: CallOptions,
+  ): Promise<CallResult<{ path: string; seq: number; zxid: bigint }[]>>;
+  delete(path: string, opts?: CallOptions): Promise<CallResult<boolean>>;
+}
+
+/** What a write to the protected resource presents. */
+export interface ResourceWrite {
+  lock: string;
+  grant: string;
+  /** Fencing token, or null for locks that hand none out. */
+  token: bigint | null;
+  value: string;
+}
+
+/** The protected resource. Whether it fences is the world's configuration, not the client's choice. */
+export interface ResourceApi {
+  write(w: ResourceWrite, opts?: CallOptions): Promise<CallResult<{ accepted: boolean }>>;
+}
+
+export interface LockEnv {
+  /** This client's number (the history's process). */
+  readonly clientId: number;
+  /** This client's wall clock, in ms. */
+  now(): number;
+  /** Wait `ms` milliseconds by this client's clock. */
+  sleep(ms: number): Promise<void>;
+  /** Redis-like servers, server:0 … server:N-1, for targets that use them. */
+  readonly redis: readonly RedisApi[];
+  /** The etcd-like cluster, for targets that use it. */
+  readonly etcd: EtcdApi | null;
+  /** The ZooKeeper-like ensemble, for targets that use it. */
+  readonly zk: ZkApi | null;
+  readonly resource: ResourceApi;
+  /**
+   * Marks a point where the schedule may pause this client (see `Checkpoint`). Resolves when
+   * the client may go on; in the real world the process is SIGSTOPped inside this call.
+   */
+  checkpoint(point: Checkpoint): Promise<void>;
+}

@@ -1,0 +1,127 @@
+/**
+ * The history data model: one operation per line, Jepsen's model.
+ *
+ * Every client call is recorded twice: an `invoke` when the call starts and a completion
+ * (`ok`, `fail` or `info`) when the client learns its outcome. `info` means "may or may not
+ * have happened" — a timeout, a lost reply, a crash — exactly as in Jepsen: checkers must
+ * treat such an operation as possibly having taken effect at any time after its invoke.
+ *
+ * Time is nanoseconds since the run started, as an integer. In the simulator it is the true
+ * (global, virtual) time, never a node's skewed local clock; against real servers it is the
+ * monotonic clock of the machine. Checkers order events by `index`, which follows `time`.
+ */
+
+/** Which half of a call an event is. */
+export type OpType = "invoke" | "ok" | "fail" | "info";
+
+/** A client process number, or the fault injector. */
+export type ProcessId = number | "nemesis";
+
+/**
+ * Identity of one acquisition of a lock: which grant a resource write belongs to.
+ * By convention `"<process>:<n>"` (client 3's fifth acquisition is "3:5"); checkers only
+ * compare grant ids for equality.
+ */
+export type GrantId = string;
+
+/** Fields every event carries. */
+interface OpBase {
+  /** Position in the history, 0-based, strictly increasing by one. */
+  index: number;
+  /** Nanoseconds since the run started; non-decreasing within one process. */
+  time: number;
+  process: ProcessId;
+  type: OpType;
+  /** Free-form payload, as Jepsen's :value. */
+  value?: unknown;
+  /** Why a call failed or is uncertain (e.g. "timeout", "not-held"). */
+  error?: string;
+}
+
+/**
+ * Acquire a lock. The invoke carries only the lock name; an `ok` completion carries the
+ * grant identity and, when the lock service hands one out, the fencing token. Tokens may
+ * exceed 2^53 (etcd revisions are int64), so they are BigInts in memory.
+ */
+export interface AcquireOp extends OpBase {
+  process: number;
+  f: "acquire";
+  lock: string;
+  grant?: GrantId;
+  token?: bigint;
+}
+
+/** Release a lock the client believes it holds. */
+export interface ReleaseOp extends OpBase {
+  process: number;
+  f: "release";
+  lock: string;
+  grant?: GrantId;
+}
+
+/**
+ * A write to the protected resource, made while the client believes it holds `grant`.
+ * It carries the token it presented (if any). An `ok` completion says whether the resource
+ * `accepted` it (a fenced resource rejects a token lower than the highest it has seen);
+ * a rejected write is an `ok` with `accepted: false`, because the resource did answer.
+ */
+export interface WriteOp extends OpBase {
+  process: number;
+  f: "write";
+  lock: string;
+  grant: GrantId;
+  token?: bigint;
+  accepted?: boolean;
+}
+
+/** Fault kinds the nemesis records (the start and the end of a fault are separate ops). */
+export type NemesisF =
+  | "pause"
+  | "resume"
+  | "crash"
+  | "restart"
+  | "partition"
+  | "heal"
+  | "clock-jump"
+  | "clock-drift"
+  | "delay"
+  | "delay-end";
+
+/**
+ * A fault injected by the nemesis. `node` names what it hit ("client:1", "server:2",
+ * "resource"); `value` carries fault parameters (durations, offsets, partition groups).
+ */
+export interface NemesisOp extends OpBase {
+  process: "nemesis";
+  f: NemesisF;
+  node?: string;
+}
+
+export type ClientOp = AcquireOp | ReleaseOp | WriteOp;
+export type Op = ClientOp | NemesisOp;
+
+/** The `f` of any op lockcheck records. */
+export type OpF = Op["f"];
+
+export const CLIENT_FS = ["acquire", "release", "write"] as const satisfies readonly ClientOp["f"][];
+export const NEMESIS_FS = [
+  "pause",
+  "resume",
+  "crash",
+  "restart",
+  "partition",
+  "heal",
+  "clock-jump",
+  "clock-drift",
+  "delay",
+  "delay-end",
+] as const satisfies readonly NemesisF[];
+export const OP_TYPES = ["invoke", "ok", "fail", "info"] as const satisfies readonly OpType[];
+
+export function isClientOp(op: Op): op is ClientOp {
+  return op.process !== "nemesis";
+}
+
+export function isNemesisOp(op: Op): op is NemesisOp {
+  return op.process === "nemesis";
+}

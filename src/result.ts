@@ -1,0 +1,29 @@
+/** Errors are values: functions that can fail for reasons the caller must handle return a Result. */
+export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
+
+export function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+export function err<E>(error: E): { ok: false; error: E } {
+  return { ok: false, error };
+}
+
+/** A problem with user input, located precisely enough to fix it. */
+export interface InputError {
+  /** File the problem is in, if it came from a file. */
+  file?: string;
+  /** 1-based line number, if known. */
+  line?: number;
+  /** Field or JSON path, if known (e.g. "token", "faults[2].durationMs"). */
+  field?: string;
+  /** What was wrong and what was expected. */
+  message: string;
+}
+
+export function formatInputError(e: InputError): string {
+  const where = [e.file, e.line !== undefined ? `line ${e.line}` : undefined, e.field]
+    .filter((x) => x !== undefined)
+    .join(": ");
+  return where ? `${where}: ${e.message}` : e.message;
+}

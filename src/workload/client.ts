@@ -1,0 +1,114 @@
+/**
+ * The client workload: what one client process does, in any world. For each planned cycle it
+ * thinks, acquires, writes to the resource `writes` times spread over the hold, and releases.
+ * Every call is recorded as an invoke and a completion through a `ClientRecorder`; the world
+ * stamps times and indices (true time, not the client's skewed clock).
+ */
+import type { LockEnv } from "../env/env.js";
+import type { AcquireOp, ReleaseOp, WriteOp } from "../history/op.js";
+import type { LockAlgorithm, LockHandle } from "../locks/lock.js";
+import type { ClientPlan } from "../schedule/schedule.js";
+
+type Fields<T> = Omit<T, "index" | "time" | "process" | "type">;
+export type InvokeFields = Fields<AcquireOp> | Fields<ReleaseOp> | Fields<WriteOp>;
+
+/** Completion fields: what the outcome adds to the invoke (grant, token, accepted, error). */
+export interface CompletionFields {
+  grant?: string;
+  token?: bigint;
+  accepted?: boolean;
+  error?: string;
+  value?: unknown;
+}
+
+/** Where a client's events go. The world assigns index, time and process. */
+export interface ClientRecorder {
+  /** Records an invoke; returns an id to complete it with. */
+  invoke(fields: InvokeFields): number;
+  complete(callId: number, type: "ok" | "fail" | "info", fields?: CompletionFields): void;
+}
+
+export interface WorkloadOptions {
+  lockName: string;
+  ttlMs: number;
+  /** No new cycle starts once the client's clock says this much time has passed since it started. */
+  horizonMs: number;
+}
+
+/** Grant ids are "<client>:<n>": client 3's fifth acquisition attempt is "3:4". */
+export function grantId(clientId: number, attempt: number): string {
+  return `${clientId}:${attempt}`;
+}
+
+export async function runClient(
+  env: LockEnv,
+  algorithm: LockAlgorithm,
+  plan: ClientPlan,
+  options: WorkloadOptions,
+  rec: ClientRecorder,
+): Promise<void> {
+  const started = env.now();
+  const lock = options.lockName;
+  let attempt = 0;
+  for (const cycle of plan.cycles) {
+    if (cycle.thinkMs > 0) await env.sleep(cycle.thinkMs);
+    if (env.now() - started >= options.horizonMs) return;
+
+    const grant = grantId(env.clientId, attempt++);
+    const acq = rec.invoke({ f: "acquire", lock });
+    const outcome = await algorithm.acquire(env, { lock, ttlMs: options.ttlMs, owner: grant });
+    if (outcome.outcome === "denied") {
+      rec.complete(acq, "fail", { error: outcome.reason });
+      continue;
+    }
+    if (outcome.outcome === "unknown") {
+      rec.complete(acq, "info", { error: outcome.reason });
+      continue;
+    }
+    const token = outcome.token;
+    rec.complete(acq, "ok", token === null ? { grant } : { grant, token });
+    await env.checkpoint("acquired");
+    await holdAndWrite(env, cycle.holdMs, cycle.writes, lock, grant, token, rec);
+    await release(env, algorithm, outcome.handle, lock, grant, rec);
+  }
+}
+
+async function holdAndWrite(
+  env: LockEnv,
+  holdMs: number,
+  writes: number,
+  lock: string,
+  grant: string,
+  token: bigint | null,
+  rec: ClientRecorder,
+): Promise<void> {
+  const gap = writes > 0 ? Math.floor(holdMs / writes) : holdMs;
+  if (writes === 0 && gap > 0) await env.sleep(gap);
+  for (let i = 0; i < writes; i++) {
+    if (gap > 0) await env.sleep(gap);
+    await env.checkpoint("before-write");
+    const value = `${grant}/${i}`;
+    const w = rec.invoke(
+      token === null ? { f: "write", lock, grant, value } : { f: "write", lock, grant, token, value },
+    );
+    const r = await env.resource.write({ lock, grant, token, value });
+    if (r.ok) rec.complete(w, "ok", { accepted: r.value.accepted });
+    else rec.complete(w, r.error.kind === "unreachable" ? "fail" : "info", { error: r.error.kind });
+  }
+}
+
+async function release(
+  env: LockEnv,
+  algorithm: LockAlgorithm,
+  handle: LockHandle,
+  lock: string,
+  grant: string,
+  rec: ClientRecorder,
+): Promise<void> {
+  await env.checkpoint("before-release");
+  const rel = rec.invoke({ f: "release", lock, grant });
+  const r = await algorithm.release(env, handle);
+  if (r.outcome === "released") rec.complete(rel, "ok");
+  else if (r.outcome === "not-held") rec.complete(rel, "fail", { error: "not-held" });
+  else rec.complete(rel, "info", { error: r.reason });
+}
