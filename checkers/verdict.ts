@@ -18,6 +18,11 @@ export interface Anomaly {
   explanation: string;
   /** When it happened (ns since start), if one moment captures it. */
   time?: number;
+  /**
+   * For "not-linearizable": the longest linearizable prefix the checker found, as the history
+   * indices of the ops' invokes in linearization order, so a report can draw it.
+   */
+  partialLinearization?: number[];
 }
 
 export type StatValue = number | string | boolean | null;

@@ -1,0 +1,29 @@
+/**
+ * The checker contract: a streaming fold over a history.
+ *
+ * A checker sees every op once, in history (index) order, through `step`, and then gives its
+ * verdict through `finish`. This lets every O(n) checker run in one pass over a file that is
+ * streamed from disk, without holding the history in memory.
+ *
+ * Contract for implementations:
+ * - `step` is called with ops in increasing index order; it must not keep references that grow
+ *   with the number of ops unless the checker's definition needs them (per-grant state is fine).
+ * - Ops a checker does not understand (other locks' fields, unknown nemesis faults) are ignored.
+ * - A completion whose process has no open invoke is ignored (the reader's validator reports
+ *   it as bad input; checkers stay total on unvalidated input and never throw on it).
+ * - A call still open at `finish` is treated like an `info` completion: it may or may not
+ *   have taken effect, at any time after its invoke.
+ * - `finish` is called once; the checker is not used afterwards.
+ */
+import type { Op } from "../src/history/op.js";
+import type { Verdict } from "./verdict.js";
+
+export interface Checker {
+  /** Stable name, as given to `--checker` and in `Verdict.checker`. */
+  readonly name: string;
+  step(op: Op): void;
+  finish(): Verdict;
+}
+
+/** At most this many anomalies are listed per verdict; `stats.anomalies` counts them all. */
+export const MAX_LISTED_ANOMALIES = 100;

@@ -1,0 +1,580 @@
+/**
+ * linearizable: is the history, as its clients observed it, linearizable with respect to a
+ * sequential model? This is the question Jepsen answers with Knossos and Porcupine answers for
+ * Go programs; lockcheck asks it of locks (models `mutex`, `owner-mutex`, `fenced-mutex`) and,
+ * to meet the established corpora on their own ground, of registers and key-value stores.
+ *
+ * Algorithm: Wing & Gong's search with Lowe's just-in-time linearization and cache
+ * ("Testing for linearizability", Lowe 2016), as Porcupine implements it. Calls and returns
+ * sit in one time-ordered doubly linked list. Walking it from the front, a call may be
+ * linearized now if the model allows it in the current state; it is then lifted out of the
+ * list (call and return) and the walk restarts. Reaching a return means the op owning it had
+ * to take effect already and none of the remaining candidates before it could: backtrack. The
+ * cache holds every (set of linearized ops, model state) configuration reached; one reached
+ * before is not explored again, since everything reachable from it was already explored.
+ *
+ * Representation, chosen for speed (the search is the hot loop):
+ * - the linearized set is a bitset in 32-bit words with a 64-bit Zobrist hash (random words
+ *   XORed in and out as ops are linearized and undone), so a cache probe costs one hash
+ *   lookup and, on a hit, one word-by-word comparison — never a hash over the whole set;
+ * - model states are interned to small integers, and each (state, op) transition is computed
+ *   once and remembered, so the model itself is called once per distinct transition;
+ * - the cache is an open-addressing table over typed arrays; the bitsets of cached
+ *   configurations live in one growing Uint32Array arena.
+ *
+ * Semantics:
+ * - Intervals are closed: an op whose return time equals another's call time is concurrent
+ *   with it (at equal times, calls are ordered before returns).
+ * - An op with `ret = Infinity` (Jepsen's `:info`, or still open when the history ends) may
+ *   take effect at any point after its call, or never: the search succeeds as soon as every
+ *   op with a known return is linearized.
+ * - P-compositionality: a model that partitions (per lock, per key) is checked part by part,
+ *   and the history is linearizable iff every part is. The first part that is not stops the
+ *   check.
+ * - Budget: past `timeLimitMs` (whole check) or `maxCacheEntries` (per part), the verdict is
+ *   `"unknown"` rather than a search that runs away.
+ *
+ * On a violation the search also yields the evidence a report needs. Every branch of a failed
+ * search is stuck at some return; the latest such return R marks the shortest prefix of the
+ * history that cannot be linearized (every op returning before R can be linearized, as the
+ * branch stuck at R shows, and no linearization gets past R). The verdict names the op that
+ * returns at R, the ops still pending at that point that were called before R (the window: the
+ * candidates that could have taken effect before it, and none could), and the partial
+ * linearization of that branch — the longest prefix of the history the model can explain.
+ */
+import type { LinOp, Model, Partition, StateKey } from "./models/model.js";
+import type { Anomaly, StatValue, Verdict } from "./verdict.js";
+
+export interface LinearizableOptions {
+  /** Give up with `"unknown"` after this many milliseconds (whole check). Default: no limit. */
+  timeLimitMs?: number;
+  /**
+   * Give up with `"unknown"` when the search's tables for one part (cache of configurations,
+   * remembered transitions) would exceed this many MiB. Default 2048.
+   */
+  memoryLimitMb?: number;
+}
+
+/** Why a part was not linearizable: indices into that part's ops. */
+export interface LinFailure {
+  /** The part's name (e.g. `lock "a"`), or "" when the model does not partition. */
+  partition: string;
+  /** The part's ops; the fields below index into this array. */
+  ops: readonly LinOp<unknown, unknown>[];
+  /** The op whose return ends the shortest prefix that cannot be linearized. */
+  stuck: number;
+  /** Ops linearized on the branch that got furthest, in linearization order. */
+  partial: number[];
+  /** Ops called before `stuck` returned and not in `partial`: none could take effect before it. */
+  window: number[];
+  /** Model state after `partial`, described. */
+  stateAfterPartial: string;
+}
+
+export interface LinearizableResult {
+  valid: true | false | "unknown";
+  /** Why the answer is "unknown". */
+  budget?: "time" | "memory";
+  partitions: number;
+  /** Parts fully checked (the check stops at the first failure or when out of budget). */
+  partitionsChecked: number;
+  ops: number;
+  /** Distinct (linearized set, model state) configurations explored, over all parts. */
+  statesExplored: number;
+  /** Distinct model states seen, over all parts. */
+  modelStates: number;
+  /** Largest number of ops linearized on any branch of a failed part; 0 otherwise. */
+  longestPartial: number;
+  /** Peak bytes held by one part's search tables. */
+  peakSearchBytes: number;
+  failure?: LinFailure;
+}
+
+/** Checks `ops` against `model`; pure apart from reading the clock for the time budget. */
+export function checkLinearizable<S, I, O>(
+  model: Model<S, I, O>,
+  ops: readonly LinOp<I, O>[],
+  options: LinearizableOptions = {},
+): LinearizableResult {
+  const parts: Partition<I, O>[] = model.partition ? model.partition(ops) : [{ name: "", ops: [...ops] }];
+  const deadline = options.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : now() + options.timeLimitMs;
+  const memoryLimit = (options.memoryLimitMb ?? 2048) * 1024 * 1024;
+  const result: LinearizableResult = {
+    valid: true,
+    partitions: parts.length,
+    partitionsChecked: 0,
+    ops: ops.length,
+    statesExplored: 0,
+    modelStates: 0,
+    longestPartial: 0,
+    peakSearchBytes: 0,
+  };
+  for (const part of parts) {
+    const outcome = searchPart(model, part.ops, deadline, memoryLimit);
+    result.statesExplored += outcome.statesExplored;
+    result.modelStates += outcome.modelStates;
+    result.peakSearchBytes = Math.max(result.peakSearchBytes, outcome.bytes);
+    if (outcome.kind === "unknown") {
+      result.valid = "unknown";
+      result.budget = outcome.budget;
+      return result;
+    }
+    result.partitionsChecked++;
+    if (outcome.kind === "illegal") {
+      result.valid = false;
+      result.longestPartial = outcome.partial.length;
+      result.failure = {
+        partition: part.name,
+        ops: part.ops,
+        stuck: outcome.stuck,
+        partial: outcome.partial,
+        window: outcome.window,
+        stateAfterPartial: model.describeState(outcome.stateAfterPartial),
+      };
+      return result;
+    }
+  }
+  return result;
+}
+
+/**
+ * The verdict for a checked history. `ops` in the anomaly are history positions (`LinOp.refs`):
+ * the stuck op's invoke and completion first, then the window's ops'; `partialLinearization`
+ * lists the invoke position of each linearized op, in linearization order.
+ */
+export function linearizableVerdict<S, I, O>(model: Model<S, I, O>, r: LinearizableResult): Verdict {
+  const stats: Record<string, StatValue> = {
+    model: model.name,
+    ops: r.ops,
+    partitions: r.partitions,
+    partitionsChecked: r.partitionsChecked,
+    statesExplored: r.statesExplored,
+    modelStates: r.modelStates,
+    longestPartialLinearization: r.longestPartial,
+    searchMemoryMb: Math.round((r.peakSearchBytes / (1024 * 1024)) * 10) / 10,
+  };
+  if (r.budget !== undefined) stats.budgetExhausted = r.budget;
+  const anomalies: Anomaly[] = [];
+  const f = r.failure;
+  if (f !== undefined) {
+    const ops = f.ops as readonly LinOp<I, O>[];
+    const stuck = ops[f.stuck] as LinOp<I, O>;
+    const involved = [f.stuck, ...f.window];
+    const describe = (i: number): string => {
+      const op = ops[i] as LinOp<I, O>;
+      return `${model.describeOp(op.input, op.output)} (process ${op.process}, index ${op.refs[0] ?? "?"})`;
+    };
+    const where = f.partition === "" ? "" : ` on ${f.partition}`;
+    const pending =
+      f.window.length === 0
+        ? "no other op was pending"
+        : `the ops pending then were ${f.window.map(describe).join("; ")}, and no order of them lets it take effect`;
+    anomalies.push({
+      kind: "not-linearizable",
+      ops: involved.flatMap((i) => (ops[i] as LinOp<I, O>).refs),
+      explanation:
+        `No order of the operations${where} is consistent with a ${model.name}: the history up to the ` +
+        `return of ${describe(f.stuck)} cannot be linearized, while everything before it can. ` +
+        `The longest linearizable prefix (${f.partial.length} ops) leaves ${f.stateAfterPartial}; ` +
+        `${pending}.`,
+      time: Number.isFinite(stuck.ret) ? stuck.ret : stuck.call,
+      partialLinearization: f.partial.map((i) => (ops[i] as LinOp<I, O>).refs[0] ?? -1),
+    });
+  }
+  return { checker: "linearizable", valid: r.valid, anomalies, stats };
+}
+
+function now(): number {
+  return performance.now();
+}
+
+type PartOutcome<S> = { statesExplored: number; modelStates: number; bytes: number } & (
+  | { kind: "ok" }
+  | { kind: "unknown"; budget: "time" | "memory" }
+  | { kind: "illegal"; stuck: number; partial: number[]; window: number[]; stateAfterPartial: S }
+);
+
+/** Transition tables stop growing past this many entries (4 bytes each); beyond, the model is called directly. */
+const MAX_TRANSITION_ENTRIES = 32_000_000;
+const NOT_COMPUTED = -2;
+const ILLEGAL = -1;
+/** How many loop iterations pass between looks at the clock. */
+const CLOCK_EVERY = 0x3fff;
+
+function searchPart<S, I, O>(
+  model: Model<S, I, O>,
+  ops: readonly LinOp<I, O>[],
+  deadline: number,
+  memoryLimit: number,
+): PartOutcome<S> {
+  const n = ops.length;
+  if (n === 0) return { kind: "ok", statesExplored: 0, modelStates: 0, bytes: 0 };
+
+  const { HEAD, next, prev, position } = entryList(ops);
+  const twin = earlierTwins(ops, position);
+  /** 1 for ops with a known return (they must be linearized), 0 for ops that may never happen. */
+  const definite = new Uint8Array(n);
+  let remainingDefinite = 0;
+  for (let i = 0; i < n; i++) {
+    if (Number.isFinite((ops[i] as LinOp<I, O>).ret)) {
+      definite[i] = 1;
+      remainingDefinite++;
+    }
+  }
+  const zobA = zobristKeys(n, 0x2545f491);
+  const zobB = zobristKeys(n, 0x6b43a9b5);
+  const model$ = new StateTable(model, ops);
+
+  // The linearized set and the cache of configurations.
+  const words = (n + 31) >>> 5;
+  const bits = new Uint32Array(words);
+  const cache = new ConfigCache(words);
+  const counts = () => ({
+    statesExplored: cache.size,
+    modelStates: model$.size,
+    bytes: cache.bytes() + model$.bytes(),
+  });
+
+  const stackOp = new Int32Array(n);
+  const stackState = new Int32Array(n);
+  let depth = 0;
+  let sid = model$.initial;
+  let hashA = 0;
+  let hashB = 0;
+
+  // The branch that got furthest: stuck at the latest return.
+  let bestPosition = -1;
+  let bestStuck = -1;
+  let bestPartial: number[] = [];
+  let bestWindow: number[] = [];
+  let bestState = sid;
+
+  let entry = next[HEAD] as number;
+  let iterations = 0;
+  for (;;) {
+    if (remainingDefinite === 0) return { kind: "ok", ...counts() };
+    if ((++iterations & CLOCK_EVERY) === 0 && now() > deadline) {
+      return { kind: "unknown", budget: "time", ...counts() };
+    }
+    if ((entry & 1) === 0) {
+      // A call: try to linearize its op now, unless an interchangeable earlier op is still
+      // unlinearized (that one is tried instead: the orders found are the same).
+      const op = entry >>> 1;
+      const t = twin[op] as number;
+      const nextState =
+        t >= 0 && ((bits[t >>> 5] as number) & (1 << (t & 31))) === 0 ? ILLEGAL : model$.step(sid, op);
+      if (nextState !== ILLEGAL) {
+        const w = op >>> 5;
+        const bit = 1 << (op & 31);
+        bits[w] = (bits[w] as number) | bit;
+        const a = hashA ^ (zobA[op] as number);
+        const b = hashB ^ (zobB[op] as number);
+        if (cache.add(a, b, nextState, bits)) {
+          if (cache.grew) {
+            cache.grew = false;
+            if (cache.bytes() + model$.bytes() > memoryLimit) return { kind: "unknown", budget: "memory", ...counts() };
+          }
+          hashA = a;
+          hashB = b;
+          stackOp[depth] = op;
+          stackState[depth] = sid;
+          depth++;
+          sid = nextState;
+          remainingDefinite -= definite[op] as number;
+          // Lift the op's call and return out of the list.
+          const ret = entry + 1;
+          next[prev[entry] as number] = next[entry] as number;
+          if (next[entry] !== -1) prev[next[entry] as number] = prev[entry] as number;
+          next[prev[ret] as number] = next[ret] as number;
+          if (next[ret] !== -1) prev[next[ret] as number] = prev[ret] as number;
+          entry = next[HEAD] as number;
+          continue;
+        }
+        bits[w] = (bits[w] as number) & ~bit;
+      }
+      entry = next[entry] as number;
+      continue;
+    }
+
+    // A return: its op should already have taken effect. This branch is stuck.
+    const pos = position[entry] as number;
+    if (pos > bestPosition) {
+      bestPosition = pos;
+      bestStuck = entry >>> 1;
+      bestPartial = Array.from(stackOp.subarray(0, depth));
+      bestState = sid;
+      bestWindow = [];
+      for (let e = next[HEAD] as number; e !== entry; e = next[e] as number) {
+        if ((e & 1) === 0) bestWindow.push(e >>> 1);
+      }
+    }
+    if (depth === 0) {
+      return {
+        kind: "illegal",
+        stuck: bestStuck,
+        partial: bestPartial,
+        window: bestWindow,
+        stateAfterPartial: model$.state(bestState),
+        ...counts(),
+      };
+    }
+    // Backtrack: undo the last linearization and try the next candidate after it.
+    depth--;
+    const op = stackOp[depth] as number;
+    sid = stackState[depth] as number;
+    bits[op >>> 5] = (bits[op >>> 5] as number) & ~(1 << (op & 31));
+    hashA ^= zobA[op] as number;
+    hashB ^= zobB[op] as number;
+    remainingDefinite += definite[op] as number;
+    const call = 2 * op;
+    const ret = call + 1;
+    // Unlift in reverse order of lifting: return first, then call.
+    next[prev[ret] as number] = ret;
+    if (next[ret] !== -1) prev[next[ret] as number] = ret;
+    next[prev[call] as number] = call;
+    if (next[call] !== -1) prev[next[call] as number] = call;
+    entry = next[call] as number;
+  }
+}
+
+/**
+ * The time-ordered doubly linked list of entries: op i's call is entry 2i, its return 2i+1;
+ * HEAD (2n) is the sentinel before the first. `position` is each entry's rank in time order.
+ */
+function entryList(ops: readonly LinOp<unknown, unknown>[]) {
+  const n = ops.length;
+  const HEAD = 2 * n;
+  const next = new Int32Array(2 * n + 1);
+  const prev = new Int32Array(2 * n + 1);
+  const position = new Int32Array(2 * n);
+  const order = new Int32Array(2 * n);
+  const at = new Float64Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const op = ops[i] as LinOp<unknown, unknown>;
+    order[2 * i] = 2 * i;
+    order[2 * i + 1] = 2 * i + 1;
+    at[2 * i] = op.call;
+    at[2 * i + 1] = op.ret;
+  }
+  // Time, then calls before returns (closed intervals), then op order: deterministic.
+  order.sort((a, b) => (at[a] as number) - (at[b] as number) || (a & 1) - (b & 1) || a - b);
+  let last = HEAD;
+  for (let k = 0; k < 2 * n; k++) {
+    const e = order[k] as number;
+    position[e] = k;
+    next[last] = e;
+    prev[e] = last;
+    last = e;
+  }
+  next[last] = -1;
+  prev[HEAD] = -1;
+  return { HEAD, next, prev, position };
+}
+
+/**
+ * For each op B, an op A that can stand in for it, or -1: same input and output, called no
+ * later (A's call entry comes first) and returning no later. Whenever A is still unlinearized,
+ * linearizing B now is pointless: any linearization that places B here and A later (or never)
+ * stays valid with the two swapped, since A's interval allows B's place and B's allows A's.
+ * Only the nearest such A among the last few of the same kind is recorded; -1 is always safe.
+ */
+function earlierTwins(ops: readonly LinOp<unknown, unknown>[], position: Int32Array): Int32Array {
+  const n = ops.length;
+  const twin = new Int32Array(n).fill(-1);
+  const byCall = Array.from({ length: n }, (_, i) => i).sort(
+    (a, b) => (position[2 * a] as number) - (position[2 * b] as number),
+  );
+  const seen = new Map<string, number[]>();
+  for (const b of byCall) {
+    const op = ops[b] as LinOp<unknown, unknown>;
+    const sig = signature(op);
+    let earlier = seen.get(sig);
+    if (earlier === undefined) {
+      earlier = [];
+      seen.set(sig, earlier);
+    }
+    for (let k = earlier.length - 1; k >= Math.max(0, earlier.length - 8); k--) {
+      const a = earlier[k] as number;
+      if ((ops[a] as LinOp<unknown, unknown>).ret <= op.ret) {
+        twin[b] = a;
+        break;
+      }
+    }
+    earlier.push(b);
+  }
+  return twin;
+}
+
+function signature(op: LinOp<unknown, unknown>): string {
+  const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? `${x}n` : x));
+  return `${json(op.input)}→${op.output === undefined ? "?" : json(op.output)}`;
+}
+
+/** Random 32-bit words, reproducible from `seed` (xorshift32). */
+function zobristKeys(n: number, seed: number): Int32Array {
+  const keys = new Int32Array(n);
+  let x = seed | 0;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    keys[i] = x;
+  }
+  return keys;
+}
+
+/**
+ * Model states interned to small integers, and the transition (state, op) → state remembered
+ * in a flat table, so the model is called once per distinct transition.
+ */
+class StateTable<S, I, O> {
+  readonly initial: number;
+  private readonly states: S[] = [];
+  private readonly ids = new Map<StateKey, number>();
+  private table: Int32Array;
+  /** States whose transitions fit in the table; beyond, the model is called each time. */
+  private tabled = 0;
+  private readonly n: number;
+
+  constructor(
+    private readonly model: Model<S, I, O>,
+    private readonly ops: readonly LinOp<I, O>[],
+  ) {
+    this.n = ops.length;
+    this.table = new Int32Array(this.n * 8).fill(NOT_COMPUTED);
+    this.initial = this.intern(model.init());
+  }
+
+  get size(): number {
+    return this.states.length;
+  }
+
+  state(id: number): S {
+    return this.states[id] as S;
+  }
+
+  bytes(): number {
+    return this.table.length * 4;
+  }
+
+  /** The state after op in state `sid`, or ILLEGAL. */
+  step(sid: number, op: number): number {
+    if (sid < this.tabled) {
+      const known = this.table[sid * this.n + op] as number;
+      if (known !== NOT_COMPUTED) return known;
+    }
+    const o = this.ops[op] as LinOp<I, O>;
+    const s = this.model.step(this.states[sid] as S, o.input, o.output);
+    const result = s === undefined ? ILLEGAL : this.intern(s);
+    if (sid < this.tabled) this.table[sid * this.n + op] = result;
+    return result;
+  }
+
+  private intern(s: S): number {
+    const k = this.model.key(s);
+    let id = this.ids.get(k);
+    if (id === undefined) {
+      id = this.states.length;
+      this.states.push(s);
+      this.ids.set(k, id);
+      this.makeRoomFor(id);
+    }
+    return id;
+  }
+
+  private makeRoomFor(id: number): void {
+    const need = (id + 1) * this.n;
+    if (need > this.table.length && need <= MAX_TRANSITION_ENTRIES) {
+      const grown = new Int32Array(Math.min(MAX_TRANSITION_ENTRIES, Math.max(need, this.table.length * 2)));
+      grown.fill(NOT_COMPUTED, this.table.length);
+      grown.set(this.table);
+      this.table = grown;
+    }
+    if (need <= this.table.length) this.tabled = id + 1;
+  }
+}
+
+/**
+ * A set of (linearized bitset, model state) configurations: open addressing with linear
+ * probing over typed arrays. The caller passes the bitset's 64-bit hash, kept incrementally.
+ */
+class ConfigCache {
+  size = 0;
+  /** Set when the tables grew; the caller clears it after checking the memory budget. */
+  grew = false;
+  private capacity = 1 << 14;
+  private hashA = new Int32Array(this.capacity);
+  private hashB = new Int32Array(this.capacity);
+  private state = new Int32Array(this.capacity);
+  private arena: Uint32Array;
+  /** Slot → entry number + 1; 0 is empty. */
+  private table = new Int32Array(1 << 15);
+  private mask = (1 << 15) - 1;
+
+  constructor(private readonly words: number) {
+    this.arena = new Uint32Array(this.capacity * words);
+  }
+
+  bytes(): number {
+    return this.capacity * (12 + 4 * this.words) + this.table.length * 4;
+  }
+
+  /** Adds the configuration; false if it was already present. */
+  add(a: number, b: number, state: number, bits: Uint32Array): boolean {
+    const words = this.words;
+    let slot = (a ^ Math.imul(state, 0x9e3779b1)) & this.mask;
+    for (;;) {
+      const e = this.table[slot] as number;
+      if (e === 0) break;
+      const i = e - 1;
+      if (this.hashA[i] === a && this.hashB[i] === b && this.state[i] === state) {
+        const base = i * words;
+        let same = true;
+        for (let w = 0; w < words; w++) {
+          if (this.arena[base + w] !== bits[w]) {
+            same = false;
+            break;
+          }
+        }
+        if (same) return false;
+      }
+      slot = (slot + 1) & this.mask;
+    }
+    if (this.size === this.capacity) this.growEntries();
+    const i = this.size++;
+    this.hashA[i] = a;
+    this.hashB[i] = b;
+    this.state[i] = state;
+    this.arena.set(bits, i * words);
+    this.table[slot] = i + 1;
+    if (this.size * 2 > this.table.length) this.growTable();
+    return true;
+  }
+
+  private growEntries(): void {
+    const capacity = this.capacity * 2;
+    const grow = <T extends Int32Array | Uint32Array>(old: T, make: (n: number) => T, per: number): T => {
+      const fresh = make(capacity * per);
+      fresh.set(old);
+      return fresh;
+    };
+    this.hashA = grow(this.hashA, (k) => new Int32Array(k), 1);
+    this.hashB = grow(this.hashB, (k) => new Int32Array(k), 1);
+    this.state = grow(this.state, (k) => new Int32Array(k), 1);
+    this.arena = grow(this.arena, (k) => new Uint32Array(k), this.words);
+    this.capacity = capacity;
+    this.grew = true;
+  }
+
+  private growTable(): void {
+    const table = new Int32Array(this.table.length * 2);
+    const mask = table.length - 1;
+    for (let i = 0; i < this.size; i++) {
+      let slot = ((this.hashA[i] as number) ^ Math.imul(this.state[i] as number, 0x9e3779b1)) & mask;
+      while (table[slot] !== 0) slot = (slot + 1) & mask;
+      table[slot] = i + 1;
+    }
+    this.table = table;
+    this.mask = mask;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * liveness: information about progress, never a violation (valid is always true).
+ *
+ * - Acquire latency: time from an acquire invoke to its `ok`, p50/p99/max over all `ok`s.
+ * - Success ratio: acquires that completed `ok` / acquires invoked.
+ * - Jams: a nemesis `crash` of node "client:N" while client N holds a grant leaves the lock
+ *   held by nobody alive. The jam lasts from the crash to the next acquire `ok` of that lock by
+ *   anyone, or to the end of the history ("still jammed"). Each jam is listed as an anomaly of
+ *   kind "jam" (information; ops = [crash, next acquire ok]).
+ * - Lease overlap: total time during which two or more clients believed they held the same
+ *   lock. A client holds from its acquire `ok` to its release invoke, its crash, or the end of
+ *   the history, whichever comes first.
+ *
+ * A nemesis fault recorded as an invoke and a completion counts once, at the invoke; a
+ * completion with no open nemesis invoke counts at itself. Times are taken non-decreasing in
+ * history order. O(n) time; memory is one latency per successful acquire.
+ */
+import { formatMs } from "../src/history/describe.js";
+import type { Op } from "../src/history/op.js";
+import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
+import type { Anomaly, Verdict } from "./verdict.js";
+
+interface Hold {
+  lock: string;
+  grant: string | undefined;
+}
+
+interface LockState {
+  holders: number;
+  /** Start of the current stretch with two or more holders. */
+  overlapSince: number;
+  overlapNs: number;
+  jam: { since: number; crashIndex: number; process: number } | undefined;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted: Float64Array, p: number): number {
+  const i = Math.max(0, Math.ceil(p * sorted.length) - 1);
+  return sorted[i] ?? 0;
+}
+
+const msOf = (ns: number) => ns / 1e6;
+
+export function createLivenessChecker(): Checker {
+  const holds = new Map<number, Hold>();
+  const locks = new Map<string, LockState>();
+  const acquireInvokes = new Map<number, number>();
+  let latencies = new Float64Array(1024);
+  let latencyCount = 0;
+  let invoked = 0;
+  let failed = 0;
+  let uncertain = 0;
+  let nemesisOpen = false;
+  let now = 0;
+  const jams: Anomaly[] = [];
+  let jamCount = 0;
+  let jammedNs = 0;
+  let jammedMaxNs = 0;
+  let stillJammed = 0;
+
+  function lockState(lock: string): LockState {
+    let s = locks.get(lock);
+    if (!s) {
+      s = { holders: 0, overlapSince: 0, overlapNs: 0, jam: undefined };
+      locks.set(lock, s);
+    }
+    return s;
+  }
+
+  function addHolder(s: LockState): void {
+    s.holders++;
+    if (s.holders === 2) s.overlapSince = now;
+  }
+
+  function removeHolder(s: LockState): void {
+    if (s.holders === 2) s.overlapNs += now - s.overlapSince;
+    s.holders--;
+  }
+
+  function endJam(s: LockState, lock: string, endIndex: number | undefined): void {
+    const jam = s.jam;
+    if (!jam) return;
+    s.jam = undefined;
+    const ns = now - jam.since;
+    jamCount++;
+    jammedNs += ns;
+    jammedMaxNs = Math.max(jammedMaxNs, ns);
+    if (endIndex === undefined) stillJammed++;
+    if (jams.length >= MAX_LISTED_ANOMALIES) return;
+    const ended =
+      endIndex === undefined
+        ? `and it was still held by the dead client when the history ended, ${formatMs(ns)} later`
+        : `until the next acquire succeeded at ${formatMs(now)} (op ${endIndex}), ${formatMs(ns)} later`;
+    jams.push({
+      kind: "jam",
+      ops: endIndex === undefined ? [jam.crashIndex] : [jam.crashIndex, endIndex],
+      explanation: `Client ${jam.process} crashed at ${formatMs(jam.since)} (op ${jam.crashIndex}) while holding lock "${lock}", ${ended}.`,
+      time: jam.since,
+    });
+  }
+
+  function crash(op: Op): void {
+    const m = /^client:(\d+)$/.exec((op as { node?: string }).node ?? "");
+    if (!m) return;
+    const process = Number(m[1]);
+    const hold = holds.get(process);
+    if (!hold) return;
+    holds.delete(process);
+    const s = lockState(hold.lock);
+    removeHolder(s);
+    if (!s.jam) s.jam = { since: now, crashIndex: op.index, process };
+  }
+
+  return {
+    name: "liveness",
+    step(op: Op): void {
+      if (op.time > now) now = op.time;
+      if (op.process === "nemesis") {
+        const counts = op.type === "invoke" || !nemesisOpen;
+        nemesisOpen = op.type === "invoke";
+        if (counts && op.f === "crash") crash(op);
+        return;
+      }
+      if (op.f === "acquire") {
+        if (op.type === "invoke") {
+          invoked++;
+          acquireInvokes.set(op.process, op.time);
+          return;
+        }
+        const started = acquireInvokes.get(op.process);
+        if (started === undefined) return;
+        acquireInvokes.delete(op.process);
+        if (op.type === "fail") failed++;
+        else if (op.type === "info") uncertain++;
+        if (op.type !== "ok") return;
+        if (latencyCount === latencies.length) {
+          const grown = new Float64Array(latencies.length * 2);
+          grown.set(latencies);
+          latencies = grown;
+        }
+        latencies[latencyCount++] = op.time - started;
+        const s = lockState(op.lock);
+        endJam(s, op.lock, op.index);
+        const previous = holds.get(op.process);
+        if (previous) removeHolder(lockState(previous.lock));
+        holds.set(op.process, { lock: op.lock, grant: op.grant });
+        addHolder(s);
+        return;
+      }
+      acquireInvokes.delete(op.process);
+      if (op.f === "release" && op.type === "invoke") {
+        const hold = holds.get(op.process);
+        if (hold && (op.grant === undefined || hold.grant === undefined || hold.grant === op.grant)) {
+          holds.delete(op.process);
+          removeHolder(lockState(hold.lock));
+        }
+      }
+    },
+    finish(): Verdict {
+      for (const [lock, s] of locks) {
+        if (s.holders >= 2) s.overlapNs += now - s.overlapSince;
+        endJam(s, lock, undefined);
+      }
+      const sorted = latencies.slice(0, latencyCount).sort();
+      let overlapNs = 0;
+      for (const s of locks.values()) overlapNs += s.overlapNs;
+      return {
+        checker: "liveness",
+        valid: true,
+        anomalies: jams,
+        stats: {
+          acquires: invoked,
+          acquiresOk: latencyCount,
+          acquiresFailed: failed,
+          acquiresUnknown: uncertain,
+          successRatio: invoked === 0 ? null : latencyCount / invoked,
+          acquireLatencyP50Ms: latencyCount === 0 ? null : msOf(percentile(sorted, 0.5)),
+          acquireLatencyP99Ms: latencyCount === 0 ? null : msOf(percentile(sorted, 0.99)),
+          acquireLatencyMaxMs: latencyCount === 0 ? null : msOf(sorted[latencyCount - 1] ?? 0),
+          jams: jamCount,
+          jammedMsTotal: msOf(jammedNs),
+          jammedMsMax: msOf(jammedMaxNs),
+          stillJammed: stillJammed > 0,
+          leaseOverlapMs: msOf(overlapNs),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Operations on a lock as the lock models (mutex, owner-mutex, fenced-mutex) see them.
+ * Only calls that may have taken effect reach a model: a `fail` completion means the call
+ * certainly did not happen (Jepsen's semantics), so converters drop failed calls.
+ */
+import { type LinOp, type Partition, partitionBy } from "./model.js";
+
+export interface LockInput {
+  f: "acquire" | "release";
+  /** Who called: the owner-aware models let only the holder release. */
+  process: number | string;
+  /** Which lock; histories are checked one lock at a time. */
+  lock: string;
+}
+
+/** What an acquire learned: the fencing token, when the lock service hands one out. */
+export interface LockOutput {
+  token?: bigint;
+}
+
+export function partitionByLock(ops: readonly LinOp<LockInput, LockOutput>[]): Partition<LockInput, LockOutput>[] {
+  return partitionBy(ops, "lock", (input) => input.lock);
+}
+
+export function describeLockOp(input: LockInput, output: LockOutput | undefined): string {
+  const who = `process ${input.process}`;
+  if (output === undefined) return `${who} ${input.f} → unknown (info)`;
+  const token = output.token === undefined ? "" : ` token ${output.token}`;
+  return `${who} ${input.f} → ok${token}`;
+}

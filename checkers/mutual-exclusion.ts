@@ -1,0 +1,160 @@
+/**
+ * mutual-exclusion: the accepted writes of two lock holders interleaved while both believed
+ * they held the lock. Needs no fencing tokens, so it also judges locks that hand out none.
+ *
+ * Definition. A call is an invoke plus its process's next completion. In the real-time order
+ * of accepted writes (completion `ok` with `accepted` not false), each grant's writes must
+ * form one contiguous block. Violation ("interleaved-writes") iff, for one lock, there are
+ * accepted writes a and c of grant G1 and b of another grant G2 such that b was invoked after
+ * a completed and c was invoked after b completed: G1 wrote, then G2, then G1 again. Only
+ * such definite real-time orders count; overlapping calls could have been applied in any
+ * order and are not flagged. A write that ended `info` (or is still open at the end) may have
+ * been accepted: as c it makes the verdict "unknown" when no definite violation exists. It
+ * cannot be a or b, which need a completion.
+ *
+ * Algorithm, O(n) time: per lock keep, for each grant, its earliest accepted-write completion
+ * (the best a), and the two latest-invoked accepted completed writes of distinct grants (the
+ * best b for any G1). At each write invoke of G1 the snapshot "is there a b of another grant
+ * invoked after G1's first accepted write completed" decides the write's fate at completion.
+ *
+ * Anomaly "interleaved-writes": ops = [c completion, b completion, a completion]; time = when
+ * c's acceptance was reported.
+ */
+import { formatMs } from "../src/history/describe.js";
+import { grantKey } from "../src/history/grants.js";
+import type { Op, WriteOp } from "../src/history/op.js";
+import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
+import type { Anomaly, Verdict } from "./verdict.js";
+
+interface DoneWrite {
+  /** grantKey(lock, grant): grant ids are only unique per lock. */
+  key: string;
+  grant: string;
+  process: number;
+  invokeIndex: number;
+  index: number;
+  time: number;
+}
+
+interface LockState {
+  /** Earliest accepted write completion of each grant. */
+  firstDone: Map<string, DoneWrite>;
+  /** Latest-invoked accepted completed write, and the latest of a different grant. */
+  best1: DoneWrite | undefined;
+  best2: DoneWrite | undefined;
+}
+
+interface OpenWrite {
+  invoke: WriteOp;
+  /** Set when G1 wrote (a), then another grant wrote (b), before this write was invoked. */
+  witness: { a: DoneWrite; b: DoneWrite } | undefined;
+}
+
+function stateFor(states: Map<string, LockState>, lock: string): LockState {
+  let s = states.get(lock);
+  if (!s) {
+    s = { firstDone: new Map(), best1: undefined, best2: undefined };
+    states.set(lock, s);
+  }
+  return s;
+}
+
+function recordAccepted(s: LockState, w: DoneWrite): void {
+  if (!s.firstDone.has(w.key)) s.firstDone.set(w.key, w);
+  const { best1, best2 } = s;
+  if (best1?.key === w.key) {
+    if (w.invokeIndex > best1.invokeIndex) s.best1 = w;
+  } else if (!best1 || w.invokeIndex > best1.invokeIndex) {
+    s.best2 = best1;
+    s.best1 = w;
+  } else if (!best2 || w.invokeIndex > best2.invokeIndex) {
+    s.best2 = w;
+  }
+}
+
+function explain(invoke: WriteOp, index: number, time: number, a: DoneWrite, b: DoneWrite, definite: boolean) {
+  const outcome = definite ? "was accepted" : "may have been accepted (its outcome is unknown)";
+  return (
+    `Client ${invoke.process} (grant ${invoke.grant}) wrote at ${formatMs(a.time)} (op ${a.index}), then client ` +
+    `${b.process} (grant ${b.grant}) wrote at ${formatMs(b.time)} (op ${b.index}), then client ${invoke.process} ` +
+    `wrote again at ${formatMs(time)} (op ${index}) and it ${outcome}: the two holders' writes interleaved, so ` +
+    "both believed they held the lock at the same time."
+  );
+}
+
+export function createMutualExclusionChecker(): Checker {
+  const states = new Map<string, LockState>();
+  const open = new Map<number, OpenWrite>();
+  const violations: Anomaly[] = [];
+  const possible: Anomaly[] = [];
+  let violationCount = 0;
+  let possibleCount = 0;
+
+  function anomaly(w: OpenWrite, index: number, time: number, definite: boolean): Anomaly {
+    const { a, b } = w.witness!;
+    return {
+      kind: definite ? "interleaved-writes" : "possible-interleaved-writes",
+      ops: [index, b.index, a.index],
+      explanation: explain(w.invoke, index, time, a, b, definite),
+      time,
+    };
+  }
+
+  function maybeAccepted(w: OpenWrite, index: number, time: number): void {
+    if (!w.witness) return;
+    possibleCount++;
+    if (possible.length < MAX_LISTED_ANOMALIES) possible.push(anomaly(w, index, time, false));
+  }
+
+  return {
+    name: "mutual-exclusion",
+    step(op: Op): void {
+      if (op.process === "nemesis") return;
+      if (op.type === "invoke") {
+        if (op.f !== "write") {
+          open.delete(op.process);
+          return;
+        }
+        const s = stateFor(states, op.lock);
+        const key = grantKey(op.lock, op.grant);
+        const a = s.firstDone.get(key);
+        const b = s.best1?.key !== key ? s.best1 : s.best2;
+        const witness = a && b && b.invokeIndex > a.index ? { a, b } : undefined;
+        open.set(op.process, { invoke: op, witness });
+        return;
+      }
+      const w = open.get(op.process);
+      if (!w || op.f !== "write") return;
+      open.delete(op.process);
+      if (op.type === "info") {
+        maybeAccepted(w, op.index, op.time);
+        return;
+      }
+      if (op.type !== "ok" || op.accepted === false) return;
+      if (w.witness) {
+        violationCount++;
+        if (violations.length < MAX_LISTED_ANOMALIES) violations.push(anomaly(w, op.index, op.time, true));
+      }
+      const inv = w.invoke;
+      recordAccepted(stateFor(states, inv.lock), {
+        key: grantKey(inv.lock, inv.grant),
+        grant: inv.grant,
+        process: inv.process,
+        invokeIndex: inv.index,
+        index: op.index,
+        time: op.time,
+      });
+    },
+    finish(): Verdict {
+      for (const w of open.values()) maybeAccepted(w, w.invoke.index, w.invoke.time);
+      open.clear();
+      const valid = violationCount > 0 ? false : possibleCount > 0 ? "unknown" : true;
+      return {
+        checker: "mutual-exclusion",
+        valid,
+        anomalies: valid === false ? violations : possible,
+        stats: { interleavedWrites: violationCount, possibleInterleavedWrites: possibleCount },
+      };
+    },
+  };
+}

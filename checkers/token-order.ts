@@ -1,0 +1,122 @@
+/**
+ * token-order: the lock service must hand out fencing tokens that strictly increase across
+ * grants. A reused or lower token is a bug in the lock service itself: a fenced resource
+ * cannot tell the holders apart, or would reject the newer one.
+ *
+ * Definition, per lock, over acquire calls that completed `ok` with a token (a call is an
+ * invoke plus its process's next completion): for grants G1, G2 with tokens t1, t2,
+ * - if G2's acquire was invoked after G1's acquire completed, t2 > t1 is required; t2 < t1
+ *   is a violation ("token-not-increasing");
+ * - two distinct grants with equal tokens are always a violation ("token-reuse"), even when
+ *   their acquires overlapped.
+ * Grants without a token, and acquires that failed or ended `info`, are not judged. The
+ * verdict is never "unknown": an `info` acquire handed out no token anyone saw.
+ *
+ * Algorithm, O(n) time: per lock keep the highest token among completed acquires and a map
+ * token → first grant holding it; snapshot the highest token at each acquire invoke and
+ * judge the token at completion (reuse first, as it is the more specific finding).
+ *
+ * Anomalies: ops = [the later acquire ok, the earlier acquire ok it conflicts with].
+ */
+import { formatMs } from "../src/history/describe.js";
+import type { AcquireOp, Op } from "../src/history/op.js";
+import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
+import type { Anomaly, Verdict } from "./verdict.js";
+
+interface Granted {
+  grant: string;
+  process: number;
+  token: bigint;
+  index: number;
+  time: number;
+}
+
+interface LockState {
+  highest: Granted | undefined;
+  byToken: Map<bigint, Granted>;
+}
+
+function describe(g: Granted): string {
+  return `client ${g.process} (grant ${g.grant}) got token ${g.token} at ${formatMs(g.time)} (op ${g.index})`;
+}
+
+export function createTokenOrderChecker(): Checker {
+  const states = new Map<string, LockState>();
+  const open = new Map<number, { invoke: AcquireOp; highest: Granted | undefined }>();
+  const anomalies: Anomaly[] = [];
+  let reuseCount = 0;
+  let decreaseCount = 0;
+  let tokensSeen = 0;
+
+  function report(kind: string, later: Granted, earlier: Granted, explanation: string): void {
+    if (anomalies.length < MAX_LISTED_ANOMALIES) {
+      anomalies.push({ kind, ops: [later.index, earlier.index], explanation, time: later.time });
+    }
+  }
+
+  function stateFor(lock: string): LockState {
+    let s = states.get(lock);
+    if (!s) {
+      s = { highest: undefined, byToken: new Map() };
+      states.set(lock, s);
+    }
+    return s;
+  }
+
+  return {
+    name: "token-order",
+    step(op: Op): void {
+      if (op.process === "nemesis") return;
+      if (op.type === "invoke") {
+        if (op.f === "acquire") open.set(op.process, { invoke: op, highest: states.get(op.lock)?.highest });
+        else open.delete(op.process);
+        return;
+      }
+      const call = open.get(op.process);
+      if (!call || op.f !== "acquire") return;
+      open.delete(op.process);
+      if (op.type !== "ok" || op.token === undefined) return;
+      tokensSeen++;
+      const s = stateFor(call.invoke.lock);
+      const g: Granted = {
+        grant: op.grant ?? `op ${op.index}`,
+        process: op.process,
+        token: op.token,
+        index: op.index,
+        time: op.time,
+      };
+      const same = s.byToken.get(g.token);
+      if (same && same.grant !== g.grant) {
+        reuseCount++;
+        report(
+          "token-reuse",
+          g,
+          same,
+          `The lock service handed token ${g.token} to two grants: ${describe(same)}, and ${describe(g)}. ` +
+            "A fenced resource cannot tell these holders apart.",
+        );
+      } else if (call.highest && g.token < call.highest.token) {
+        decreaseCount++;
+        report(
+          "token-not-increasing",
+          g,
+          call.highest,
+          `Tokens went backwards: ${describe(call.highest)}; later ${describe(g)}, although its acquire started ` +
+            `at ${formatMs(call.invoke.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
+        );
+      }
+      if (!same) s.byToken.set(g.token, g);
+      if (!s.highest || g.token > s.highest.token) s.highest = g;
+    },
+    finish(): Verdict {
+      open.clear();
+      const violations = reuseCount + decreaseCount;
+      return {
+        checker: "token-order",
+        valid: violations === 0,
+        anomalies,
+        stats: { tokensGranted: tokensSeen, tokenReuses: reuseCount, tokenDecreases: decreaseCount },
+      };
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Bounds for the schedule generators: every knob of a generated schedule is limited by one
+ * of these fields, so a property can ask for "at most 3 clients and short pauses" and get
+ * nothing else. Durations default to multiples of the lease TTL, because what matters for a
+ * lock is whether a fault outlasts the lease.
+ */
+import type { ScheduleOptions } from "../src/schedule/schedule.js";
+
+/** Groups of faults, as `lockcheck fuzz --faults` names them. */
+export const FAULT_CATEGORIES = ["pause", "clock", "partition", "crash", "delay"] as const;
+export type FaultCategory = (typeof FAULT_CATEGORIES)[number];
+
+export interface WorkloadBounds {
+  minClients: number;
+  maxClients: number;
+  /** Lock cycles per client: 1 … maxCycles. */
+  maxCycles: number;
+  maxThinkMs: number;
+  /** Keep below the TTL: a hold longer than the lease breaks any lease lock without a fault. */
+  maxHoldMs: number;
+  /** Writes per hold: 0 … maxWrites. */
+  maxWrites: number;
+}
+
+export interface FaultBounds {
+  categories: readonly FaultCategory[];
+  maxFaults: number;
+  /** Faults start in [0, horizonMs]. */
+  horizonMs: number;
+  /** Lock servers in the world (server:0 … server:N-1). */
+  servers: number;
+  /** Clients a fault may name (client:0 … client:N-1); faults are fitted to the actual count. */
+  maxClients: number;
+  /** Whether `server:leader` is a fault target (consensus and zk worlds have a leader). */
+  leader: boolean;
+  /** Lock cycles per client, to bound `pause-at` occurrences. */
+  maxCycles: number;
+  maxPauseMs: number;
+  maxPartitionMs: number;
+  maxClockJumpMs: number;
+  /** Clock drift rate bound, as a fraction (0.5: up to 50% fast or slow). */
+  maxDriftRate: number;
+  maxDelayMs: number;
+  maxDelayWindowMs: number;
+  maxRestartMs: number;
+}
+
+/** Workload bounds derived from a target's schedule options. */
+export function defaultWorkloadBounds(options: ScheduleOptions, overrides: Partial<WorkloadBounds> = {}): WorkloadBounds {
+  return {
+    minClients: 1,
+    maxClients: 4,
+    maxCycles: 4,
+    maxThinkMs: Math.floor(options.ttlMs / 2),
+    maxHoldMs: Math.floor(options.ttlMs / 2),
+    maxWrites: 3,
+    ...overrides,
+  };
+}
+
+/** Fault bounds derived from a target's schedule options. */
+export function defaultFaultBounds(
+  options: ScheduleOptions,
+  categories: readonly FaultCategory[],
+  overrides: Partial<FaultBounds> = {},
+): FaultBounds {
+  const ttl = options.ttlMs;
+  return {
+    categories,
+    maxFaults: 4,
+    horizonMs: options.horizonMs,
+    servers: options.servers,
+    maxClients: 4,
+    leader: false,
+    maxCycles: 4,
+    maxPauseMs: 3 * ttl,
+    maxPartitionMs: 2 * ttl,
+    maxClockJumpMs: 2 * ttl,
+    maxDriftRate: 0.9,
+    maxDelayMs: 2 * ttl,
+    maxDelayWindowMs: ttl,
+    maxRestartMs: 2 * ttl,
+    ...overrides,
+  };
+}
+
+/** Rejects bounds that cannot produce a valid schedule, naming the call and the field. */
+export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): void {
+  const fail = (field: string, what: string) => {
+    throw new RangeError(`${call}: ${field} ${what}`);
+  };
+  if (!Number.isInteger(w.minClients) || w.minClients < 1) fail("minClients", "must be an integer >= 1");
+  if (!Number.isInteger(w.maxClients) || w.maxClients < w.minClients) fail("maxClients", "must be >= minClients");
+  if (!Number.isInteger(w.maxCycles) || w.maxCycles < 1) fail("maxCycles", "must be an integer >= 1");
+  if (w.maxWrites < 0 || w.maxWrites > 100) fail("maxWrites", "must be in 0..100");
+  if (w.maxThinkMs < 0 || w.maxHoldMs < 0) fail("maxThinkMs/maxHoldMs", "must be >= 0");
+  if (!Number.isInteger(f.maxFaults) || f.maxFaults < 0) fail("maxFaults", "must be an integer >= 0");
+  if (f.servers < 1) fail("servers", "must be >= 1");
+  for (const c of f.categories) {
+    if (!FAULT_CATEGORIES.includes(c)) fail("categories", `contains unknown category "${c}"`);
+  }
+  for (const k of ["maxPauseMs", "maxPartitionMs", "maxClockJumpMs", "maxDelayMs", "maxDelayWindowMs", "maxRestartMs"] as const) {
+    if (!(f[k] >= 1)) fail(k, "must be >= 1");
+  }
+  if (!(f.maxDriftRate >= 0 && f.maxDriftRate <= 0.9)) fail("maxDriftRate", "must be in [0, 0.9]");
+}

@@ -1,0 +1,37 @@
+/**
+ * Clock faults: a step of a node's wall clock (forward or back) and a change of its rate.
+ * Offsets and rates shrink toward 0, so a shrunk counterexample keeps only the clock error
+ * it needs. Rates are drawn in thousandths so that schedules stay short, exact JSON.
+ */
+import fc from "fast-check";
+import type { FaultBounds } from "../bounds.js";
+import { clientRefs, nodeArb, serverRefs } from "../nodes.js";
+import type { ClockDriftFault, ClockJumpFault } from "./types.js";
+
+function clockNodes(b: FaultBounds) {
+  // Servers first: a server's clock is what expires Redis keys early.
+  return [...serverRefs(b.servers, false), ...clientRefs(b.maxClients)];
+}
+
+export function clockJumpArb(b: FaultBounds): fc.Arbitrary<ClockJumpFault> {
+  return fc.record({
+    kind: fc.constant("clock-jump" as const),
+    node: nodeArb(clockNodes(b)),
+    at: fc.integer({ min: 0, max: b.horizonMs }),
+    deltaMs: fc.integer({ min: -b.maxClockJumpMs, max: b.maxClockJumpMs }),
+  });
+}
+
+export function clockDriftArb(b: FaultBounds): fc.Arbitrary<ClockDriftFault> {
+  const permille = Math.floor(b.maxDriftRate * 1000);
+  return fc.record({
+    kind: fc.constant("clock-drift" as const),
+    node: nodeArb(clockNodes(b)),
+    at: fc.integer({ min: 0, max: b.horizonMs }),
+    rate: fc.integer({ min: -permille, max: permille }).map((r) => r / 1000),
+  });
+}
+
+export function clockArb(b: FaultBounds): fc.Arbitrary<ClockJumpFault | ClockDriftFault> {
+  return fc.oneof({ arbitrary: clockJumpArb(b), weight: 2 }, { arbitrary: clockDriftArb(b), weight: 1 });
+}

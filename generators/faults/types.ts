@@ -1,0 +1,10 @@
+/** The fault variants of the schedule, one type each. */
+import type { Fault } from "../../src/schedule/schedule.js";
+
+export type PauseFault = Extract<Fault, { kind: "pause" }>;
+export type PauseAtFault = Extract<Fault, { kind: "pause-at" }>;
+export type CrashFault = Extract<Fault, { kind: "crash" }>;
+export type PartitionFault = Extract<Fault, { kind: "partition" }>;
+export type ClockJumpFault = Extract<Fault, { kind: "clock-jump" }>;
+export type ClockDriftFault = Extract<Fault, { kind: "clock-drift" }>;
+export type DelayFault = Extract<Fault, { kind: "delay" }>;

@@ -1,0 +1,15 @@
+/** fast-check arbitraries for lockcheck schedules: workloads, faults and whole schedules. */
+export {
+  checkBounds,
+  defaultFaultBounds,
+  defaultWorkloadBounds,
+  FAULT_CATEGORIES,
+  type FaultBounds,
+  type FaultCategory,
+  type WorkloadBounds,
+} from "./bounds.js";
+export * from "./faults/index.js";
+export { fitFault, fitFaultsToClients } from "./fit.js";
+export { clientRefs, nodeArb, nodeSetArb, serverRefs } from "./nodes.js";
+export { type ScheduleArbOptions, scheduleArb, seedArb } from "./schedule.js";
+export { clientsArb, cycleArb, cyclesArb } from "./workload.js";

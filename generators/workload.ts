@@ -1,0 +1,26 @@
+/**
+ * Workload generators: clients, their lock cycles, and each cycle's think time, hold time and
+ * number of writes. Shrinks toward fewer clients, fewer cycles, shorter times, fewer writes.
+ */
+import fc from "fast-check";
+import type { ClientPlan, Cycle } from "../src/schedule/schedule.js";
+import type { WorkloadBounds } from "./bounds.js";
+
+export function cycleArb(b: WorkloadBounds): fc.Arbitrary<Cycle> {
+  return fc.record({
+    thinkMs: fc.integer({ min: 0, max: b.maxThinkMs }),
+    holdMs: fc.integer({ min: 0, max: b.maxHoldMs }),
+    writes: fc.integer({ min: 0, max: b.maxWrites }),
+  });
+}
+
+export function cyclesArb(b: WorkloadBounds): fc.Arbitrary<Cycle[]> {
+  return fc.array(cycleArb(b), { minLength: 1, maxLength: b.maxCycles });
+}
+
+/** Client plans numbered 0 … n-1. */
+export function clientsArb(b: WorkloadBounds): fc.Arbitrary<ClientPlan[]> {
+  return fc
+    .array(cyclesArb(b), { minLength: b.minClients, maxLength: b.maxClients })
+    .map((all) => all.map((cycles, id) => ({ id, cycles })));
+}

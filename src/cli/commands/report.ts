@@ -1,0 +1,72 @@
+/**
+ * `lockcheck report <run-folder|history.jsonl> [-o report.html]`: renders the self-contained
+ * HTML timeline of a history. Exit 0 when the report is written (whatever the verdict: the
+ * report shows it), 2 on bad input.
+ */
+
+import { join } from "node:path";
+import { Command } from "commander";
+import { combineValidity } from "../../../checkers/verdict.js";
+import { colorsFor } from "../../report/colors.js";
+import { loadReportInput } from "../../report/load-input.js";
+import { REPORT_FILE, writeReportFile } from "../../report/write-report.js";
+import { formatInputError } from "../../result.js";
+
+interface ReportFlags {
+  out?: string;
+  recheck?: boolean;
+  title?: string;
+  json?: boolean;
+}
+
+export function reportCommand(): Command {
+  return new Command("report")
+    .description("render a run folder or history.jsonl as a self-contained HTML timeline")
+    .argument("<path>", "a run folder (history.jsonl, schedule.json, verdict.json) or a history.jsonl")
+    .option("-o, --out <file>", `where to write the report (default: ${REPORT_FILE} next to the history)`)
+    .option("--recheck", "run the checkers again instead of reading verdict.json")
+    .option("--title <text>", "title at the top of the report")
+    .option("--json", "print a JSON summary on stdout")
+    .action(async (path: string, flags: ReportFlags) => {
+      process.exitCode = await runReport(path, flags);
+    });
+}
+
+async function runReport(path: string, flags: ReportFlags): Promise<number> {
+  const err = colorsFor(process.stderr);
+  const loaded = await loadReportInput(path, { recheck: flags.recheck === true });
+  if (!loaded.ok) {
+    for (const e of loaded.error) process.stderr.write(`${err.red("error")}: ${formatInputError(e)}\n`);
+    return 2;
+  }
+  const { input, dir, verdictSource, warnings } = loaded.value;
+  for (const w of warnings) process.stderr.write(`${err.yellow("warning")}: ${formatInputError(w)}\n`);
+  if (flags.title !== undefined) input.title = flags.title;
+  const out = flags.out ?? join(dir, REPORT_FILE);
+  const written = await writeReportFile(out, input);
+  if (!written.ok) {
+    process.stderr.write(`${err.red("error")}: ${formatInputError(written.error)}\n`);
+    return 2;
+  }
+  const valid = combineValidity(input.verdicts.map((v) => v.valid));
+  const anomalies = input.verdicts.reduce((n, v) => n + v.anomalies.length, 0);
+  if (flags.json === true) {
+    const summary = {
+      report: written.value,
+      valid,
+      anomalies,
+      ops: input.ops.length,
+      verdictSource,
+      warnings,
+    };
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } else {
+    const c = colorsFor(process.stdout);
+    const verdict =
+      valid === true ? c.green("valid") : valid === false ? c.red("violation") : c.yellow("unknown");
+    process.stdout.write(
+      `wrote ${c.bold(written.value)} (${input.ops.length} ops, ${verdict}, ${anomalies} ${anomalies === 1 ? "anomaly" : "anomalies"})\n`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,76 @@
+/**
+ * What checkers need to know about each grant (one acquisition of a lock), learned from the
+ * acquire `ok` that handed it out.
+ *
+ * Grant rank ("which of two grants is newer"), per lock name: by fencing token (as BigInt)
+ * when both grants have one, otherwise by acquisition order (the history index of their
+ * acquire `ok`). A grant that a write names but no acquire `ok` handed out (an imported
+ * history, an acquire that ended `info`) is registered when first seen, with that op's index
+ * as its acquisition order and the token the write presented.
+ */
+import type { AcquireOp, GrantId, WriteOp } from "./op.js";
+
+export interface GrantInfo {
+  lock: string;
+  grant: GrantId;
+  /** Client that holds it. */
+  process: number;
+  /** Index of the acquire `ok` that handed it out, or of the first op naming it if none did. */
+  order: number;
+  /** Time of that op (ns). */
+  time: number;
+  token: bigint | undefined;
+  /** False when no acquire `ok` in the history handed this grant out. */
+  acquired: boolean;
+}
+
+export function grantKey(lock: string, grant: GrantId): string {
+  return `${lock}\u0000${grant}`;
+}
+
+/** True if grant `a` is newer than grant `b` (same lock), by the rule at the top of this file. */
+export function isNewerGrant(a: GrantInfo, b: GrantInfo): boolean {
+  if (a.token !== undefined && b.token !== undefined) return a.token > b.token;
+  return a.order > b.order;
+}
+
+/** Grants by (lock, grant id), filled as a history streams by. */
+export class GrantTable {
+  private readonly byKey = new Map<string, GrantInfo>();
+
+  /** Records the grant an acquire `ok` handed out (the first `ok` for a grant id wins). */
+  acquired(op: AcquireOp, grant: GrantId): GrantInfo {
+    const key = grantKey(op.lock, grant);
+    const known = this.byKey.get(key);
+    if (known?.acquired) return known;
+    const info: GrantInfo = {
+      lock: op.lock,
+      grant,
+      process: op.process,
+      order: op.index,
+      time: op.time,
+      token: op.token,
+      acquired: true,
+    };
+    this.byKey.set(key, info);
+    return info;
+  }
+
+  /** The grant a write names, registering it from the write if no acquire `ok` handed it out. */
+  forWrite(op: WriteOp): GrantInfo {
+    const key = grantKey(op.lock, op.grant);
+    const known = this.byKey.get(key);
+    if (known) return known;
+    const info: GrantInfo = {
+      lock: op.lock,
+      grant: op.grant,
+      process: op.process,
+      order: op.index,
+      time: op.time,
+      token: op.token,
+      acquired: false,
+    };
+    this.byKey.set(key, info);
+    return info;
+  }
+}

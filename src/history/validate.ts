@@ -1,0 +1,154 @@
+/**
+ * Streaming validation of a history: the checks that need earlier lines. Feed ops in file
+ * order with their line numbers; problems collect in `errors` (the history cannot be checked)
+ * and `warnings` (it can, but something looks off).
+ *
+ * Errors:
+ * - index not greater than the previous one (a duplicate or a step backwards);
+ * - time going backwards within one process;
+ * - a client completion (ok/fail/info) with no open invoke of that process;
+ * - a client invoke while that process still has an open call (one call at a time);
+ * - a completion whose f, lock or grant differs from its invoke's;
+ * - an acquire `ok` without a grant, or handing out a grant id already handed out.
+ * Warnings: a gap in the indices; time going backwards across processes.
+ *
+ * The nemesis may record a fault as one event or as an invoke plus a completion; its events
+ * are only checked for index and time. Memory: one entry per process and per grant.
+ */
+import type { InputError } from "../result.js";
+import { grantKey } from "./grants.js";
+import type { Op, ProcessId } from "./op.js";
+
+interface OpenCall {
+  f: string;
+  lock: string;
+  grant: string | undefined;
+  line: number;
+}
+
+export interface HistoryValidator {
+  /** Checks one op; returns false if it added an error. */
+  check(op: Op, line: number): boolean;
+  /** Call once at the end: adds a note for warnings left out of the list. */
+  finish(): void;
+  readonly errors: InputError[];
+  readonly warnings: InputError[];
+}
+
+/** At most this many warnings of one kind are kept; later ones are counted in a summary warning. */
+const MAX_WARNINGS_PER_KIND = 5;
+
+/** `sink`: arrays to collect into (default: fresh ones), so a reader can merge its own problems in line order. */
+export function createHistoryValidator(
+  file?: string,
+  sink: { errors: InputError[]; warnings: InputError[] } = { errors: [], warnings: [] },
+): HistoryValidator {
+  const { errors, warnings } = sink;
+  const open = new Map<number, OpenCall>();
+  const lastTime = new Map<ProcessId, { time: number; line: number }>();
+  const granted = new Map<string, number>();
+  const warningCounts = new Map<string, number>();
+  let lastIndex = -1;
+  let lastIndexLine = 0;
+  let maxTime = 0;
+
+  const at = (line: number, field: string | undefined, message: string): InputError => ({
+    ...(file !== undefined && { file }),
+    line,
+    ...(field !== undefined && { field }),
+    message,
+  });
+  const error = (line: number, field: string | undefined, message: string) => {
+    errors.push(at(line, field, message));
+    return false;
+  };
+  const warn = (kind: string, line: number, field: string | undefined, message: string) => {
+    const n = (warningCounts.get(kind) ?? 0) + 1;
+    warningCounts.set(kind, n);
+    if (n <= MAX_WARNINGS_PER_KIND) warnings.push(at(line, field, message));
+  };
+
+  function checkOrder(op: Op, line: number): boolean {
+    if (op.index <= lastIndex) {
+      const what = op.index === lastIndex ? `duplicate index ${op.index}` : `index ${op.index} goes backwards`;
+      return error(line, "index", `${what} (line ${lastIndexLine} has index ${lastIndex}); indices must increase`);
+    }
+    if (op.index !== lastIndex + 1) {
+      warn("gap", line, "index", `index jumps from ${lastIndex} to ${op.index}; ops may be missing`);
+    }
+    lastIndex = op.index;
+    lastIndexLine = line;
+    const prev = lastTime.get(op.process);
+    if (prev && op.time < prev.time) {
+      return error(
+        line,
+        "time",
+        `time goes backwards for process ${op.process}: ${op.time} ns, but line ${prev.line} has ${prev.time} ns`,
+      );
+    }
+    if (!prev) lastTime.set(op.process, { time: op.time, line });
+    else {
+      prev.time = op.time;
+      prev.line = line;
+    }
+    if (op.time < maxTime) {
+      warn("time", line, "time", `time ${op.time} ns is earlier than an earlier line's ${maxTime} ns`);
+    } else maxTime = op.time;
+    return true;
+  }
+
+  function checkCall(op: Op, line: number): boolean {
+    if (op.process === "nemesis") return true;
+    const call = open.get(op.process);
+    if (op.type === "invoke") {
+      if (call) {
+        return error(
+          line,
+          "type",
+          `process ${op.process} invoked ${op.f} while its ${call.f} from line ${call.line} has not completed (a process makes one call at a time)`,
+        );
+      }
+      open.set(op.process, { f: op.f, lock: op.lock, grant: op.grant, line });
+      return true;
+    }
+    if (!call) return error(line, "type", `${op.type} without invoke: process ${op.process} has no open call`);
+    open.delete(op.process);
+    if (op.f !== call.f) return error(line, "f", `completion is ${op.f} but the invoke on line ${call.line} is ${call.f}`);
+    if (op.lock !== call.lock) {
+      return error(line, "lock", `completion names lock "${op.lock}" but the invoke on line ${call.line} names "${call.lock}"`);
+    }
+    if (op.f === "write" && call.grant !== undefined && op.grant !== call.grant) {
+      return error(line, "grant", `completion names grant "${op.grant}" but the invoke on line ${call.line} names "${call.grant}"`);
+    }
+    if (op.f === "acquire" && op.type === "ok") {
+      if (op.grant === undefined) return error(line, "grant", "an acquire ok must carry the grant it handed out");
+      const key = grantKey(op.lock, op.grant);
+      const earlier = granted.get(key);
+      if (earlier !== undefined) {
+        return error(line, "grant", `grant "${op.grant}" of lock "${op.lock}" was already handed out on line ${earlier}`);
+      }
+      granted.set(key, line);
+    }
+    return true;
+  }
+
+  return {
+    errors,
+    warnings,
+    check(op, line) {
+      // Both always run, so that one bad line does not cascade into errors on the next ones.
+      const ordered = checkOrder(op, line);
+      return checkCall(op, line) && ordered;
+    },
+    finish() {
+      for (const [kind, n] of warningCounts) {
+        if (n > MAX_WARNINGS_PER_KIND) {
+          warnings.push({
+            ...(file !== undefined && { file }),
+            message: `${n - MAX_WARNINGS_PER_KIND} more warnings like the ${kind === "gap" ? "index gaps" : "time reorderings"} above were not listed`,
+          });
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * `consensus`: the etcd lock recipe (as in etcd's concurrency package, simplified).
+ *
+ * Grant a lease, keep it alive in the background every ttl/3, and create the lock key
+ * attached to the lease in a transaction that succeeds only if the key is absent. If someone
+ * else holds the key, retry until it is gone (bounded by the TTL). The fencing token is the
+ * lock key's create revision: etcd's global revision only grows, so every later grant gets a
+ * higher token (int64 in etcd: kept as a BigInt). Release deletes the key only if its create
+ * revision is still ours, and revokes the lease.
+ *
+ * A holder paused for longer than the lease TTL loses the key (its keep-alive loop is frozen
+ * too) yet still believes it holds the lock: an unfenced resource then accepts its late
+ * writes; a resource fenced by the token rejects them.
+ */
+import type { EtcdApi, LockEnv } from "../env/env.js";
+import { startRenewal, type Renewal } from "./keepalive.js";
+import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
+import { retryDelayMs } from "./retry.js";
+
+interface ConsensusState {
+  key: string;
+  leaseId: string;
+  createRevision: bigint;
+  keepAlive: Renewal;
+}
+
+export function etcdLockKey(lock: string): string {
+  return `/lockcheck/locks/${lock}`;
+}
+
+function etcdOf(env: LockEnv): EtcdApi {
+  if (env.etcd === null) throw new Error("consensus lock: the environment has no etcd-like cluster");
+  return env.etcd;
+}
+
+/** Gives up a lease we will not use; true if we certainly hold nothing afterwards. */
+async function abandon(etcd: EtcdApi, leaseId: string, keepAlive: Renewal): Promise<boolean> {
+  keepAlive.stop();
+  const r = await etcd.leaseRevoke(leaseId);
+  return r.ok;
+}
+
+export const consensus: LockAlgorithm = {
+  name: "consensus",
+  servers: "etcd",
+  fencing: true,
+  async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
+    const etcd = etcdOf(env);
+    const key = etcdLockKey(req.lock);
+    const deadline = env.now() + req.ttlMs;
+    const granted = await etcd.leaseGrant(req.ttlMs);
+    if (!granted.ok) return { outcome: "denied", reason: `lease-grant-${granted.error.kind}` };
+    const { leaseId, ttlMs } = granted.value;
+    const keepAlive = startRenewal(env, Math.max(1, Math.floor(ttlMs / 3)), async () => {
+      const r = await etcd.leaseKeepAlive(leaseId);
+      return !r.ok || r.value.ttlMs > 0;
+    });
+    for (let attempt = 0; ; attempt++) {
+      const pending = etcd.createIfAbsent(key, req.owner, leaseId);
+      await env.checkpoint("acquire-sent");
+      const r = await pending;
+      if (!r.ok) {
+        // The key may have been created under our lease; revoking the lease deletes it.
+        const clean = await abandon(etcd, leaseId, keepAlive);
+        return clean ? { outcome: "denied", reason: r.error.kind } : { outcome: "unknown", reason: r.error.kind };
+      }
+      if (r.value.created) {
+        const state: ConsensusState = { key, leaseId, createRevision: r.value.createRevision, keepAlive };
+        return { outcome: "granted", token: r.value.createRevision, handle: { request: req, state } };
+      }
+      const wait = retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10);
+      if (env.now() + wait >= deadline) {
+        await abandon(etcd, leaseId, keepAlive);
+        return { outcome: "denied", reason: "held" };
+      }
+      await env.sleep(wait);
+    }
+  },
+  async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
+    const etcd = etcdOf(env);
+    const state = handle.state as ConsensusState;
+    state.keepAlive.stop();
+    const del = await etcd.deleteIfCreateRevision(state.key, state.createRevision);
+    await etcd.leaseRevoke(state.leaseId);
+    if (!del.ok) return { outcome: "unknown", reason: del.error.kind };
+    return del.value ? { outcome: "released" } : { outcome: "not-held" };
+  },
+};

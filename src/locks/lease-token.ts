@@ -1,0 +1,36 @@
+/**
+ * `lease-token`: the `lease` recipe plus a fencing token. After the SET NX succeeds, the
+ * client INCRs a counter kept under a separate key on the same node and presents the new
+ * value with every write. A fencing resource then rejects the late writes of a holder whose
+ * lease expired while it was paused, because a newer holder has presented a higher token.
+ *
+ * (The counter lives on the lock node, which has no persistence: a crash of that node resets
+ * it, and the token-order checker will rightly flag the repeated tokens.)
+ */
+import type { LockEnv } from "../env/env.js";
+import { acquireLease, type LeaseState, lockKey, releaseLease } from "./lease.js";
+import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
+
+export function tokenKey(lock: string): string {
+  return `${lockKey(lock)}:token`;
+}
+
+export const leaseToken: LockAlgorithm = {
+  name: "lease-token",
+  servers: "redis",
+  fencing: true,
+  async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
+    const r = await acquireLease(env, req);
+    if (r.outcome !== "granted") return r;
+    const token = await r.state.node.incr(tokenKey(req.lock));
+    if (token.ok) return { outcome: "granted", token: token.value, handle: { request: req, state: r.state } };
+    // We hold the lease but have no token to write with: give the lease back.
+    await releaseLease(r.state, req.owner);
+    return token.error.kind === "unreachable"
+      ? { outcome: "denied", reason: "token-unreachable" }
+      : { outcome: "unknown", reason: "token-timeout" };
+  },
+  release(_env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
+    return releaseLease(handle.state as LeaseState, handle.request.owner);
+  },
+};

@@ -1,0 +1,77 @@
+/**
+ * `lease`: the single-node Redis lock recipe. `SET key owner NX PX ttl` acquires; a
+ * compare-and-delete (the Lua script that deletes the key only if it still holds our owner
+ * string) releases. No fencing token: once the lease expires while the holder is paused, the
+ * holder cannot tell, and an unfenced resource accepts its late writes.
+ *
+ * Acquire retries while the key is held by someone else, until `ttlMs` has passed on the
+ * client's own clock (a holder's lease is gone by then unless it is renewed).
+ */
+import type { LockEnv, RedisApi } from "../env/env.js";
+import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
+import { retryDelayMs } from "./retry.js";
+
+/** The Redis key a lock lives under. */
+export function lockKey(lock: string): string {
+  return `lock:${lock}`;
+}
+
+export interface LeaseState {
+  key: string;
+  node: RedisApi;
+}
+
+/** Granted leases, before a token (if any) is attached. */
+export type LeaseAcquire =
+  | { outcome: "granted"; state: LeaseState }
+  | { outcome: "denied"; reason: string }
+  | { outcome: "unknown"; reason: string };
+
+function leaseNode(env: LockEnv): RedisApi {
+  const node = env.redis[0];
+  if (node === undefined) throw new Error("lease lock: the environment has no Redis-like server");
+  return node;
+}
+
+/** Acquires the lease itself; shared by `lease` and `lease-token`. */
+export async function acquireLease(env: LockEnv, req: LockRequest): Promise<LeaseAcquire> {
+  const node = leaseNode(env);
+  const key = lockKey(req.lock);
+  const deadline = env.now() + req.ttlMs;
+  for (let attempt = 0; ; attempt++) {
+    const pending = node.setNxPx(key, req.owner, req.ttlMs);
+    await env.checkpoint("acquire-sent");
+    const r = await pending;
+    if (r.ok && r.value) return { outcome: "granted", state: { key, node } };
+    if (!r.ok) {
+      if (r.error.kind === "unreachable") return { outcome: "denied", reason: "unreachable" };
+      // The SET may have landed: the key may hold our owner until it expires. Try to undo it;
+      // even if that works, the lease may have been ours for a moment, so stay honest.
+      await node.delIfEquals(key, req.owner);
+      return { outcome: "unknown", reason: "timeout" };
+    }
+    const wait = retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10);
+    if (env.now() + wait >= deadline) return { outcome: "denied", reason: "held" };
+    await env.sleep(wait);
+  }
+}
+
+export async function releaseLease(state: LeaseState, owner: string): Promise<ReleaseOutcome> {
+  const r = await state.node.delIfEquals(state.key, owner);
+  if (!r.ok) return { outcome: "unknown", reason: r.error.kind };
+  return r.value ? { outcome: "released" } : { outcome: "not-held" };
+}
+
+export const lease: LockAlgorithm = {
+  name: "lease",
+  servers: "redis",
+  fencing: false,
+  async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
+    const r = await acquireLease(env, req);
+    if (r.outcome !== "granted") return r;
+    return { outcome: "granted", token: null, handle: { request: req, state: r.state } };
+  },
+  release(_env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
+    return releaseLease(handle.state as LeaseState, handle.request.owner);
+  },
+};

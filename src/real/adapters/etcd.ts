@@ -1,0 +1,208 @@
+/**
+ * `EtcdApi` over a real etcd cluster, through the etcd3 client's raw gRPC clients (KV and
+ * Lease), one attempt per call: etcd3's default retry and circuit-breaker policies are
+ * replaced by a pass-through, because a silently retried transaction would make the history
+ * lie about when (and how often) a request was sent.
+ *
+ * Revisions and lease ids are int64 in etcd; the client library hands them over as decimal
+ * strings, and they stay exact here as BigInts (tokens) or strings (lease ids).
+ *
+ * Also `etcdTxnResourceApi`: the `fenced-txn` resource, where the fence is folded into the
+ * write — a transaction that writes only while the lock key's create revision still equals
+ * the writer's token.
+ */
+import {
+  CompareResult,
+  CompareTarget,
+  Etcd3,
+  type ICompare,
+  type IOptions,
+  type IRequestOp,
+  type ITxnResponse,
+} from "etcd3";
+import type {
+  CallError,
+  CallOptions,
+  CallResult,
+  EtcdApi,
+  EtcdKeyInfo,
+  ResourceApi,
+  ResourceWrite,
+} from "../../env/env.js";
+import { etcdLockKey } from "../../locks/consensus.js";
+import { LOOPBACK } from "../cluster/net.js";
+import { callWithDeadline, errorText } from "./call.js";
+import { RESOURCE_NODE } from "./resource.js";
+
+/** The node name etcd calls report: the cluster as a whole (any member may serve a call). */
+export const ETCD_NODE = "etcd";
+
+type FaultPolicy = NonNullable<NonNullable<IOptions["faultHandling"]>["global"]>;
+
+/**
+ * A cockatiel-compatible policy that runs the call once and lets any error through. It must be
+ * async: etcd3 reports failures by executing a function that throws, and expects a rejection.
+ */
+const passThrough = {
+  execute: async <T>(fn: (ctx: { signal: AbortSignal; attempt: number }) => T | Promise<T>) =>
+    fn({ signal: new AbortController().signal, attempt: 0 }),
+} as unknown as FaultPolicy;
+
+export function connectEtcd(ports: readonly number[], dialTimeoutMs: number): Etcd3 {
+  return new Etcd3({
+    hosts: ports.map((p) => `http://${LOOPBACK}:${p}`),
+    dialTimeout: dialTimeoutMs,
+    faultHandling: { global: passThrough, host: () => passThrough },
+  });
+}
+
+const key = (k: string): Buffer => Buffer.from(k);
+
+/**
+ * Errors etcd itself answered with (the request was rejected, so it did not take effect) are
+ * `unreachable`; so are failures to connect at all. Anything else — deadline, connection
+ * reset mid-call, "request timed out", "leader changed" — may have taken effect: `timeout`.
+ */
+export function classifyEtcdError(node: string, e: unknown): CallError {
+  const detail = errorText(e);
+  const rejected = [
+    "requested lease not found",
+    "lease not found",
+    "No connection established",
+    "ECONNREFUSED",
+    "Failed to connect",
+  ];
+  if (rejected.some((r) => detail.includes(r))) return { kind: "unreachable", node, detail };
+  return { kind: "timeout", node, detail };
+}
+
+function deadlineOf(ms: number): { deadline: Date } {
+  return { deadline: new Date(Date.now() + ms) };
+}
+
+const createRevisionIs = (k: string, revision: bigint | 0): ICompare => ({
+  key: key(k),
+  target: CompareTarget.Create,
+  result: CompareResult.Equal,
+  create_revision: revision.toString(),
+});
+
+export function etcdApi(client: Etcd3, defaultTimeoutMs: number): EtcdApi {
+  const timeoutOf = (opts?: CallOptions): number => opts?.timeoutMs ?? defaultTimeoutMs;
+  const run = <T>(opts: CallOptions | undefined, call: (ms: number) => Promise<T>): Promise<CallResult<T>> => {
+    const ms = timeoutOf(opts);
+    return callWithDeadline(ETCD_NODE, ms, () => call(ms), (e) => classifyEtcdError(ETCD_NODE, e));
+  };
+  const txn = (compare: ICompare[], success: IRequestOp[], failure: IRequestOp[], ms: number): Promise<ITxnResponse> =>
+    client.kv.txn({ compare, success, failure }, deadlineOf(ms));
+
+  return {
+    leaseGrant: (ttlMs, opts) =>
+      run(opts, async (ms) => {
+        const ttlSeconds = Math.max(1, Math.ceil(ttlMs / 1000));
+        const r = await client.leaseClient.leaseGrant({ TTL: ttlSeconds, ID: 0 }, deadlineOf(ms));
+        if (r.error) throw new Error(`lease grant: ${r.error}`);
+        return { leaseId: r.ID, ttlMs: Number(r.TTL) * 1000 };
+      }),
+
+    leaseKeepAlive: (leaseId, opts) =>
+      run(opts, async (ms) => {
+        const stream = await client.leaseClient.leaseKeepAlive(deadlineOf(ms));
+        try {
+          const reply = await new Promise<{ TTL: string }>((resolve, reject) => {
+            stream.on("data", resolve);
+            stream.on("error", reject);
+            stream.on("end", () => reject(new Error("keep-alive stream ended")));
+            stream.write({ ID: leaseId });
+          });
+          return { ttlMs: Math.max(0, Number(reply.TTL)) * 1000 };
+        } finally {
+          stream.cancel();
+        }
+      }),
+
+    leaseRevoke: (leaseId, opts) =>
+      run(opts, async (ms) => {
+        try {
+          await client.leaseClient.leaseRevoke({ ID: leaseId }, deadlineOf(ms));
+        } catch (e) {
+          // Revoking a lease that already expired leaves the same state as revoking it.
+          if (!errorText(e).includes("lease not found")) throw e;
+        }
+      }),
+
+    createIfAbsent: (k, value, leaseId, opts) =>
+      run(opts, async (ms) => {
+        const r = await txn(
+          [createRevisionIs(k, 0)],
+          [{ request_put: { key: key(k), value: Buffer.from(value), lease: leaseId } }],
+          [{ request_range: { key: key(k) } }],
+          ms,
+        );
+        if (r.succeeded) return { created: true, createRevision: BigInt(r.header.revision) };
+        const kv = r.responses[0]?.response_range.kvs[0];
+        if (kv === undefined) throw new Error("createIfAbsent: compare failed but the key is absent");
+        return { created: false, createRevision: BigInt(kv.create_revision) };
+      }),
+
+    get: (k, opts) =>
+      run(opts, async (ms): Promise<EtcdKeyInfo | null> => {
+        const r = await client.kv.range({ key: key(k) }, deadlineOf(ms));
+        const kv = r.kvs[0];
+        if (kv === undefined) return null;
+        const lease = (kv as { lease?: string }).lease;
+        return {
+          value: kv.value.toString(),
+          createRevision: BigInt(kv.create_revision),
+          modRevision: BigInt(kv.mod_revision),
+          leaseId: lease === undefined || lease === "0" ? null : lease,
+        };
+      }),
+
+    deleteIfCreateRevision: (k, createRevision, opts) =>
+      run(opts, async (ms) => {
+        const r = await txn(
+          [createRevisionIs(k, createRevision)],
+          [{ request_delete_range: { key: key(k) } }],
+          [],
+          ms,
+        );
+        return r.succeeded;
+      }),
+  };
+}
+
+/** The etcd key holding the protected value of `lock` for the `fenced-txn` resource. */
+export function etcdResourceKey(lock: string): string {
+  return `/lockcheck/resource/${lock}`;
+}
+
+/**
+ * `fenced-txn`: the write succeeds only if the lock key still exists with create revision
+ * equal to the writer's token; a write without a token is rejected. The resource is the
+ * etcd cluster itself, so faults on the "resource" node do not affect it.
+ */
+export function etcdTxnResourceApi(client: Etcd3, defaultTimeoutMs: number): ResourceApi {
+  return {
+    write(w: ResourceWrite, opts?: CallOptions): Promise<CallResult<{ accepted: boolean }>> {
+      const ms = opts?.timeoutMs ?? defaultTimeoutMs;
+      return callWithDeadline(
+        RESOURCE_NODE,
+        ms,
+        async () => {
+          if (w.token === null || w.token <= 0n) return { accepted: false };
+          const r = await client.kv.txn(
+            {
+              compare: [createRevisionIs(etcdLockKey(w.lock), w.token)],
+              success: [{ request_put: { key: key(etcdResourceKey(w.lock)), value: Buffer.from(w.value) } }],
+              failure: [],
+            },
+            deadlineOf(ms),
+          );
+          return { accepted: r.succeeded };
+        },
+        (e) => classifyEtcdError(RESOURCE_NODE, e),
+      );
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The protected resource as a real store: a separate redis-server that keeps the written
+ * values (durably: it runs with an fsynced append-only file, so a crash does not make it
+ * forget the highest token it accepted, or fencing would mean nothing after a restart).
+ *
+ * - `unfenced`: every write is accepted (appended to the lock's list of values).
+ * - `fenced`: one server-side Lua script atomically compares the presented token with the
+ *   highest accepted so far for that lock and rejects a lower one; an equal token is accepted
+ *   (one holder writes several times); a write without a token is rejected. Tokens are
+ *   compared as decimal strings (Lua numbers are doubles; etcd revisions are int64).
+ * The same semantics as the simulator's resource (src/sim/servers/resource.ts).
+ */
+import type { Redis } from "ioredis";
+import type { CallOptions, CallResult, ResourceApi, ResourceWrite } from "../../env/env.js";
+import { callWithDeadline } from "./call.js";
+import { classifyRedisError } from "./redis.js";
+
+export const RESOURCE_NODE = "resource";
+
+export function resourceKeys(lock: string): { values: string; highest: string } {
+  return { values: `lockcheck:resource:${lock}:values`, highest: `lockcheck:resource:${lock}:highest` };
+}
+
+// KEYS[1] values list, KEYS[2] highest token; ARGV[1] value, ARGV[2] token (decimal digits).
+const FENCED_WRITE = `
+local top = redis.call("GET", KEYS[2])
+local t = ARGV[2]
+if t == "" then return 0 end
+if top then
+  if #t < #top or (#t == #top and t < top) then return 0 end
+end
+redis.call("SET", KEYS[2], t)
+redis.call("RPUSH", KEYS[1], ARGV[1])
+return 1`;
+
+const TOKEN_DIGITS = /^(0|[1-9][0-9]*)$/;
+
+export function redisResourceApi(conn: Redis, fenced: boolean, defaultTimeoutMs: number): ResourceApi {
+  return {
+    write(w: ResourceWrite, opts?: CallOptions): Promise<CallResult<{ accepted: boolean }>> {
+      const keys = resourceKeys(w.lock);
+      return callWithDeadline(
+        RESOURCE_NODE,
+        opts?.timeoutMs ?? defaultTimeoutMs,
+        async () => {
+          if (!fenced) {
+            await conn.rpush(keys.values, w.value);
+            return { accepted: true };
+          }
+          // No token (or a negative one) is sent as "": the script rejects it.
+          const token = w.token === null ? "" : w.token.toString();
+          const r = await conn.eval(FENCED_WRITE, 2, keys.values, keys.highest, w.value, TOKEN_DIGITS.test(token) ? token : "");
+          return { accepted: Number(r) === 1 };
+        },
+        (e) => classifyRedisError(RESOURCE_NODE, e),
+      );
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Finding and removing lockcheck's own containers and networks, selected by label only
+ * (labels.ts): one run's, or every one whose owning lockcheck process is gone, or every one.
+ * Used by a run's teardown, by the exit handlers and the watcher (cleaner-main.ts) and by
+ * `lockcheck clean`. Containers go first (paused ones are unpaused so nothing is left frozen),
+ * with their anonymous volumes, then the networks.
+ */
+import type Docker from "dockerode";
+import { LABEL_NODE, LABEL_OWNER, LABEL_RUN, labelFilter, ownerIsGone } from "./labels.js";
+
+export interface Selection {
+  /** Only this run's objects; otherwise every lockcheck object. */
+  runId?: string;
+  /** Also objects whose owning lockcheck process is still running (default: leave those). */
+  includeLive?: boolean;
+}
+
+export interface FoundObject {
+  readonly kind: "container" | "network";
+  readonly id: string;
+  readonly name: string;
+  readonly run: string;
+  /** The container's schedule node, for messages. */
+  readonly node?: string;
+  /** True when the owning process is still running (it is left alone unless includeLive). */
+  readonly live: boolean;
+  readonly paused?: boolean;
+}
+
+export interface CleanReport {
+  removed: FoundObject[];
+  /** Left alone because their run is still going on. */
+  skipped: FoundObject[];
+  /** What could not be removed, and why. */
+  failures: { object: FoundObject; error: string }[];
+}
+
+/** Every lockcheck container and network the selection covers (live ones flagged). */
+export async function findObjects(docker: Docker, sel: Selection): Promise<FoundObject[]> {
+  const filters = labelFilter(sel.runId);
+  const containers = await docker.listContainers({ all: true, filters });
+  const networks = await docker.listNetworks({ filters });
+  return [
+    ...containers.map(
+      (c): FoundObject => ({
+        kind: "container",
+        id: c.Id,
+        name: (c.Names[0] ?? c.Id).replace(/^\//, ""),
+        run: c.Labels[LABEL_RUN] ?? "?",
+        node: c.Labels[LABEL_NODE],
+        live: !ownerIsGone(c.Labels[LABEL_OWNER]),
+        paused: c.State === "paused",
+      }),
+    ),
+    ...networks.map(
+      (n): FoundObject => ({
+        kind: "network",
+        id: n.Id,
+        name: n.Name,
+        run: n.Labels?.[LABEL_RUN] ?? "?",
+        live: !ownerIsGone(n.Labels?.[LABEL_OWNER]),
+      }),
+    ),
+  ];
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function isNotFound(e: unknown): boolean {
+  return typeof e === "object" && e !== null && "statusCode" in e && e.statusCode === 404;
+}
+
+async function removeContainer(docker: Docker, o: FoundObject): Promise<void> {
+  const container = docker.getContainer(o.id);
+  if (o.paused) {
+    try {
+      await container.unpause();
+    } catch {
+      // Removal below kills it anyway; unpausing first only keeps older engines happy.
+    }
+  }
+  await container.remove({ force: true, v: true });
+}
+
+/** Removes what the selection covers; never throws for one object's failure. */
+export async function removeObjects(docker: Docker, sel: Selection): Promise<CleanReport> {
+  const report: CleanReport = { removed: [], skipped: [], failures: [] };
+  const found = await findObjects(docker, sel);
+  const ordered = [...found.filter((o) => o.kind === "container"), ...found.filter((o) => o.kind === "network")];
+  for (const o of ordered) {
+    if (o.live && sel.includeLive !== true) {
+      report.skipped.push(o);
+      continue;
+    }
+    try {
+      if (o.kind === "container") await removeContainer(docker, o);
+      else await docker.getNetwork(o.id).remove();
+      report.removed.push(o);
+    } catch (e) {
+      if (isNotFound(e)) report.removed.push(o);
+      else report.failures.push({ object: o, error: message(e) });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,199 @@
+/**
+ * Console progress for long commands (fuzz, run, gate): one live line with a bar, runs done,
+ * rate, violations found and, when the amount of work is known, an ETA.
+ *
+ * Progress goes to stderr by default so stdout stays clean for `--json`. It is drawn only on
+ * a TTY; when the stream is not a TTY (CI logs, pipes) or `quiet` is set, every method is a
+ * no-op, so callers never branch on it.
+ *
+ * Contract for callers: call `stop()` exactly once when the work ends, including on error
+ * (a `finally`): the live line owns a redraw timer that keeps Node's event loop alive. `log`
+ * prints a line above the live line (e.g. "violation found in run 17") without tearing it.
+ */
+import cliProgress from "cli-progress";
+import { type Colors, colorsFor } from "./colors.js";
+
+export interface ProgressUpdate {
+  /** Units of work finished so far (runs, usually). */
+  done: number;
+  /** Total units, when known; changes the line from open-ended to a bar with an ETA. */
+  total?: number;
+  /** Violations found so far. */
+  violations?: number;
+  /** Short free text shown at the end of the line (e.g. "shrinking"). */
+  note?: string;
+}
+
+export interface Progress {
+  update(f: ProgressUpdate): void;
+  /** Prints `line` above the live line. */
+  log(line: string): void;
+  stop(): void;
+}
+
+export interface ProgressOptions {
+  title: string;
+  total?: number;
+  quiet?: boolean;
+  /** Where to draw; default process.stderr. */
+  stream?: NodeJS.WriteStream;
+  /** What is being counted; default "runs". */
+  unit?: string;
+}
+
+/** Everything one rendering of the live line depends on. */
+export interface ProgressState {
+  title: string;
+  unit: string;
+  done: number;
+  total: number | undefined;
+  violations: number;
+  note: string | undefined;
+  elapsedMs: number;
+}
+
+const SILENT: Progress = { update() {}, log() {}, stop() {} };
+
+const BAR_WIDTH = 24;
+const MIN_BAR_WIDTH = 8;
+
+export function startProgress(opts: ProgressOptions): Progress {
+  const stream = opts.stream ?? process.stderr;
+  if (opts.quiet === true || stream.isTTY !== true) return SILENT;
+
+  const colors = colorsFor(stream);
+  const startedAt = Date.now();
+  const state: ProgressState = {
+    title: opts.title,
+    unit: opts.unit ?? "runs",
+    done: 0,
+    total: opts.total,
+    violations: 0,
+    note: undefined,
+    elapsedMs: 0,
+  };
+
+  let stopped = false;
+  // Once stopped, the line is frozen: cli-progress redraws it after re-enabling line
+  // wrapping and would then cut it at the terminal width counting escape codes, mid-colour.
+  let finalLine: string | undefined;
+  const bars = new cliProgress.MultiBar({
+    stream,
+    fps: 8,
+    // Leave the cursor alone and handle signals ourselves: cli-progress's own SIGINT
+    // handler would swallow Ctrl-C instead of letting the command clean up and exit.
+    hideCursor: false,
+    gracefulExit: false,
+    format: (_options, params) => {
+      if (finalLine !== undefined) return finalLine;
+      state.elapsedMs = Date.now() - startedAt;
+      const line = formatProgressLine(state, colors, params.maxWidth);
+      if (stopped) finalLine = line;
+      return line;
+    },
+  });
+  const bar = bars.create(state.total ?? 0, 0);
+
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    process.removeListener("exit", stop);
+    bars.update(); // flushes lines logged since the last redraw; stop() alone drops them
+    bars.stop();
+  };
+  // Re-enables line wrapping (cli-progress turns it off while drawing) if a command exits
+  // through process.exit without stopping the bar.
+  process.once("exit", stop);
+
+  return {
+    update(f) {
+      if (stopped) return;
+      state.done = f.done;
+      if (f.total !== undefined && f.total !== state.total) {
+        state.total = f.total;
+        bar.setTotal(f.total);
+      }
+      if (f.violations !== undefined) state.violations = f.violations;
+      if (f.note !== undefined) state.note = f.note === "" ? undefined : f.note;
+      bar.update(f.done);
+    },
+    log(line) {
+      if (stopped) return;
+      bars.log(line.endsWith("\n") ? line : `${line}\n`);
+      bars.update();
+    },
+    stop,
+  };
+}
+
+/**
+ * The live line, e.g.
+ * `fuzz sim:redlock  ██████░░░░ 42%  2100/5000 runs · 310 runs/s · 1 violation · ETA 9s · shrinking`.
+ * Fits in `maxWidth` visible columns: the note goes first, then the bar narrows.
+ */
+export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120): string {
+  const seconds = s.elapsedMs / 1000;
+  const rate = seconds > 0 ? s.done / seconds : 0;
+  const bounded = s.total !== undefined && s.total > 0;
+
+  const stats: Array<[string, string]> = [];
+  const count = bounded ? `${s.done}/${s.total} ${s.unit}` : `${s.done} ${s.unit}`;
+  stats.push([count, count]);
+  const rateText = `${formatRate(rate)} ${s.unit}/s`;
+  stats.push([rateText, c.dim(rateText)]);
+  const violText = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
+  stats.push([violText, s.violations > 0 ? c.bold(c.red(violText)) : c.green(violText)]);
+  if (bounded && s.total !== undefined) {
+    const remaining = Math.max(0, s.total - s.done);
+    const eta = rate > 0 ? `ETA ${formatDuration(remaining / rate)}` : "ETA --";
+    stats.push([eta, eta]);
+  } else {
+    const elapsed = `${formatDuration(seconds)} elapsed`;
+    stats.push([elapsed, c.dim(elapsed)]);
+  }
+
+  const render = (barWidth: number, withNote: boolean): { plain: string; styled: string } => {
+    const parts = [...stats];
+    if (withNote && s.note !== undefined) parts.push([s.note, c.cyan(s.note)]);
+    const sep = " · ";
+    let plain = `${s.title}  `;
+    let styled = `${c.bold(s.title)}  `;
+    if (bounded && s.total !== undefined && barWidth > 0) {
+      const fraction = Math.min(1, Math.max(0, s.done / s.total));
+      const full = Math.round(fraction * barWidth);
+      const pct = `${String(Math.floor(fraction * 100)).padStart(3)}%`;
+      plain += `${"█".repeat(full)}${"░".repeat(barWidth - full)} ${pct}  `;
+      styled += `${c.cyan("█".repeat(full))}${c.dim("░".repeat(barWidth - full))} ${pct}  `;
+    }
+    plain += parts.map((p) => p[0]).join(sep);
+    styled += parts.map((p) => p[1]).join(c.dim(sep));
+    return { plain, styled };
+  };
+
+  const attempts: Array<[number, boolean]> = [
+    [BAR_WIDTH, true],
+    [BAR_WIDTH, false],
+    [MIN_BAR_WIDTH, false],
+    [0, false],
+  ];
+  let last = render(0, false);
+  for (const [barWidth, withNote] of attempts) {
+    last = render(barWidth, withNote);
+    if (last.plain.length <= maxWidth) return last.styled;
+  }
+  return last.plain.slice(0, maxWidth);
+}
+
+function formatRate(perSecond: number): string {
+  if (perSecond >= 100) return perSecond.toFixed(0);
+  if (perSecond >= 10) return perSecond.toFixed(1);
+  return perSecond.toFixed(2);
+}
+
+/** 9s, 1m05s, 2h03m. */
+export function formatDuration(totalSeconds: number): string {
+  const s = Math.max(0, Math.round(totalSeconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}

@@ -1,0 +1,262 @@
+/**
+ * Smaller variants of a schedule, biggest cuts first: drop a client (and the faults aimed
+ * at it), drop chunks of faults, drop cycles, then shrink numbers (durations, offsets,
+ * think and hold times, writes) toward their minimum and partitions toward fewer nodes.
+ * Candidates are produced lazily; the shrinker keeps the first that still fails.
+ */
+import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../schedule/schedule.js";
+
+/** Smaller values to try for an integer x ≥ min: min, halfway, a quarter step down. */
+export function smallerInts(x: number, min: number): number[] {
+  if (x <= min) return [];
+  const out = [min, min + Math.floor((x - min) / 2), x - Math.max(1, Math.floor((x - min) / 4))];
+  return [...new Set(out)].filter((v) => v >= min && v < x);
+}
+
+/** Integers toward zero from either side. */
+function towardZero(x: number): number[] {
+  const sign = x < 0 ? -1 : 1;
+  return smallerInts(Math.abs(x), 0).map((v) => sign * v);
+}
+
+/** `ref` after client `removed` is gone (null if it named that client); higher ids move down when `renumber`. */
+function mapNode(ref: NodeRef, removed: number, renumber: boolean): NodeRef | null {
+  const m = /^client:(\d+)$/.exec(ref);
+  if (m === null) return ref;
+  const id = Number(m[1]);
+  if (id === removed) return null;
+  return renumber && id > removed ? `client:${id - 1}` : ref;
+}
+
+function mapSide(side: readonly NodeRef[], removed: number, renumber: boolean): NodeRef[] {
+  return side.map((n) => mapNode(n, removed, renumber)).filter((n): n is NodeRef => n !== null);
+}
+
+/** The fault once client `removed` is gone; null if it no longer applies. */
+function faultWithoutClient(f: Fault, removed: number, renumber: boolean): Fault | null {
+  switch (f.kind) {
+    case "pause":
+    case "crash":
+    case "clock-jump":
+    case "clock-drift": {
+      const node = mapNode(f.node, removed, renumber);
+      return node === null ? null : { ...f, node };
+    }
+    case "pause-at":
+      if (f.client === removed) return null;
+      return renumber && f.client > removed ? { ...f, client: f.client - 1 } : f;
+    case "delay": {
+      const from = mapNode(f.from, removed, renumber);
+      const to = mapNode(f.to, removed, renumber);
+      return from === null || to === null ? null : { ...f, from, to };
+    }
+    case "partition": {
+      const a = mapSide(f.a, removed, renumber);
+      const b = mapSide(f.b, removed, renumber);
+      return a.length === 0 || b.length === 0 ? null : { ...f, a, b };
+    }
+  }
+}
+
+/**
+ * The schedule without the client at position `index` and the faults aimed only at it.
+ * With `renumber`, higher client ids move down by one (faults follow); without, ids keep
+ * their gaps, which keeps every other node's name — and so the simulator's per-node random
+ * streams — unchanged.
+ */
+export function withoutClient(s: Schedule, index: number, renumber = true): Schedule {
+  const removed = s.clients[index]?.id ?? index;
+  const clients: ClientPlan[] = s.clients
+    .filter((_, i) => i !== index)
+    .map((c) => (renumber && c.id > removed ? { ...c, id: c.id - 1 } : c));
+  const faults = s.faults
+    .map((f) => faultWithoutClient(f, removed, renumber))
+    .filter((f): f is Fault => f !== null);
+  return { ...s, clients, faults };
+}
+
+/** Client ids 0 … n-1 again after clients were dropped without renumbering. */
+export function withCompactIds(s: Schedule): Schedule {
+  let out = s;
+  for (let expected = 0; expected < out.clients.length; expected++) {
+    const id = out.clients[expected]?.id ?? expected;
+    if (id === expected) continue;
+    // Move `id` down to `expected` by pretending the gap's ids were removed one at a time.
+    const shift = id - expected;
+    const rename = (ref: NodeRef): NodeRef => (ref === `client:${id}` ? `client:${id - shift}` : ref);
+    out = {
+      ...out,
+      clients: out.clients.map((c) => (c.id === id ? { ...c, id: expected } : c)),
+      faults: out.faults.map((f) => renameClient(f, id, expected, rename)),
+    };
+  }
+  return out;
+}
+
+function renameClient(f: Fault, from: number, to: number, rename: (r: NodeRef) => NodeRef): Fault {
+  switch (f.kind) {
+    case "pause":
+    case "crash":
+    case "clock-jump":
+    case "clock-drift":
+      return { ...f, node: rename(f.node) };
+    case "pause-at":
+      return f.client === from ? { ...f, client: to } : f;
+    case "delay":
+      return { ...f, from: rename(f.from), to: rename(f.to) };
+    case "partition":
+      return { ...f, a: f.a.map(rename), b: f.b.map(rename) };
+  }
+}
+
+function* dropClients(s: Schedule): Generator<Schedule> {
+  if (s.clients.length <= 1) return;
+  for (let i = s.clients.length - 1; i >= 0; i--) {
+    yield withoutClient(s, i, false);
+    yield withoutClient(s, i, true);
+  }
+}
+
+function* compactIds(s: Schedule): Generator<Schedule> {
+  if (s.clients.some((c, i) => c.id !== i)) yield withCompactIds(s);
+}
+
+/** Delta debugging over the fault list: drop halves, then quarters, … then single faults. */
+function* dropFaults(s: Schedule): Generator<Schedule> {
+  const n = s.faults.length;
+  for (let chunk = n; chunk >= 1; chunk = Math.floor(chunk / 2)) {
+    for (let start = 0; start < n; start += chunk) {
+      yield { ...s, faults: [...s.faults.slice(0, start), ...s.faults.slice(start + chunk)] };
+    }
+    if (chunk === 1) break;
+  }
+}
+
+function withCycles(s: Schedule, clientIndex: number, cycles: Cycle[]): Schedule {
+  return { ...s, clients: s.clients.map((c, i) => (i === clientIndex ? { ...c, cycles } : c)) };
+}
+
+/** The client's `pause-at` faults fire one occurrence earlier (after one of its cycles is dropped). */
+function withEarlierCheckpoints(s: Schedule, clientId: number): Schedule | null {
+  let changed = false;
+  const faults = s.faults.map((f) => {
+    if (f.kind !== "pause-at" || f.client !== clientId || f.occurrence === 0) return f;
+    changed = true;
+    return { ...f, occurrence: f.occurrence - 1 };
+  });
+  return changed ? { ...s, faults } : null;
+}
+
+function* dropCycles(s: Schedule): Generator<Schedule> {
+  for (let ci = 0; ci < s.clients.length; ci++) {
+    const client = s.clients[ci];
+    const cycles = client?.cycles ?? [];
+    if (client === undefined || cycles.length <= 1) continue;
+    // Later cycles first: early ones are usually what sets the stage.
+    const half = Math.floor(cycles.length / 2);
+    if (half >= 1) yield withCycles(s, ci, cycles.slice(0, cycles.length - half));
+    for (let j = cycles.length - 1; j >= 0; j--) {
+      const fewer = withCycles(s, ci, cycles.filter((_, k) => k !== j));
+      yield fewer;
+      // Dropping an early cycle shifts the client's checkpoint count: keep the pause aimed.
+      const aimed = withEarlierCheckpoints(fewer, client.id);
+      if (aimed !== null) yield aimed;
+    }
+  }
+}
+
+const CHECKPOINTS_BY_LIKELIHOOD = ["acquired", "before-write", "acquire-sent", "before-release"] as const;
+
+/**
+ * A client pause at a fixed time becomes a pause at a checkpoint of that client's algorithm:
+ * the same GC pause, but aimed at a point in the client's own progress, so that it stays
+ * aimed when earlier cycles and other clients are dropped.
+ */
+function* pausesToCheckpoints(s: Schedule): Generator<Schedule> {
+  for (let i = 0; i < s.faults.length; i++) {
+    const f = s.faults[i];
+    if (f?.kind !== "pause") continue;
+    const m = /^client:(\d+)$/.exec(f.node);
+    if (m === null) continue;
+    const client = Number(m[1]);
+    for (let occurrence = 0; occurrence < 3; occurrence++) {
+      for (const checkpoint of CHECKPOINTS_BY_LIKELIHOOD) {
+        yield withFault(s, i, { kind: "pause-at", client, checkpoint, occurrence, durationMs: f.durationMs });
+      }
+    }
+  }
+}
+
+function withFault(s: Schedule, index: number, f: Fault): Schedule {
+  return { ...s, faults: s.faults.map((g, i) => (i === index ? f : g)) };
+}
+
+/** Each smaller variant of one fault. */
+function* smallerFault(f: Fault): Generator<Fault> {
+  switch (f.kind) {
+    case "pause":
+      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+      return;
+    case "pause-at":
+      for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
+      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+      return;
+    case "crash":
+      if (f.restartAfterMs !== null) for (const r of smallerInts(f.restartAfterMs, 1)) yield { ...f, restartAfterMs: r };
+      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+      return;
+    case "partition":
+      for (let i = 0; i < f.a.length && f.a.length > 1; i++) yield { ...f, a: f.a.filter((_, k) => k !== i) };
+      for (let i = 0; i < f.b.length && f.b.length > 1; i++) yield { ...f, b: f.b.filter((_, k) => k !== i) };
+      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+      return;
+    case "clock-jump":
+      for (const d of towardZero(f.deltaMs)) yield { ...f, deltaMs: d };
+      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+      return;
+    case "clock-drift":
+      for (const r of towardZero(Math.round(f.rate * 1000))) yield { ...f, rate: r / 1000 };
+      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+      return;
+    case "delay":
+      for (const e of smallerInts(f.extraMs, 1)) yield { ...f, extraMs: e };
+      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+      return;
+  }
+}
+
+function* shrinkFaults(s: Schedule): Generator<Schedule> {
+  for (let i = 0; i < s.faults.length; i++) {
+    const f = s.faults[i];
+    if (f === undefined) continue;
+    for (const g of smallerFault(f)) yield withFault(s, i, g);
+  }
+}
+
+function* shrinkCycles(s: Schedule): Generator<Schedule> {
+  for (let ci = 0; ci < s.clients.length; ci++) {
+    const cycles = s.clients[ci]?.cycles ?? [];
+    for (let j = 0; j < cycles.length; j++) {
+      const cy = cycles[j];
+      if (cy === undefined) continue;
+      const put = (c: Cycle) => withCycles(s, ci, cycles.map((x, k) => (k === j ? c : x)));
+      for (const w of smallerInts(cy.writes, 0)) yield put({ ...cy, writes: w });
+      for (const t of smallerInts(cy.thinkMs, 0)) yield put({ ...cy, thinkMs: t });
+      for (const h of smallerInts(cy.holdMs, 0)) yield put({ ...cy, holdMs: h });
+    }
+  }
+}
+
+/** Every candidate, in the order the shrinker tries them. */
+export function* shrinkCandidates(s: Schedule): Generator<Schedule> {
+  yield* dropClients(s);
+  yield* dropFaults(s);
+  yield* pausesToCheckpoints(s);
+  yield* dropCycles(s);
+  yield* shrinkFaults(s);
+  yield* shrinkCycles(s);
+  yield* compactIds(s);
+}

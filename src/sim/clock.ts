@@ -1,0 +1,56 @@
+/**
+ * A node's clocks. Every node (client, lock server, resource) has two clocks, modelled on
+ * what real systems use:
+ *
+ * - a monotonic clock (CLOCK_MONOTONIC): what timers, sleeps, call timeouts, Raft heartbeats
+ *   and elections, etcd lease expiry and ZooKeeper session expiry run on. Drift changes its
+ *   rate; clock jumps do not touch it (Node's setTimeout and Go's timers are monotonic).
+ * - a wall clock (CLOCK_REALTIME) = monotonic + an offset: what a client's `now()` returns
+ *   (so client-side validity arithmetic follows the client's wall clock) and what Redis key
+ *   expiry compares against (Redis expires keys by wall clock). A clock jump moves the offset;
+ *   drift applies to it as well, because it is derived from the monotonic clock.
+ *
+ * Readings are functions of true (virtual) time `t`, piecewise linear: between drift changes
+ * mono(t) = mono0 + (t − t0)·(1 + rate). All clocks read 0 at the start of a run.
+ */
+
+export interface NodeClock {
+  /** True time of the last rate change. */
+  t0: number;
+  /** Monotonic reading at t0. */
+  mono0: number;
+  /** The clock runs at (1 + rate) × true speed; rate > −1. */
+  rate: number;
+  /** wall = mono + wallOffset. */
+  wallOffset: number;
+}
+
+export function createClock(): NodeClock {
+  return { t0: 0, mono0: 0, rate: 0, wallOffset: 0 };
+}
+
+export function monoAt(c: NodeClock, t: number): number {
+  return c.rate === 0 ? c.mono0 + (t - c.t0) : c.mono0 + (t - c.t0) * (1 + c.rate);
+}
+
+export function wallAt(c: NodeClock, t: number): number {
+  return monoAt(c, t) + c.wallOffset;
+}
+
+/** Step the wall clock by deltaMs (NTP step, manual change); monotonic time is untouched. */
+export function jumpClock(c: NodeClock, deltaMs: number): void {
+  c.wallOffset += deltaMs;
+}
+
+/** From true time t on, run at (1 + rate) × true speed. */
+export function setClockRate(c: NodeClock, t: number, rate: number): void {
+  c.mono0 = monoAt(c, t);
+  c.t0 = t;
+  c.rate = rate;
+}
+
+/** The true time at which the monotonic clock reads `mono` (never before `now`). */
+export function trueTimeOfMono(c: NodeClock, mono: number, now: number): number {
+  const t = c.rate === 0 ? c.t0 + (mono - c.mono0) : c.t0 + (mono - c.mono0) / (1 + c.rate);
+  return t < now ? now : t;
+}

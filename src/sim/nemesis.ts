@@ -1,0 +1,153 @@
+/**
+ * The nemesis: turns a schedule's faults into events of the world and records the start and
+ * the end of each one as a `nemesis` op (node and parameters in `node` and `value`).
+ *
+ * - Node refs are resolved when the fault starts (`server:leader` names whoever leads then)
+ *   and the fault's end applies to that same node. For Redis-like targets, which have no
+ *   leader, `server:leader` is server:0. A fault naming a node the world does not have (a
+ *   client removed while shrinking) does nothing and records nothing.
+ * - Clients are never restarted after a crash (a crashed client never releases).
+ * - Partitions and delays are reference counted per directed link, so overlapping faults
+ *   compose and each heal undoes only its own cut.
+ */
+import type { Checkpoint, Fault } from "../schedule/schedule.js";
+import { jumpClock } from "./clock.js";
+import { cutLink, delayLink } from "./network.js";
+import { crashNode, driftNode, pauseNode, restartNode, resumeNode, type SimNode, setTimer } from "./node.js";
+import { recordNemesis } from "./recorder.js";
+import { after, at } from "./scheduler.js";
+import { resolveNodeRef, type SimWorld } from "./world.js";
+
+type TimedFault = Exclude<Fault, { kind: "pause-at" }>;
+
+export function scheduleFaults(w: SimWorld): void {
+  for (const fault of w.schedule.faults) {
+    if (fault.kind === "pause-at") continue;
+    at(w.core, fault.at, () => startFault(w, fault));
+  }
+}
+
+function startFault(w: SimWorld, fault: TimedFault): void {
+  switch (fault.kind) {
+    case "pause": {
+      const node = resolveNodeRef(w, fault.node);
+      if (node === undefined) return;
+      pauseFor(w, node, fault.durationMs, { ref: fault.node, durationMs: fault.durationMs });
+      return;
+    }
+    case "crash": {
+      const node = resolveNodeRef(w, fault.node);
+      if (node === undefined) return;
+      recordNemesis(w.history, "crash", node.name, { ref: fault.node, restartAfterMs: fault.restartAfterMs });
+      crashNode(node);
+      if (fault.restartAfterMs !== null && !node.name.startsWith("client:")) {
+        after(w.core, fault.restartAfterMs, () => {
+          recordNemesis(w.history, "restart", node.name, { ref: fault.node });
+          restartNode(node);
+        });
+      }
+      return;
+    }
+    case "partition": {
+      const a = resolveGroup(w, fault.a);
+      const b = resolveGroup(w, fault.b);
+      const links = partitionLinks(a, b, fault.oneWay);
+      if (links.length === 0) return;
+      const value = { a, b, oneWay: fault.oneWay, durationMs: fault.durationMs };
+      recordNemesis(w.history, "partition", undefined, value);
+      for (const [from, to] of links) cutLink(w.net, from, to, 1);
+      after(w.core, fault.durationMs, () => {
+        recordNemesis(w.history, "heal", undefined, value);
+        for (const [from, to] of links) cutLink(w.net, from, to, -1);
+      });
+      return;
+    }
+    case "clock-jump": {
+      const node = resolveNodeRef(w, fault.node);
+      if (node === undefined) return;
+      recordNemesis(w.history, "clock-jump", node.name, { ref: fault.node, deltaMs: fault.deltaMs });
+      jumpClock(node.clock, fault.deltaMs);
+      return;
+    }
+    case "clock-drift": {
+      const node = resolveNodeRef(w, fault.node);
+      if (node === undefined) return;
+      recordNemesis(w.history, "clock-drift", node.name, { ref: fault.node, rate: fault.rate });
+      driftNode(node, fault.rate);
+      return;
+    }
+    case "delay": {
+      const from = resolveNodeRef(w, fault.from);
+      const to = resolveNodeRef(w, fault.to);
+      if (from === undefined || to === undefined || from === to) return;
+      const value = { from: from.name, to: to.name, extraMs: fault.extraMs, durationMs: fault.durationMs };
+      recordNemesis(w.history, "delay", from.name, value);
+      delayLink(w.net, from.name, to.name, fault.extraMs);
+      after(w.core, fault.durationMs, () => {
+        recordNemesis(w.history, "delay-end", from.name, value);
+        delayLink(w.net, from.name, to.name, -fault.extraMs);
+      });
+      return;
+    }
+  }
+}
+
+function pauseFor(w: SimWorld, node: SimNode, durationMs: number, value: Record<string, unknown>): void {
+  recordNemesis(w.history, "pause", node.name, value);
+  pauseNode(node);
+  after(w.core, durationMs, () => {
+    recordNemesis(w.history, "resume", node.name, value);
+    resumeNode(node);
+  });
+}
+
+function resolveGroup(w: SimWorld, refs: readonly string[]): string[] {
+  const names: string[] = [];
+  for (const ref of refs) {
+    const node = resolveNodeRef(w, ref);
+    if (node !== undefined && !names.includes(node.name)) names.push(node.name);
+  }
+  return names;
+}
+
+function partitionLinks(a: readonly string[], b: readonly string[], oneWay: boolean): [string, string][] {
+  const links: [string, string][] = [];
+  for (const x of a) {
+    for (const y of b) {
+      if (x === y) continue;
+      links.push([x, y]);
+      if (!oneWay) links.push([y, x]);
+    }
+  }
+  return links;
+}
+
+/**
+ * `env.checkpoint(point)`: if `pause-at` faults name this client, checkpoint and occurrence,
+ * pause the client for their durations (recorded as pause/resume) and resolve once it runs
+ * again; otherwise resolve at once.
+ */
+export function pauseAtCheckpoint(
+  w: SimWorld,
+  clientId: number,
+  client: SimNode,
+  point: Checkpoint,
+  occurrence: number,
+): Promise<void> {
+  let matched = false;
+  for (const f of w.schedule.faults) {
+    if (f.kind !== "pause-at" || f.client !== clientId || f.checkpoint !== point || f.occurrence !== occurrence) {
+      continue;
+    }
+    matched = true;
+    pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs });
+  }
+  if (!matched) return Promise.resolve();
+  // A zero-length timer comes due at once and waits, like everything else, for the resume.
+  return new Promise((resolve) =>
+    setTimer(client, 0, () => {
+      w.core.settled = true;
+      resolve();
+    }),
+  );
+}

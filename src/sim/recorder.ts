@@ -1,0 +1,81 @@
+/**
+ * The history as the simulator records it: every event stamped with true virtual time (in
+ * integer nanoseconds) and the next index, never with a node's skewed clock.
+ *
+ * A completion repeats its invoke's fields (f, lock, grant, token, value) and adds the
+ * outcome's, as Jepsen completions do. Calls still open when the run ends (their client
+ * crashed, or the run hit its time limit) are completed as `info`.
+ */
+import type { NemesisF, Op } from "../history/op.js";
+import type { ClientRecorder, CompletionFields, InvokeFields } from "../workload/client.js";
+import type { SimCore } from "./scheduler.js";
+
+interface OpenCall {
+  process: number;
+  fields: InvokeFields;
+}
+
+export interface HistoryRecorder {
+  readonly core: SimCore;
+  readonly ops: Op[];
+  readonly open: Map<number, OpenCall>;
+  nextCall: number;
+}
+
+export function createHistoryRecorder(core: SimCore): HistoryRecorder {
+  return { core, ops: [], open: new Map(), nextCall: 0 };
+}
+
+function nowNs(core: SimCore): number {
+  return Math.round(core.now * 1e6);
+}
+
+export function clientRecorder(h: HistoryRecorder, process: number): ClientRecorder {
+  return {
+    invoke(fields) {
+      const id = h.nextCall++;
+      h.open.set(id, { process, fields });
+      h.ops.push({ index: h.ops.length, time: nowNs(h.core), process, type: "invoke", ...fields } as Op);
+      return id;
+    },
+    complete(id, type, fields) {
+      completeCall(h, id, type, fields);
+    },
+  };
+}
+
+function completeCall(
+  h: HistoryRecorder,
+  id: number,
+  type: "ok" | "fail" | "info",
+  fields: CompletionFields | undefined,
+): void {
+  const call = h.open.get(id);
+  if (call === undefined) throw new Error(`recorder: call ${id} completed twice or never invoked`);
+  h.open.delete(id);
+  h.ops.push({
+    index: h.ops.length,
+    time: nowNs(h.core),
+    process: call.process,
+    type,
+    ...call.fields,
+    ...fields,
+  } as Op);
+}
+
+export function recordNemesis(h: HistoryRecorder, f: NemesisF, node: string | undefined, value: unknown): void {
+  const op: Op =
+    node === undefined
+      ? { index: h.ops.length, time: nowNs(h.core), process: "nemesis", type: "info", f, value }
+      : { index: h.ops.length, time: nowNs(h.core), process: "nemesis", type: "info", f, node, value };
+  h.ops.push(op);
+}
+
+/** Completes every open call as `info`, with `reason(process)` as the error. */
+export function closeOpenCalls(h: HistoryRecorder, reason: (process: number) => string): void {
+  const ids = [...h.open.keys()].sort((a, b) => a - b);
+  for (const id of ids) {
+    const call = h.open.get(id)!;
+    completeCall(h, id, "info", { error: reason(call.process) });
+  }
+}

@@ -1,0 +1,426 @@
+/**
+ * The consensus core shared by the etcd-like cluster and the zk-like ensemble: Raft (leader
+ * election, log replication, commit by majority) over the simulated network, driving a
+ * deterministic replicated state machine, plus the leader-side lessor that expires leases
+ * (etcd) or sessions (ZooKeeper).
+ *
+ * Modelled after etcd's raft:
+ * - Timers run on each member's monotonic clock: the leader sends heartbeats every
+ *   `heartbeatMs`; a follower that hears nothing for a random time in
+ *   [electionMs, 2·electionMs) starts an election. CheckQuorum: a leader that has not heard
+ *   from a majority within `electionMs` steps down — and a leader that was paused and wakes
+ *   up can still commit nothing without a majority, because commit needs a majority's acks
+ *   in its own term (Raft's rule).
+ * - Term, vote, log and the applied state machine survive a crash (etcd persists its WAL and
+ *   its backend); roles, the lessor and uncommitted client requests do not.
+ * - Every client request, reads and lease keep-alives included, is a log entry: a reply is
+ *   sent only once the entry is committed and applied by the leader that accepted it, so no
+ *   reply is ever stale. (Real etcd renews leases outside the log after confirming its
+ *   leadership; the effect — no renewal by a deposed leader — is the same.)
+ * - A member that is not the leader answers `not-leader` with the leader it knows; a leader
+ *   that loses its leadership before its entry commits answers `leader-changed` (the entry
+ *   may still commit under the next leader: the client must treat it as unknown).
+ * - Leases: the leader tracks each lease's deadline on its monotonic clock and, when one
+ *   passes, proposes its expiry through the log. A new leader first applies its own term's
+ *   no-op entry, then gives every lease a full TTL from that moment (etcd's lessor Promote),
+ *   so a lease never expires merely because the leader changed.
+ * - The run starts with member 0 leading term 1 (clusters are up before clients connect).
+ */
+import { monoAt } from "../clock.js";
+import { type Network, send } from "../network.js";
+import { cancelTimer, type SimNode, setTimer, type Timer } from "../node.js";
+import type { Random, RandomStreams } from "../rng.js";
+
+export interface ConsensusTimings {
+  heartbeatMs: number;
+  electionMs: number;
+}
+
+/** What the leader's lessor learns from an applied command. */
+export type LeaseEvent = { kind: "refresh"; id: string; ttlMs: number } | { kind: "gone"; id: string } | null;
+
+/** A deterministic replicated state machine plugged into the consensus core. */
+export interface StateMachineSpec<Cmd, Res, SM> {
+  init(): SM;
+  apply(sm: SM, cmd: Cmd): Res;
+  /** Every live lease (or session) and its TTL, for a new leader's lessor. */
+  leases(sm: SM): Iterable<readonly [id: string, ttlMs: number]>;
+  leaseEvent(cmd: Cmd, res: Res): LeaseEvent;
+  /** The command a leader proposes to expire a lease whose deadline passed. */
+  expire(id: string): Cmd;
+}
+
+/** How a member answers a client request. */
+export type Submitted<Res> =
+  | { kind: "done"; value: Res }
+  | { kind: "not-leader"; leader: number | null }
+  | { kind: "leader-changed" };
+
+interface Entry<Cmd> {
+  term: number;
+  /** null: the no-op a new leader appends to commit earlier entries. */
+  cmd: Cmd | null;
+}
+
+interface Pending<Res> {
+  term: number;
+  respond: (s: Submitted<Res>) => void;
+}
+
+type Role = "follower" | "candidate" | "leader";
+
+export interface Member<Cmd, Res, SM> {
+  readonly id: number;
+  readonly node: SimNode;
+  readonly rand: Random;
+  // Persistent (survives a crash).
+  term: number;
+  votedFor: number | null;
+  readonly log: Entry<Cmd>[];
+  sm: SM;
+  lastApplied: number;
+  // Volatile.
+  role: Role;
+  leaderId: number | null;
+  commitIndex: number;
+  votes: Set<number>;
+  nextIndex: number[];
+  matchIndex: number[];
+  heardFrom: Set<number>;
+  electionTimer: Timer | null;
+  heartbeatTimer: Timer | null;
+  quorumTimer: Timer | null;
+  pending: Map<number, Pending<Res>>;
+  /** Lease deadlines on this member's monotonic clock; null unless a promoted leader. */
+  lessor: Map<string, number> | null;
+  leaseTtl: Map<string, number>;
+  expiring: Set<string>;
+}
+
+export interface Cluster<Cmd, Res, SM> {
+  readonly members: readonly Member<Cmd, Res, SM>[];
+  /** The member that is leader in the highest term and is not crashed, if any. */
+  leader(): SimNode | null;
+  /** Handles a client request at `member` (run on that member, when a request arrives). */
+  submit(member: number, cmd: Cmd, respond: (s: Submitted<Res>) => void): void;
+}
+
+/** Entries per AppendEntries message. */
+const MAX_BATCH = 64;
+
+export function createCluster<Cmd, Res, SM>(
+  net: Network,
+  nodes: readonly SimNode[],
+  streams: RandomStreams,
+  timings: ConsensusTimings,
+  spec: StateMachineSpec<Cmd, Res, SM>,
+): Cluster<Cmd, Res, SM> {
+  const n = nodes.length;
+  const majority = Math.floor(n / 2) + 1;
+  const members: Member<Cmd, Res, SM>[] = nodes.map((node, id) => ({
+    id,
+    node,
+    rand: streams.stream(`election:${node.name}`),
+    term: 0,
+    votedFor: null,
+    log: [{ term: 0, cmd: null }],
+    sm: spec.init(),
+    lastApplied: 0,
+    role: "follower",
+    leaderId: null,
+    commitIndex: 0,
+    votes: new Set(),
+    nextIndex: [],
+    matchIndex: [],
+    heardFrom: new Set(),
+    electionTimer: null,
+    heartbeatTimer: null,
+    quorumTimer: null,
+    pending: new Map(),
+    lessor: null,
+    leaseTtl: new Map(),
+    expiring: new Set(),
+  }));
+
+  const lastIndex = (m: Member<Cmd, Res, SM>): number => m.log.length - 1;
+  const mono = (m: Member<Cmd, Res, SM>): number => monoAt(m.node.clock, m.node.core.now);
+
+  const stopTimer = (t: Timer | null): null => {
+    if (t !== null) cancelTimer(t);
+    return null;
+  };
+
+  function resetElectionTimer(m: Member<Cmd, Res, SM>): void {
+    m.electionTimer = stopTimer(m.electionTimer);
+    const timeout = timings.electionMs + m.rand() * timings.electionMs;
+    m.electionTimer = setTimer(m.node, timeout, () => startElection(m));
+  }
+
+  function failPending(m: Member<Cmd, Res, SM>): void {
+    const pending = [...m.pending.values()];
+    m.pending.clear();
+    for (const p of pending) p.respond({ kind: "leader-changed" });
+  }
+
+  function stepDown(m: Member<Cmd, Res, SM>, term: number, leaderId: number | null): void {
+    const wasLeader = m.role === "leader";
+    if (term > m.term) {
+      m.term = term;
+      m.votedFor = null;
+    }
+    m.role = "follower";
+    m.leaderId = leaderId;
+    if (wasLeader) {
+      m.heartbeatTimer = stopTimer(m.heartbeatTimer);
+      m.quorumTimer = stopTimer(m.quorumTimer);
+      m.lessor = null;
+      m.expiring.clear();
+      failPending(m);
+    }
+    resetElectionTimer(m);
+  }
+
+  function startElection(m: Member<Cmd, Res, SM>): void {
+    m.electionTimer = null;
+    if (m.role === "leader") return;
+    m.term++;
+    m.role = "candidate";
+    m.votedFor = m.id;
+    m.leaderId = null;
+    m.votes = new Set([m.id]);
+    resetElectionTimer(m);
+    if (m.votes.size >= majority) return becomeLeader(m);
+    const term = m.term;
+    const lastLogIndex = lastIndex(m);
+    const lastLogTerm = m.log[lastLogIndex]!.term;
+    for (const peer of members) {
+      if (peer === m) continue;
+      send(net, m.node, peer.node, () => onRequestVote(peer, m.id, term, lastLogIndex, lastLogTerm));
+    }
+  }
+
+  function onRequestVote(m: Member<Cmd, Res, SM>, candidate: number, term: number, lastLogIndex: number, lastLogTerm: number): void {
+    if (term > m.term) stepDown(m, term, null);
+    const myLastTerm = m.log[lastIndex(m)]!.term;
+    const upToDate = lastLogTerm > myLastTerm || (lastLogTerm === myLastTerm && lastLogIndex >= lastIndex(m));
+    const granted = term === m.term && (m.votedFor === null || m.votedFor === candidate) && upToDate;
+    if (granted) {
+      m.votedFor = candidate;
+      resetElectionTimer(m);
+    }
+    const replyTerm = m.term;
+    const c = members[candidate]!;
+    send(net, m.node, c.node, () => onVoteReply(c, m.id, replyTerm, granted));
+  }
+
+  function onVoteReply(m: Member<Cmd, Res, SM>, voter: number, term: number, granted: boolean): void {
+    if (term > m.term) return stepDown(m, term, null);
+    if (m.role !== "candidate" || term !== m.term || !granted) return;
+    m.votes.add(voter);
+    if (m.votes.size >= majority) becomeLeader(m);
+  }
+
+  function becomeLeader(m: Member<Cmd, Res, SM>): void {
+    m.role = "leader";
+    m.leaderId = m.id;
+    m.electionTimer = stopTimer(m.electionTimer);
+    m.log.push({ term: m.term, cmd: null });
+    m.nextIndex = members.map(() => lastIndex(m));
+    m.matchIndex = members.map(() => 0);
+    m.matchIndex[m.id] = lastIndex(m);
+    m.heardFrom = new Set();
+    m.lessor = null;
+    m.expiring.clear();
+    heartbeat(m);
+    m.quorumTimer = setTimer(m.node, timings.electionMs, () => checkQuorum(m));
+    advanceCommit(m);
+  }
+
+  function heartbeat(m: Member<Cmd, Res, SM>): void {
+    m.heartbeatTimer = null;
+    if (m.role !== "leader") return;
+    for (const peer of members) if (peer !== m) sendAppend(m, peer.id);
+    expireLeases(m);
+    m.heartbeatTimer = setTimer(m.node, timings.heartbeatMs, () => heartbeat(m));
+  }
+
+  function checkQuorum(m: Member<Cmd, Res, SM>): void {
+    m.quorumTimer = null;
+    if (m.role !== "leader") return;
+    if (m.heardFrom.size + 1 < majority) return stepDown(m, m.term, null);
+    m.heardFrom = new Set();
+    m.quorumTimer = setTimer(m.node, timings.electionMs, () => checkQuorum(m));
+  }
+
+  function sendAppend(m: Member<Cmd, Res, SM>, peerId: number): void {
+    const peer = members[peerId]!;
+    const prevIndex = m.nextIndex[peerId]! - 1;
+    const prevTerm = m.log[prevIndex]!.term;
+    const entries = m.log.slice(prevIndex + 1, prevIndex + 1 + MAX_BATCH);
+    const term = m.term;
+    const commit = m.commitIndex;
+    send(net, m.node, peer.node, () => onAppend(peer, m.id, term, prevIndex, prevTerm, entries, commit));
+  }
+
+  function onAppend(
+    m: Member<Cmd, Res, SM>,
+    leader: number,
+    term: number,
+    prevIndex: number,
+    prevTerm: number,
+    entries: Entry<Cmd>[],
+    leaderCommit: number,
+  ): void {
+    const reply = (success: boolean, match: number): void => {
+      const replyTerm = m.term;
+      const l = members[leader]!;
+      send(net, m.node, l.node, () => onAppendReply(l, m.id, replyTerm, success, match));
+    };
+    if (term < m.term) return reply(false, 0);
+    if (term > m.term || m.role !== "follower" || m.leaderId !== leader) stepDown(m, term, leader);
+    else resetElectionTimer(m);
+    if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== prevTerm) {
+      return reply(false, Math.min(prevIndex - 1, lastIndex(m)));
+    }
+    for (let i = 0; i < entries.length; i++) {
+      const idx = prevIndex + 1 + i;
+      const existing = m.log[idx];
+      if (existing !== undefined && existing.term === entries[i]!.term) continue;
+      if (existing !== undefined) m.log.length = idx;
+      m.log.push(entries[i]!);
+    }
+    const matched = prevIndex + entries.length;
+    const newCommit = Math.min(leaderCommit, matched);
+    if (newCommit > m.commitIndex) {
+      m.commitIndex = newCommit;
+      applyCommitted(m);
+    }
+    reply(true, matched);
+  }
+
+  function onAppendReply(m: Member<Cmd, Res, SM>, from: number, term: number, success: boolean, match: number): void {
+    if (term > m.term) return stepDown(m, term, null);
+    if (m.role !== "leader" || term !== m.term) return;
+    m.heardFrom.add(from);
+    if (success) {
+      if (match > m.matchIndex[from]!) m.matchIndex[from] = match;
+      m.nextIndex[from] = Math.max(m.nextIndex[from]!, match + 1);
+      advanceCommit(m);
+      if (m.nextIndex[from]! <= lastIndex(m)) sendAppend(m, from);
+    } else {
+      m.nextIndex[from] = Math.max(1, Math.min(m.nextIndex[from]! - 1, match + 1));
+      sendAppend(m, from);
+    }
+  }
+
+  function advanceCommit(m: Member<Cmd, Res, SM>): void {
+    for (let idx = lastIndex(m); idx > m.commitIndex; idx--) {
+      if (m.log[idx]!.term !== m.term) break;
+      let acks = 0;
+      for (const match of m.matchIndex) if (match >= idx) acks++;
+      if (acks >= majority) {
+        m.commitIndex = idx;
+        applyCommitted(m);
+        return;
+      }
+    }
+  }
+
+  function applyCommitted(m: Member<Cmd, Res, SM>): void {
+    while (m.lastApplied < m.commitIndex) {
+      const index = ++m.lastApplied;
+      const entry = m.log[index]!;
+      if (entry.cmd === null) {
+        if (m.role === "leader" && entry.term === m.term && m.lessor === null) promoteLessor(m);
+        continue;
+      }
+      const res = spec.apply(m.sm, entry.cmd);
+      if (m.role === "leader") trackLease(m, spec.leaseEvent(entry.cmd, res));
+      const p = m.pending.get(index);
+      if (p !== undefined) {
+        m.pending.delete(index);
+        p.respond(p.term === entry.term ? { kind: "done", value: res } : { kind: "leader-changed" });
+      }
+    }
+  }
+
+  function promoteLessor(m: Member<Cmd, Res, SM>): void {
+    const now = mono(m);
+    m.lessor = new Map();
+    m.leaseTtl.clear();
+    for (const [id, ttl] of spec.leases(m.sm)) {
+      m.lessor.set(id, now + ttl);
+      m.leaseTtl.set(id, ttl);
+    }
+  }
+
+  function trackLease(m: Member<Cmd, Res, SM>, ev: LeaseEvent): void {
+    if (ev === null || m.lessor === null) return;
+    if (ev.kind === "refresh") {
+      m.lessor.set(ev.id, mono(m) + ev.ttlMs);
+      m.leaseTtl.set(ev.id, ev.ttlMs);
+    } else {
+      m.lessor.delete(ev.id);
+      m.leaseTtl.delete(ev.id);
+      m.expiring.delete(ev.id);
+    }
+  }
+
+  function expireLeases(m: Member<Cmd, Res, SM>): void {
+    if (m.lessor === null) return;
+    const now = mono(m);
+    for (const [id, deadline] of m.lessor) {
+      if (deadline > now || m.expiring.has(id)) continue;
+      m.expiring.add(id);
+      propose(m, spec.expire(id), null);
+    }
+  }
+
+  function propose(m: Member<Cmd, Res, SM>, cmd: Cmd, respond: ((s: Submitted<Res>) => void) | null): void {
+    m.log.push({ term: m.term, cmd });
+    const index = lastIndex(m);
+    m.matchIndex[m.id] = index;
+    if (respond !== null) m.pending.set(index, { term: m.term, respond });
+    for (const peer of members) if (peer !== m) sendAppend(m, peer.id);
+    advanceCommit(m);
+  }
+
+  // The run starts with a settled cluster, as a real one is before clients connect: member 0
+  // leads term 1 with everyone's vote.
+  for (const m of members) {
+    m.term = 1;
+    m.votedFor = 0;
+    m.leaderId = 0;
+  }
+  for (const m of members) {
+    m.node.onCrash = () => {
+      // Timers are gone with the process; uncommitted requests die with their connections.
+      m.role = "follower";
+      m.leaderId = null;
+      m.commitIndex = m.lastApplied;
+      m.electionTimer = m.heartbeatTimer = m.quorumTimer = null;
+      m.pending.clear();
+      m.lessor = null;
+      m.expiring.clear();
+    };
+    m.node.onRestart = () => resetElectionTimer(m);
+    if (m.id !== 0) resetElectionTimer(m);
+  }
+  becomeLeader(members[0]!);
+
+  return {
+    members,
+    leader() {
+      let best: Member<Cmd, Res, SM> | null = null;
+      for (const m of members) {
+        if (m.role === "leader" && !m.node.crashed && (best === null || m.term > best.term)) best = m;
+      }
+      return best?.node ?? null;
+    },
+    submit(id, cmd, respond) {
+      const m = members[id]!;
+      if (m.role !== "leader") respond({ kind: "not-leader", leader: m.leaderId });
+      else propose(m, cmd, respond);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * A Redis-like lock server: the commands Redis lock recipes use, nothing more.
+ *
+ * - Keys expire by the node's wall clock, checked when a key is touched (as Redis does on
+ *   access): a forward clock jump expires keys early, a backward jump keeps them longer —
+ *   the failure Redlock's critics describe.
+ * - No persistence: a crash forgets every key; the node restarts empty.
+ */
+import { wallAt } from "../clock.js";
+import type { SimNode } from "../node.js";
+
+interface Entry {
+  value: string | bigint;
+  /** Wall-clock ms after which the key is gone; null: no expiry. */
+  expireAt: number | null;
+}
+
+export interface RedisNode {
+  readonly node: SimNode;
+  readonly keys: Map<string, Entry>;
+}
+
+export function createRedisNode(node: SimNode): RedisNode {
+  const r: RedisNode = { node, keys: new Map() };
+  node.onCrash = () => r.keys.clear();
+  return r;
+}
+
+function live(r: RedisNode, key: string): Entry | undefined {
+  const e = r.keys.get(key);
+  if (e === undefined) return undefined;
+  if (e.expireAt !== null && wallAt(r.node.clock, r.node.core.now) > e.expireAt) {
+    r.keys.delete(key);
+    return undefined;
+  }
+  return e;
+}
+
+/** SET key value NX PX ttlMs */
+export function setNxPx(r: RedisNode, key: string, value: string, ttlMs: number): boolean {
+  if (live(r, key) !== undefined) return false;
+  r.keys.set(key, { value, expireAt: wallAt(r.node.clock, r.node.core.now) + ttlMs });
+  return true;
+}
+
+/** The compare-and-delete script: DEL key if GET key == value. */
+export function delIfEquals(r: RedisNode, key: string, value: string): boolean {
+  const e = live(r, key);
+  if (e === undefined || e.value !== value) return false;
+  r.keys.delete(key);
+  return true;
+}
+
+/** INCR key; a missing key counts as 0. Null if the key holds a non-integer (Redis errors). */
+export function incr(r: RedisNode, key: string): bigint | null {
+  const e = live(r, key);
+  let current = 0n;
+  if (e !== undefined) {
+    if (typeof e.value === "bigint") current = e.value;
+    else if (/^-?\d+$/.test(e.value)) current = BigInt(e.value);
+    else return null;
+  }
+  const next = current + 1n;
+  r.keys.set(key, { value: next, expireAt: e?.expireAt ?? null });
+  return next;
+}

@@ -1,0 +1,38 @@
+/**
+ * The protected resource: a storage node that accepts writes, reached over the network
+ * (node "resource"), so it can be partitioned, paused and delayed like any other.
+ *
+ * - `unfenced` accepts every write.
+ * - `fenced` rejects a write whose token is lower than the highest token it has accepted for
+ *   that lock; an equal token is accepted (one holder writes several times); a write without
+ *   a token is rejected.
+ * - `fenced-txn` is not served here: the write is a transaction on the etcd-like cluster (see
+ *   servers/etcd.ts), so faults on the "resource" node do not affect it.
+ *
+ * The resource is durable storage: a crash makes it unreachable but it keeps what it
+ * accepted (its highest token), or fencing would be meaningless after a restart.
+ */
+import type { ResourceWrite } from "../../env/env.js";
+
+export interface ResourceNode {
+  readonly fenced: boolean;
+  /** Highest accepted token per lock. */
+  readonly highest: Map<string, bigint>;
+  /** Writes accepted so far (all locks). */
+  accepted: number;
+}
+
+export function createResourceNode(fenced: boolean): ResourceNode {
+  return { fenced, highest: new Map(), accepted: 0 };
+}
+
+export function writeResource(r: ResourceNode, w: ResourceWrite): boolean {
+  if (r.fenced) {
+    if (w.token === null) return false;
+    const top = r.highest.get(w.lock);
+    if (top !== undefined && w.token < top) return false;
+    r.highest.set(w.lock, w.token);
+  }
+  r.accepted++;
+  return true;
+}

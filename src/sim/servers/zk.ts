@@ -1,0 +1,135 @@
+/**
+ * The ZooKeeper-like ensemble, on the same consensus core as the etcd-like cluster:
+ * sessions with a timeout, expired by the leader by its monotonic clock (heartbeats renew
+ * them); ephemeral sequential nodes `<prefix>-<seq>` owned by a session and deleted when it
+ * expires or closes; a zxid (BigInt) that increases with every transaction that changes
+ * the tree or the sessions. Heartbeats and reads go through the log too (linearizable; real
+ * ZooKeeper reads are served by the member a client is connected to and may be stale).
+ */
+import type { SimNode } from "../node.js";
+import type { Network } from "../network.js";
+import type { RandomStreams } from "../rng.js";
+import { type Cluster, type ConsensusTimings, createCluster, type StateMachineSpec } from "./raft.js";
+
+export type ZkCmd =
+  | { op: "create-session"; timeoutMs: number }
+  | { op: "heartbeat"; sessionId: string }
+  | { op: "close-session"; sessionId: string }
+  | { op: "expire-session"; sessionId: string }
+  | { op: "create-ephemeral-sequential"; sessionId: string; prefix: string }
+  | { op: "children"; prefix: string }
+  | { op: "delete"; path: string };
+
+export interface ZkNodeInfo {
+  path: string;
+  seq: number;
+  zxid: bigint;
+}
+
+export type ZkRes =
+  | { op: "create-session"; sessionId: string; timeoutMs: number }
+  | { op: "heartbeat"; sessionId: string; alive: boolean; timeoutMs: number }
+  | { op: "close-session"; sessionId: string }
+  | { op: "expire-session"; sessionId: string }
+  | { op: "create-ephemeral-sequential"; node: ZkNodeInfo | null }
+  | { op: "children"; nodes: ZkNodeInfo[] }
+  | { op: "delete"; deleted: boolean };
+
+interface ZNode extends ZkNodeInfo {
+  prefix: string;
+  session: string;
+}
+
+export interface ZkState {
+  zxid: bigint;
+  readonly sessions: Map<string, { timeoutMs: number; nodes: Set<string> }>;
+  readonly nodes: Map<string, ZNode>;
+  readonly nextSeq: Map<string, number>;
+  nextSessionId: number;
+}
+
+function endSession(s: ZkState, sessionId: string): void {
+  const session = s.sessions.get(sessionId);
+  if (session === undefined) return;
+  s.zxid++;
+  s.sessions.delete(sessionId);
+  for (const path of session.nodes) s.nodes.delete(path);
+}
+
+export function applyZk(s: ZkState, cmd: ZkCmd): ZkRes {
+  switch (cmd.op) {
+    case "create-session": {
+      s.zxid++;
+      const sessionId = String(s.nextSessionId++);
+      s.sessions.set(sessionId, { timeoutMs: cmd.timeoutMs, nodes: new Set() });
+      return { op: cmd.op, sessionId, timeoutMs: cmd.timeoutMs };
+    }
+    case "heartbeat": {
+      const session = s.sessions.get(cmd.sessionId);
+      return { op: cmd.op, sessionId: cmd.sessionId, alive: session !== undefined, timeoutMs: session?.timeoutMs ?? 0 };
+    }
+    case "close-session":
+    case "expire-session":
+      endSession(s, cmd.sessionId);
+      return { op: cmd.op, sessionId: cmd.sessionId };
+    case "create-ephemeral-sequential": {
+      const session = s.sessions.get(cmd.sessionId);
+      if (session === undefined) return { op: cmd.op, node: null };
+      s.zxid++;
+      const seq = s.nextSeq.get(cmd.prefix) ?? 0;
+      s.nextSeq.set(cmd.prefix, seq + 1);
+      const path = `${cmd.prefix}-${String(seq).padStart(10, "0")}`;
+      const node: ZNode = { path, seq, zxid: s.zxid, prefix: cmd.prefix, session: cmd.sessionId };
+      s.nodes.set(path, node);
+      session.nodes.add(path);
+      return { op: cmd.op, node: { path, seq, zxid: node.zxid } };
+    }
+    case "children": {
+      const nodes: ZkNodeInfo[] = [];
+      for (const n of s.nodes.values()) if (n.prefix === cmd.prefix) nodes.push({ path: n.path, seq: n.seq, zxid: n.zxid });
+      nodes.sort((a, b) => a.seq - b.seq);
+      return { op: cmd.op, nodes };
+    }
+    case "delete": {
+      const node = s.nodes.get(cmd.path);
+      if (node === undefined) return { op: cmd.op, deleted: false };
+      s.zxid++;
+      s.nodes.delete(cmd.path);
+      s.sessions.get(node.session)?.nodes.delete(cmd.path);
+      return { op: cmd.op, deleted: true };
+    }
+  }
+}
+
+const zkSpec: StateMachineSpec<ZkCmd, ZkRes, ZkState> = {
+  init: () => ({ zxid: 0n, sessions: new Map(), nodes: new Map(), nextSeq: new Map(), nextSessionId: 1 }),
+  apply: applyZk,
+  leases: (s) => [...s.sessions].map(([id, session]) => [id, session.timeoutMs] as const),
+  leaseEvent(_cmd, res) {
+    switch (res.op) {
+      case "create-session":
+        return { kind: "refresh", id: res.sessionId, ttlMs: res.timeoutMs };
+      case "heartbeat":
+        return res.alive ? { kind: "refresh", id: res.sessionId, ttlMs: res.timeoutMs } : null;
+      case "close-session":
+      case "expire-session":
+        return { kind: "gone", id: res.sessionId };
+      default:
+        return null;
+    }
+  },
+  expire: (sessionId) => ({ op: "expire-session", sessionId }),
+};
+
+export interface ZkEnsemble {
+  readonly cluster: Cluster<ZkCmd, ZkRes, ZkState>;
+}
+
+export function createZkEnsemble(
+  net: Network,
+  nodes: readonly SimNode[],
+  streams: RandomStreams,
+  timings: ConsensusTimings,
+): ZkEnsemble {
+  return { cluster: createCluster(net, nodes, streams, timings, zkSpec) };
+}

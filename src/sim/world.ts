@@ -1,0 +1,89 @@
+/**
+ * The simulated world of one run: nodes, network, servers and the history being recorded,
+ * built from a schedule. Everything random is drawn from the schedule's seed.
+ */
+import type { Schedule } from "../schedule/schedule.js";
+import type { LockAlgorithm } from "../locks/lock.js";
+import { createHistoryRecorder, type HistoryRecorder } from "./recorder.js";
+import { createNetwork, type Network } from "./network.js";
+import { createNode, type SimNode } from "./node.js";
+import { createRandomStreams, type RandomStreams } from "./rng.js";
+import { createCore, type SimCore } from "./scheduler.js";
+import { type ConsensusTimings, createEtcdCluster, type EtcdCluster } from "./servers/etcd.js";
+import { createRedisNode, type RedisNode } from "./servers/redis.js";
+import { createResourceNode, type ResourceNode } from "./servers/resource.js";
+import { createZkEnsemble, type ZkEnsemble } from "./servers/zk.js";
+
+export interface SimWorld {
+  readonly schedule: Schedule;
+  readonly core: SimCore;
+  readonly net: Network;
+  /** Random streams for everything that is not a network link (elections, …). */
+  readonly streams: RandomStreams;
+  readonly history: HistoryRecorder;
+  readonly nodes: ReadonlyMap<string, SimNode>;
+  readonly clients: ReadonlyMap<number, SimNode>;
+  readonly servers: readonly SimNode[];
+  readonly resourceNode: SimNode;
+  readonly resource: ResourceNode;
+  readonly redis: readonly RedisNode[];
+  readonly etcd: EtcdCluster | null;
+  readonly zk: ZkEnsemble | null;
+  readonly timings: ConsensusTimings;
+}
+
+export interface WorldOptions {
+  /** Raft timing of the etcd-like and zk-like clusters (defaults: etcd's). */
+  consensus?: Partial<ConsensusTimings>;
+}
+
+export const DEFAULT_CONSENSUS_TIMINGS: ConsensusTimings = { heartbeatMs: 100, electionMs: 1000 };
+
+export function createWorld(schedule: Schedule, servers: LockAlgorithm["servers"], opts: WorldOptions = {}): SimWorld {
+  const { options } = schedule;
+  if (schedule.resource === "fenced-txn" && servers !== "etcd") {
+    throw new RangeError(`simulate: resource "fenced-txn" needs an etcd-like target, not ${servers}`);
+  }
+  const core = createCore();
+  const net = createNetwork(core, schedule.seed, { latencyMs: options.latencyMs, lossRate: options.lossRate });
+  const streams = createRandomStreams(schedule.seed);
+  const nodes = new Map<string, SimNode>();
+  const add = (name: string): SimNode => {
+    const n = createNode(core, name);
+    nodes.set(name, n);
+    return n;
+  };
+  const clients = new Map<number, SimNode>();
+  for (const c of schedule.clients) {
+    if (clients.has(c.id)) throw new RangeError(`simulate: two clients have id ${c.id}`);
+    clients.set(c.id, add(`client:${c.id}`));
+  }
+  const serverNodes = Array.from({ length: options.servers }, (_, i) => add(`server:${i}`));
+  const resourceNode = add("resource");
+  const timings = { ...DEFAULT_CONSENSUS_TIMINGS, ...opts.consensus };
+  return {
+    schedule,
+    core,
+    net,
+    streams,
+    history: createHistoryRecorder(core),
+    nodes,
+    clients,
+    servers: serverNodes,
+    resourceNode,
+    resource: createResourceNode(schedule.resource === "fenced"),
+    redis: servers === "redis" ? serverNodes.map(createRedisNode) : [],
+    etcd: servers === "etcd" ? createEtcdCluster(net, serverNodes, streams, timings) : null,
+    zk: servers === "zk" ? createZkEnsemble(net, serverNodes, streams, timings) : null,
+    timings,
+  };
+}
+
+/** The node a schedule's node ref names right now (`server:leader` is resolved at this moment). */
+export function resolveNodeRef(w: SimWorld, ref: string): SimNode | undefined {
+  if (ref === "server:leader") {
+    const leader = w.etcd?.cluster.leader() ?? w.zk?.cluster.leader() ?? null;
+    return leader ?? w.servers[0];
+  }
+  return w.nodes.get(ref);
+}

@@ -1,0 +1,40 @@
+/**
+ * A target: something lockcheck can run a schedule against — a lock algorithm in a world.
+ * `sim:<lock>` targets run in the deterministic simulator; real-server targets
+ * (`redis:<lock>`, `etcd:<lock>`) are registered by src/real/. The runner (fuzz, shrink,
+ * replay) only ever sees this interface, so it works the same for every world.
+ *
+ * Contract for implementations:
+ * - `run` executes one schedule (whose `target` may name another world: only the part after
+ *   the colon has to match) and returns its history; it rejects only for failures of
+ *   lockcheck itself, never for lock or network trouble, which belong in the history.
+ * - Every resource `run` creates (processes, ports, temp dirs, paused servers) is released
+ *   before its promise settles.
+ * - A deterministic target returns identical histories for identical schedules.
+ */
+import type { Op } from "../history/op.js";
+import type { LockAlgorithm } from "../locks/lock.js";
+import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+
+export interface TargetRun {
+  ops: Op[];
+  /** Informational counters (events, virtual time, messages …). */
+  stats: Record<string, number>;
+}
+
+export interface Target {
+  /** "world:lock", e.g. "sim:redlock". */
+  readonly name: string;
+  /** One line for `--help` and error messages. */
+  readonly description: string;
+  readonly algorithm: LockAlgorithm;
+  /** Schedule options this target runs with unless a schedule says otherwise. */
+  readonly defaults: ScheduleOptions;
+  /** Resource modes it supports; the first is the default. */
+  readonly resources: readonly [ResourceMode, ...ResourceMode[]];
+  /** Whether faults may aim at `server:leader` (consensus-based worlds). */
+  readonly hasLeader: boolean;
+  /** True if the same schedule always yields the same history (the simulator). */
+  readonly deterministic: boolean;
+  run(schedule: Schedule): Promise<TargetRun>;
+}

@@ -1,0 +1,170 @@
+/**
+ * Brute-force reference versions of the safety checkers: the definitions at the top of each
+ * checker file, written as plainly as possible (pairs and triples of calls, O(n^2)/O(n^3)).
+ * They return the set of flagged op indices and the validity, for agreement tests.
+ */
+import type { ClientOp, Op } from "../../src/history/op.js";
+
+export interface Call {
+  invoke: ClientOp;
+  /** undefined: still open when the history ended (treated as info). */
+  completion: ClientOp | undefined;
+}
+
+export function calls(ops: readonly Op[]): Call[] {
+  const out: Call[] = [];
+  const open = new Map<number, Call>();
+  for (const op of ops) {
+    if (op.process === "nemesis") continue;
+    if (op.type === "invoke") {
+      const c: Call = { invoke: op, completion: undefined };
+      open.set(op.process, c);
+      out.push(c);
+    } else {
+      const c = open.get(op.process);
+      if (!c) continue;
+      open.delete(op.process);
+      if (c.invoke.f === op.f) c.completion = op;
+      else out.splice(out.indexOf(c), 1);
+    }
+  }
+  return out;
+}
+
+export interface RefResult {
+  valid: true | false | "unknown";
+  /** Indices of the ops a definite violation is reported at (completion of the offending call). */
+  flagged: Set<number>;
+}
+
+const isAcceptedOk = (c: Call) =>
+  c.completion?.type === "ok" && (c.completion as { accepted?: boolean }).accepted !== false;
+const mayBeAccepted = (c: Call) => c.completion === undefined || c.completion.type === "info";
+const endIndex = (c: Call) => (c.completion ?? c.invoke).index;
+
+function result(definite: Set<number>, possible: boolean): RefResult {
+  return { valid: definite.size > 0 ? false : possible ? "unknown" : true, flagged: definite };
+}
+
+interface Rank {
+  order: number;
+  token: bigint | undefined;
+}
+
+/** Grant rank: from its acquire ok if any, else from the first write naming it. */
+function rankOf(ops: readonly Op[], lock: string, grant: string): Rank {
+  for (const op of ops) {
+    if (op.process !== "nemesis" && op.f === "acquire" && op.type === "ok" && op.lock === lock && op.grant === grant) {
+      return { order: op.index, token: op.token };
+    }
+  }
+  for (const op of ops) {
+    if (op.process !== "nemesis" && op.f === "write" && op.type === "invoke" && op.lock === lock && op.grant === grant) {
+      return { order: op.index, token: op.token };
+    }
+  }
+  throw new Error(`no op names grant ${grant}`);
+}
+
+function newer(a: Rank, b: Rank): boolean {
+  return a.token !== undefined && b.token !== undefined ? a.token > b.token : a.order > b.order;
+}
+
+export function refStaleWrite(ops: readonly Op[]): RefResult {
+  const writes = calls(ops).filter((c) => c.invoke.f === "write");
+  const definite = new Set<number>();
+  let possible = false;
+  for (const old of writes) {
+    if (!isAcceptedOk(old) && !mayBeAccepted(old)) continue;
+    const w = old.invoke as Extract<ClientOp, { f: "write" }>;
+    for (const nw of writes) {
+      const n = nw.invoke as Extract<ClientOp, { f: "write" }>;
+      if (!isAcceptedOk(nw) || n.lock !== w.lock) continue;
+      if (!(w.index > nw.completion!.index)) continue;
+      if (!newer(rankOf(ops, n.lock, n.grant), rankOf(ops, w.lock, w.grant))) continue;
+      if (isAcceptedOk(old)) definite.add(old.completion!.index);
+      else possible = true;
+    }
+  }
+  return result(definite, possible);
+}
+
+export function refMutualExclusion(ops: readonly Op[]): RefResult {
+  const writes = calls(ops).filter((c) => c.invoke.f === "write");
+  const grantOf = (c: Call) => (c.invoke as { grant: string }).grant;
+  const definite = new Set<number>();
+  let possible = false;
+  for (const c of writes) {
+    if (!isAcceptedOk(c) && !mayBeAccepted(c)) continue;
+    let found = false;
+    for (const a of writes) {
+      if (found) break;
+      if (!isAcceptedOk(a) || a.invoke.lock !== c.invoke.lock || grantOf(a) !== grantOf(c)) continue;
+      for (const b of writes) {
+        if (!isAcceptedOk(b) || b.invoke.lock !== c.invoke.lock || grantOf(b) === grantOf(c)) continue;
+        if (b.invoke.index > a.completion!.index && c.invoke.index > b.completion!.index) {
+          found = true;
+          break;
+        }
+      }
+    }
+    if (!found) continue;
+    if (isAcceptedOk(c)) definite.add(endIndex(c));
+    else possible = true;
+  }
+  return result(definite, possible);
+}
+
+export function refTokenOrder(ops: readonly Op[]): RefResult {
+  const grants = calls(ops).filter(
+    (c) => c.invoke.f === "acquire" && c.completion?.type === "ok" && (c.completion as { token?: bigint }).token !== undefined,
+  );
+  const tokenOf = (c: Call) => (c.completion as { token: bigint }).token;
+  const grantOf = (c: Call) => (c.completion as { grant?: string }).grant;
+  const definite = new Set<number>();
+  for (const g2 of grants) {
+    for (const g1 of grants) {
+      if (g1 === g2 || g1.invoke.lock !== g2.invoke.lock) continue;
+      const reuse =
+        tokenOf(g1) === tokenOf(g2) && grantOf(g1) !== grantOf(g2) && g1.completion!.index < g2.completion!.index;
+      const decrease = g2.invoke.index > g1.completion!.index && tokenOf(g2) < tokenOf(g1);
+      if (reuse || decrease) definite.add(g2.completion!.index);
+    }
+  }
+  return result(definite, false);
+}
+
+/** Total ns during which two or more clients held the same lock (holds as in liveness.ts). */
+export function refLeaseOverlapNs(ops: readonly Op[]): number {
+  const holds: Array<{ lock: string; from: number; to: number }> = [];
+  const end = ops.reduce((m, op) => Math.max(m, op.time), 0);
+  ops.forEach((op, i) => {
+    if (op.process === "nemesis" || op.f !== "acquire" || op.type !== "ok") return;
+    const p = op.process;
+    let to = end;
+    for (const later of ops.slice(i + 1)) {
+      const stops =
+        (later.process === p &&
+          later.f === "release" &&
+          later.type === "invoke" &&
+          (later.grant === undefined || op.grant === undefined || later.grant === op.grant)) ||
+        (later.process === p && later.f === "acquire" && later.type === "ok") ||
+        (later.process === "nemesis" && later.f === "crash" && later.node === `client:${p}`);
+      if (stops) {
+        to = later.time;
+        break;
+      }
+    }
+    holds.push({ lock: op.lock, from: op.time, to });
+  });
+  const times = [...new Set(holds.flatMap((h) => [h.from, h.to]))].sort((a, b) => a - b);
+  let total = 0;
+  for (const lock of new Set(holds.map((h) => h.lock))) {
+    for (let i = 0; i + 1 < times.length; i++) {
+      const [a, b] = [times[i]!, times[i + 1]!];
+      const covering = holds.filter((h) => h.lock === lock && h.from <= a && h.to >= b).length;
+      if (covering >= 2) total += b - a;
+    }
+  }
+  return total;
+}

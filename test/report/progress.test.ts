@@ -1,0 +1,134 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { colorEnabled, colorsFor } from "../../src/report/colors.js";
+import {
+  formatDuration,
+  formatProgressLine,
+  type ProgressState,
+  startProgress,
+} from "../../src/report/progress.js";
+
+/** A stream that records what is written and claims to be (or not to be) a terminal. */
+function captureStream(isTTY: boolean): { stream: NodeJS.WriteStream; text: () => string } {
+  const chunks: string[] = [];
+  const w = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  }) as unknown as NodeJS.WriteStream & { isTTY: boolean; columns: number };
+  w.isTTY = isTTY;
+  w.columns = 120;
+  return { stream: w, text: () => chunks.join("") };
+}
+
+const plain = colorsFor({ isTTY: false }, {});
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes is the point
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+
+function state(over: Partial<ProgressState>): ProgressState {
+  return {
+    title: "fuzz sim:redlock",
+    unit: "runs",
+    done: 0,
+    total: undefined,
+    violations: 0,
+    note: undefined,
+    elapsedMs: 0,
+    ...over,
+  };
+}
+
+describe("startProgress", () => {
+  it("writes nothing when the stream is not a TTY", () => {
+    const out = captureStream(false);
+    const p = startProgress({ title: "fuzz", total: 10, stream: out.stream });
+    p.update({ done: 5, violations: 1 });
+    p.log("found one");
+    p.stop();
+    expect(out.text()).toBe("");
+  });
+
+  it("writes nothing with quiet, even on a TTY", () => {
+    const out = captureStream(true);
+    const p = startProgress({ title: "fuzz", total: 10, quiet: true, stream: out.stream });
+    p.update({ done: 5 });
+    p.log("found one");
+    p.stop();
+    expect(out.text()).toBe("");
+  });
+
+  it("draws runs, violations and logged lines on a TTY", () => {
+    const out = captureStream(true);
+    const p = startProgress({ title: "fuzz sim:redlock", total: 10, stream: out.stream });
+    p.update({ done: 3, violations: 1, note: "shrinking" });
+    p.log("violation in run 3");
+    p.update({ done: 10 });
+    p.stop();
+    p.update({ done: 11 }); // after stop: ignored, must not throw
+    const text = out.text().replace(ANSI, "");
+    expect(text).toContain("violation in run 3\n");
+    expect(text).toContain("10/10 runs");
+    expect(text).toContain("1 violation");
+    expect(text).toContain("100%");
+    expect(text).not.toContain("11/10");
+  });
+});
+
+describe("formatProgressLine", () => {
+  it("shows a bar and an ETA when the total is known", () => {
+    const line = formatProgressLine(state({ done: 50, total: 100, elapsedMs: 10_000 }), plain, 200);
+    expect(line).toContain(" 50%");
+    expect(line).toContain("50/100 runs");
+    expect(line).toContain("5.00 runs/s");
+    expect(line).toContain("ETA 10s");
+    expect(line).toContain("0 violations");
+  });
+
+  it("shows elapsed time and no bar when open-ended", () => {
+    const line = formatProgressLine(state({ done: 7, elapsedMs: 65_000 }), plain, 200);
+    expect(line).toContain("7 runs");
+    expect(line).toContain("1m05s elapsed");
+    expect(line).not.toContain("%");
+    expect(line).not.toContain("ETA");
+  });
+
+  it("fits the terminal width by dropping the note, then narrowing the bar", () => {
+    const s = state({ done: 1, total: 3, violations: 2, note: "shrinking run 1 of many", elapsedMs: 1000 });
+    const wide = formatProgressLine(s, plain, 500);
+    expect(wide).toContain("shrinking");
+    for (const width of [100, 80, 60]) {
+      const line = formatProgressLine(s, plain, width);
+      expect(line.length).toBeLessThanOrEqual(width);
+      expect(line).toContain("2 violations");
+    }
+    expect(formatProgressLine(s, plain, 80)).not.toContain("shrinking");
+  });
+
+  it("counts only visible characters when colours are on", () => {
+    const colored = colorsFor({ isTTY: true }, {});
+    const s = state({ done: 1, total: 3, violations: 1, elapsedMs: 1000 });
+    const line = formatProgressLine(s, colored, 80);
+    expect(line).toMatch(ANSI);
+    expect(line.replace(ANSI, "")).toBe(formatProgressLine(s, plain, 80));
+  });
+});
+
+describe("colours", () => {
+  it("are on only for a TTY, and NO_COLOR wins", () => {
+    expect(colorEnabled({ isTTY: true }, {})).toBe(true);
+    expect(colorEnabled({ isTTY: false }, {})).toBe(false);
+    expect(colorEnabled({ isTTY: true }, { NO_COLOR: "1" })).toBe(false);
+    expect(colorEnabled({ isTTY: false }, { FORCE_COLOR: "1" })).toBe(true);
+    expect(colorEnabled({ isTTY: true }, { TERM: "dumb" })).toBe(false);
+    expect(plain.red("x")).toBe("x");
+  });
+});
+
+describe("formatDuration", () => {
+  it("uses s, m and h", () => {
+    expect(formatDuration(9.4)).toBe("9s");
+    expect(formatDuration(65)).toBe("1m05s");
+    expect(formatDuration(7380)).toBe("2h03m");
+  });
+});
