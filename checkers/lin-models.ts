@@ -44,7 +44,7 @@ export function checkCallsLinearizable(
     case "cas-register":
       return run(casRegisterModel, decodeCasCall, calls, options);
     case "kv":
-      return run(kvModel, decodeKvCall, calls, options);
+      return run(kvModel(), decodeKvCall, calls, options);
   }
 }
 

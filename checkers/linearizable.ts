@@ -195,7 +195,7 @@ type PartOutcome<S> = { statesExplored: number; modelStates: number; bytes: numb
 );
 
 /** Transition tables stop growing past this many entries (4 bytes each); beyond, the model is called directly. */
-const MAX_TRANSITION_ENTRIES = 32_000_000;
+const MAX_TRANSITION_ENTRIES = 1 << 20;
 const NOT_COMPUTED = -2;
 const ILLEGAL = -1;
 /** How many loop iterations pass between looks at the clock. */

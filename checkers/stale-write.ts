@@ -81,13 +81,21 @@ function withAccepted(n: Newest, w: AcceptedWrite): Newest {
   return { byToken, byOrderUntokened, byOrderAll };
 }
 
-function explain(stale: OpenWrite, staleIndex: number, staleTime: number, newer: AcceptedWrite, definite: boolean) {
-  const verb = definite ? "accepted" : "may have accepted (the write's outcome is unknown)";
+function explain(stale: OpenWrite, index: number, time: number, newer: AcceptedWrite, definite: boolean): string {
+  const newerWrite =
+    `a write from the newer holder ${describeHolder(newer.grant)}, accepted by ${formatMs(newer.time)} (op ${newer.index})`;
+  const sent = `sent at ${formatMs(stale.invoke.time)}`;
+  if (definite) {
+    return (
+      `The resource accepted a write from ${describeHolder(stale.grant)} at ${formatMs(time)} (op ${index}) after it had ` +
+      `already accepted ${newerWrite}: the stale write was ${sent}, after the newer one completed, so a stale lock ` +
+      "holder overwrote the newer holder's data."
+    );
+  }
   return (
-    `The resource ${verb} a write from ${describeHolder(stale.grant)} at ${formatMs(staleTime)} (op ${staleIndex}), ` +
-    `after it had already accepted a write from the newer holder ${describeHolder(newer.grant)} ` +
-    `(op ${newer.index}, done at ${formatMs(newer.time)}). The stale write was sent at ` +
-    `${formatMs(stale.invoke.time)}, after the newer one completed, so the resource let a stale lock holder overwrite a newer one.`
+    `A write from ${describeHolder(stale.grant)}, ${sent}, has an unknown outcome (op ${index}); if the resource ` +
+    `accepted it, it did so after it had already accepted ${newerWrite}, and a stale lock holder overwrote the newer ` +
+    "holder's data."
   );
 }
 

@@ -4,11 +4,15 @@
  * nothing else. Durations default to multiples of the lease TTL, because what matters for a
  * lock is whether a fault outlasts the lease.
  */
-import type { ScheduleOptions } from "../src/schedule/schedule.js";
+import { type Checkpoint, checkpointSchema, type ScheduleOptions } from "../src/schedule/schedule.js";
 
 /** Groups of faults, as `lockcheck fuzz --faults` names them. */
 export const FAULT_CATEGORIES = ["pause", "clock", "partition", "crash", "delay"] as const;
 export type FaultCategory = (typeof FAULT_CATEGORIES)[number];
+
+/** Kinds of pause: a client at a time, a client at a checkpoint (`pause-at`), a server. */
+export const PAUSE_KINDS = ["client", "checkpoint", "server"] as const;
+export type PauseKind = (typeof PAUSE_KINDS)[number];
 
 export interface WorkloadBounds {
   minClients: number;
@@ -35,6 +39,10 @@ export interface FaultBounds {
   leader: boolean;
   /** Lock cycles per client, to bound `pause-at` occurrences. */
   maxCycles: number;
+  /** Which pauses the `pause` category generates. */
+  pauses: readonly PauseKind[];
+  /** Checkpoints `pause-at` faults aim at. */
+  checkpoints: readonly Checkpoint[];
   maxPauseMs: number;
   maxPartitionMs: number;
   maxClockJumpMs: number;
@@ -73,6 +81,8 @@ export function defaultFaultBounds(
     maxClients: 4,
     leader: false,
     maxCycles: 4,
+    pauses: PAUSE_KINDS,
+    checkpoints: checkpointSchema.options,
     maxPauseMs: 3 * ttl,
     maxPartitionMs: 2 * ttl,
     maxClockJumpMs: 2 * ttl,
@@ -101,6 +111,12 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   }
   for (const k of ["maxPauseMs", "maxPartitionMs", "maxClockJumpMs", "maxDelayMs", "maxDelayWindowMs", "maxRestartMs"] as const) {
     if (!(f[k] >= 1)) fail(k, "must be >= 1");
+  }
+  if (f.pauses.length === 0 || f.pauses.some((p) => !PAUSE_KINDS.includes(p))) {
+    fail("pauses", `must be a non-empty list of ${PAUSE_KINDS.join(", ")}`);
+  }
+  if (f.checkpoints.length === 0 || f.checkpoints.some((c) => !checkpointSchema.options.includes(c))) {
+    fail("checkpoints", `must be a non-empty list of ${checkpointSchema.options.join(", ")}`);
   }
   if (!(f.maxDriftRate >= 0 && f.maxDriftRate <= 0.9)) fail("maxDriftRate", "must be in [0, 0.9]");
 }

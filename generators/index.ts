@@ -6,6 +6,8 @@ export {
   FAULT_CATEGORIES,
   type FaultBounds,
   type FaultCategory,
+  PAUSE_KINDS,
+  type PauseKind,
   type WorkloadBounds,
 } from "./bounds.js";
 export * from "./faults/index.js";

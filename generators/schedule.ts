@@ -43,6 +43,8 @@ export function scheduleArb(opts: ScheduleArbOptions): fc.Arbitrary<Schedule> {
   const faults = defaultFaultBounds(opts.options, categories, {
     maxClients: workload.maxClients,
     maxCycles: workload.maxCycles,
+    // Faults land while clients are busy: within the longest a client's plan can take.
+    horizonMs: Math.min(opts.options.horizonMs, workload.maxCycles * (workload.maxThinkMs + workload.maxHoldMs)),
     ...faultOverrides,
   });
   checkBounds("scheduleArb", workload, faults);

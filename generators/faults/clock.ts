@@ -4,19 +4,23 @@
  * it needs. Rates are drawn in thousandths so that schedules stay short, exact JSON.
  */
 import fc from "fast-check";
+import type { NodeRef } from "../../src/schedule/schedule.js";
 import type { FaultBounds } from "../bounds.js";
 import { clientRefs, nodeArb, serverRefs } from "../nodes.js";
 import type { ClockDriftFault, ClockJumpFault } from "./types.js";
 
-function clockNodes(b: FaultBounds) {
-  // Servers first: a server's clock is what expires Redis keys early.
-  return [...serverRefs(b.servers, false), ...clientRefs(b.maxClients)];
+/** Servers more often than clients: a server's clock is what expires Redis keys early. */
+function clockNodeArb(b: FaultBounds): fc.Arbitrary<NodeRef> {
+  return fc.oneof(
+    { arbitrary: nodeArb(serverRefs(b.servers, false)), weight: 3 },
+    { arbitrary: nodeArb(clientRefs(b.maxClients)), weight: 1 },
+  );
 }
 
 export function clockJumpArb(b: FaultBounds): fc.Arbitrary<ClockJumpFault> {
   return fc.record({
     kind: fc.constant("clock-jump" as const),
-    node: nodeArb(clockNodes(b)),
+    node: clockNodeArb(b),
     at: fc.integer({ min: 0, max: b.horizonMs }),
     deltaMs: fc.integer({ min: -b.maxClockJumpMs, max: b.maxClockJumpMs }),
   });
@@ -26,7 +30,7 @@ export function clockDriftArb(b: FaultBounds): fc.Arbitrary<ClockDriftFault> {
   const permille = Math.floor(b.maxDriftRate * 1000);
   return fc.record({
     kind: fc.constant("clock-drift" as const),
-    node: nodeArb(clockNodes(b)),
+    node: clockNodeArb(b),
     at: fc.integer({ min: 0, max: b.horizonMs }),
     rate: fc.integer({ min: -permille, max: permille }).map((r) => r / 1000),
   });

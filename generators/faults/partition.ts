@@ -1,27 +1,48 @@
 /**
  * Partitions: the links between every node of side `a` and every node of side `b` are cut
- * for a while (one way only if `oneWay`). Sides are drawn from clients, servers and the
- * resource; `fitFaultsToClients` removes nodes that appear on both sides and drops
- * partitions left with an empty side. Sides shrink toward fewer nodes, durations toward 1 ms.
+ * for a while (one way only if `oneWay`). Three shapes, the useful ones most often:
+ * - a client cut off from some servers (it can still win a majority without them — the
+ *   first half of the published Redlock counterexample);
+ * - the servers split in two (a leader isolated from its followers);
+ * - any two sets of nodes, the resource included.
+ * `fitFaultsToClients` removes nodes on both sides and drops partitions left with an empty
+ * side. Sides shrink toward fewer nodes, durations toward 1 ms, start times toward 0.
  */
 import fc from "fast-check";
 import type { NodeRef } from "../../src/schedule/schedule.js";
 import type { FaultBounds } from "../bounds.js";
-import { clientRefs, nodeSetArb, serverRefs } from "../nodes.js";
+import { clientRefs, nodeArb, nodeSetArb, serverRefs } from "../nodes.js";
 import type { PartitionFault } from "./types.js";
 
-function partitionNodes(b: FaultBounds): NodeRef[] {
-  return [...clientRefs(b.maxClients), ...serverRefs(b.servers, false), "resource"];
+type Sides = { a: NodeRef[]; b: NodeRef[] };
+
+function clientFromServers(b: FaultBounds): fc.Arbitrary<Sides> {
+  const servers = serverRefs(b.servers, false);
+  return fc.record({ a: nodeArb(clientRefs(b.maxClients)).map((c) => [c]), b: nodeSetArb(servers, servers.length) });
+}
+
+function serverSplit(b: FaultBounds): fc.Arbitrary<Sides> {
+  const servers = serverRefs(b.servers, false);
+  return nodeSetArb(servers, Math.max(1, Math.floor(servers.length / 2))).map((a) => ({
+    a,
+    b: servers.filter((s) => !a.includes(s)),
+  }));
+}
+
+function anyNodes(b: FaultBounds): fc.Arbitrary<Sides> {
+  const nodes: NodeRef[] = [...clientRefs(b.maxClients), ...serverRefs(b.servers, false), "resource"];
+  return fc.record({ a: nodeSetArb(nodes, 3), b: nodeSetArb(nodes, nodes.length) });
 }
 
 export function partitionArb(b: FaultBounds): fc.Arbitrary<PartitionFault> {
-  const nodes = partitionNodes(b);
-  return fc.record({
-    kind: fc.constant("partition" as const),
-    at: fc.integer({ min: 0, max: b.horizonMs }),
-    durationMs: fc.integer({ min: 1, max: b.maxPartitionMs }),
-    a: nodeSetArb(nodes, 3),
-    b: nodeSetArb(nodes, nodes.length),
-    oneWay: fc.boolean(),
-  });
+  const shapes = [{ arbitrary: clientFromServers(b), weight: 3 }, { arbitrary: anyNodes(b), weight: 1 }];
+  if (b.servers > 1) shapes.push({ arbitrary: serverSplit(b), weight: 1 });
+  return fc
+    .record({
+      at: fc.integer({ min: 0, max: b.horizonMs }),
+      durationMs: fc.integer({ min: 1, max: b.maxPartitionMs }),
+      sides: fc.oneof(...shapes),
+      oneWay: fc.boolean(),
+    })
+    .map(({ at, durationMs, sides, oneWay }) => ({ kind: "partition" as const, at, durationMs, a: sides.a, b: sides.b, oneWay }));
 }

@@ -5,8 +5,7 @@
  * Durations shrink toward 1 ms, start times toward 0, checkpoint occurrences toward the first.
  */
 import fc from "fast-check";
-import { checkpointSchema } from "../../src/schedule/schedule.js";
-import type { FaultBounds } from "../bounds.js";
+import type { FaultBounds, PauseKind } from "../bounds.js";
 import { clientRefs, nodeArb, serverRefs } from "../nodes.js";
 import type { PauseAtFault, PauseFault } from "./types.js";
 
@@ -32,17 +31,24 @@ export function pauseAtArb(b: FaultBounds): fc.Arbitrary<PauseAtFault> {
   return fc.record({
     kind: fc.constant("pause-at" as const),
     client: fc.integer({ min: 0, max: b.maxClients - 1 }),
-    checkpoint: fc.constantFrom(...checkpointSchema.options),
+    checkpoint: fc.constantFrom(...b.checkpoints),
     occurrence: fc.integer({ min: 0, max: Math.max(0, 2 * b.maxCycles - 1) }),
     durationMs: fc.integer({ min: 1, max: b.maxPauseMs }),
   });
 }
 
-/** Any pause; client pauses are the interesting ones for locks, so they come first and most. */
+const PAUSE_WEIGHTS: Record<PauseKind, number> = { checkpoint: 3, client: 2, server: 1 };
+
+/**
+ * A pause of one of the kinds `b.pauses` allows; client pauses are the interesting ones for
+ * locks, so they come first and most often.
+ */
 export function pauseArb(b: FaultBounds): fc.Arbitrary<PauseFault | PauseAtFault> {
-  return fc.oneof(
-    { arbitrary: pauseAtArb(b), weight: 3 },
-    { arbitrary: clientPauseArb(b), weight: 2 },
-    { arbitrary: serverPauseArb(b), weight: 1 },
-  );
+  const make: Record<PauseKind, () => fc.Arbitrary<PauseFault | PauseAtFault>> = {
+    checkpoint: () => pauseAtArb(b),
+    client: () => clientPauseArb(b),
+    server: () => serverPauseArb(b),
+  };
+  const kinds = (["checkpoint", "client", "server"] as const).filter((k) => b.pauses.includes(k));
+  return fc.oneof(...kinds.map((k) => ({ arbitrary: make[k](), weight: PAUSE_WEIGHTS[k] })));
 }

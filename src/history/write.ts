@@ -49,10 +49,16 @@ export function openHistoryWriter(path: string): Result<HistoryWriter, InputErro
 
 const FLUSH_CHARS = 1 << 20;
 
-/** Writes all `ops` to `path` (created or truncated), one line each. */
-export async function writeHistory(
+/** Writes all `ops` to `path` (created or truncated), one JSONL line each. */
+export function writeHistory(path: string, ops: Iterable<Op> | AsyncIterable<Op>): Promise<Result<void, InputError>> {
+  return writeLines(path, ops, serializeOp);
+}
+
+/** Writes `format(op)` for each op, one per line, in large buffered chunks. */
+export async function writeLines(
   path: string,
   ops: Iterable<Op> | AsyncIterable<Op>,
+  format: (op: Op) => string,
 ): Promise<Result<void, InputError>> {
   let file: Awaited<ReturnType<typeof open>>;
   try {
@@ -63,7 +69,7 @@ export async function writeHistory(
   try {
     let buf = "";
     for await (const op of ops) {
-      buf += `${serializeOp(op)}\n`;
+      buf += `${format(op)}\n`;
       if (buf.length >= FLUSH_CHARS) {
         await file.write(buf);
         buf = "";

@@ -3,7 +3,7 @@
  *
  * Grant a lease, keep it alive in the background every ttl/3, and create the lock key
  * attached to the lease in a transaction that succeeds only if the key is absent. If someone
- * else holds the key, retry until it is gone (bounded by the TTL). The fencing token is the
+ * else holds the key, retry until it is gone (bounded by two TTLs). The fencing token is the
  * lock key's create revision: etcd's global revision only grows, so every later grant gets a
  * higher token (int64 in etcd: kept as a BigInt). Release deletes the key only if its create
  * revision is still ours, and revokes the lease.
@@ -15,7 +15,7 @@
 import type { EtcdApi, LockEnv } from "../env/env.js";
 import { startRenewal, type Renewal } from "./keepalive.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
-import { retryDelayMs } from "./retry.js";
+import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
 interface ConsensusState {
   key: string;
@@ -47,7 +47,7 @@ export const consensus: LockAlgorithm = {
   async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
     const etcd = etcdOf(env);
     const key = etcdLockKey(req.lock);
-    const deadline = env.now() + req.ttlMs;
+    const deadline = env.now() + acquireWaitMs(req.ttlMs);
     const granted = await etcd.leaseGrant(req.ttlMs);
     if (!granted.ok) return { outcome: "denied", reason: `lease-grant-${granted.error.kind}` };
     const { leaseId, ttlMs } = granted.value;

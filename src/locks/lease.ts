@@ -4,12 +4,12 @@
  * string) releases. No fencing token: once the lease expires while the holder is paused, the
  * holder cannot tell, and an unfenced resource accepts its late writes.
  *
- * Acquire retries while the key is held by someone else, until `ttlMs` has passed on the
+ * Acquire retries while the key is held by someone else, until two TTLs have passed on the
  * client's own clock (a holder's lease is gone by then unless it is renewed).
  */
 import type { LockEnv, RedisApi } from "../env/env.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
-import { retryDelayMs } from "./retry.js";
+import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
 /** The Redis key a lock lives under. */
 export function lockKey(lock: string): string {
@@ -37,7 +37,7 @@ function leaseNode(env: LockEnv): RedisApi {
 export async function acquireLease(env: LockEnv, req: LockRequest): Promise<LeaseAcquire> {
   const node = leaseNode(env);
   const key = lockKey(req.lock);
-  const deadline = env.now() + req.ttlMs;
+  const deadline = env.now() + acquireWaitMs(req.ttlMs);
   for (let attempt = 0; ; attempt++) {
     const pending = node.setNxPx(key, req.owner, req.ttlMs);
     await env.checkpoint("acquire-sent");

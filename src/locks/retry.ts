@@ -22,3 +22,12 @@ export function retryDelayMs(owner: string, attempt: number, baseMs: number, jit
   const extra = span === 0 ? 0 : fnv1a(`${owner}#${attempt}`) % (span + 1);
   return Math.max(1, Math.floor(baseMs) + extra);
 }
+
+/**
+ * How long an acquire keeps waiting for a lock someone else holds: two TTLs. A holder that
+ * died (or is paused) loses its lease at most one TTL after its last renewal, so a waiter
+ * that started after that renewal sees the lock free within this bound, polls included.
+ */
+export function acquireWaitMs(ttlMs: number): number {
+  return 2 * ttlMs;
+}

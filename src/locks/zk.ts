@@ -2,7 +2,7 @@
  * `zk`: the ZooKeeper lock recipe. Open a session (kept alive by a heartbeat loop every
  * timeout/3), create an ephemeral sequential node under the lock's prefix, and hold the lock
  * once our node has the lowest sequence number among the children; otherwise wait (poll)
- * until the nodes ahead of us are gone, bounded by the TTL. The fencing token is the zxid of
+ * until the nodes ahead of us are gone, bounded by two TTLs. The fencing token is the zxid of
  * the transaction that created our node: zxids only grow, and nodes are granted in sequence
  * order, so later grants carry higher tokens. When the session expires (a paused client
  * stops heartbeating), the ensemble deletes the node and the next waiter takes the lock.
@@ -10,7 +10,7 @@
 import type { LockEnv, ZkApi } from "../env/env.js";
 import { startRenewal, type Renewal } from "./keepalive.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
-import { retryDelayMs } from "./retry.js";
+import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
 interface ZkState {
   sessionId: string;
@@ -41,7 +41,7 @@ export const zk: LockAlgorithm = {
   async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
     const ensemble = zkOf(env);
     const prefix = zkLockPrefix(req.lock);
-    const deadline = env.now() + req.ttlMs;
+    const deadline = env.now() + acquireWaitMs(req.ttlMs);
     const session = await ensemble.createSession(req.ttlMs);
     if (!session.ok) return { outcome: "denied", reason: `session-${session.error.kind}` };
     const { sessionId } = session.value;

@@ -133,6 +133,97 @@ export const CLIENT_SCRIPT = String.raw`
 
   const visible = (a, b) => b >= view.t0 && a <= view.t1;
 
+  // Above these many items in view, items of one kind are drawn as one path per lane (no
+  // labels), so a frame costs the same with 100 or 100 000 ops; hover still finds each op.
+  const DENSE_WRITES = 700;
+  const DENSE_BARS = 350;
+  const drawn = { writes: 0, denseWrites: false, denseHolds: false };
+
+  function faultSvg(f, i, out, clampX) {
+    const xa = clampX(xOf(f.start));
+    const xb = clampX(xOf(f.end));
+    for (const laneId of f.lanes) {
+      const ly = laneY.get(laneId);
+      if (!ly) continue;
+      if (f.kind === "clock-jump") {
+        const x = r1(xa);
+        out.push(
+          '<g class="fault clock-jump" data-k="f' + i + '">' +
+          '<line x1="' + x + '" x2="' + x + '" y1="' + (ly.top + 2) + '" y2="' + (ly.top + ly.h - 2) + '"/>' +
+          '<path d="M' + (x - 4) + "," + (ly.top + 2) + " h8 l-4,5 z" + '"/>' +
+          '<text x="' + (x + 5) + '" y="' + (ly.top + ly.h - 5) + '">' + esc(f.label) + "</text></g>",
+        );
+        continue;
+      }
+      const w = Math.max(2, xb - xa);
+      out.push(
+        '<g class="fault ' + f.kind + (f.open ? " open" : "") + '" data-k="f' + i + '">' +
+        '<rect x="' + r1(xa) + '" y="' + (ly.top + 1) + '" width="' + r1(w) + '" height="' + (ly.h - 2) + '"/>' +
+        (w > 54
+          ? '<text x="' + r1(Math.max(xa, GUTTER) + 4) + '" y="' + (ly.top + 10) + '">' + esc(f.label) + "</text>"
+          : "") +
+        "</g>",
+      );
+    }
+  }
+
+  function holdSvg(h, i, clampX) {
+    const ly = laneY.get(h.lane);
+    const xa = clampX(xOf(h.start));
+    const xb = clampX(xOf(h.end));
+    const w = Math.max(2, xb - xa);
+    const top = ly.mid - 11;
+    let s = '<g class="hold release-' + h.release + (isFlagged(h) ? " flagged" : "") + '" data-k="h' + i + '">';
+    s += '<rect class="bar" x="' + r1(xa) + '" y="' + top + '" width="' + r1(w) + '" height="18" rx="3"/>';
+    if (h.ttlEnd !== null && h.ttlEnd < h.end) {
+      const xt = clampX(xOf(Math.max(h.ttlEnd, h.start)));
+      if (xb - xt > 1) {
+        s += '<rect class="past-ttl" x="' + r1(xt) + '" y="' + top + '" width="' + r1(xb - xt) + '" height="18" rx="3"/>';
+      }
+    }
+    if (h.release === "fail" || h.release === "info") {
+      s += '<rect class="end-cap" x="' + r1(xb - 3) + '" y="' + top + '" width="3" height="18"/>';
+    }
+    const label = h.token !== null ? "token " + h.token : "grant " + h.grant;
+    const short = h.token !== null ? h.token : h.grant;
+    const visW = Math.min(xb, width) - Math.max(xa, GUTTER);
+    const lx = r1(Math.max(xa, GUTTER) + 5);
+    if (visW > label.length * 6.4 + 12) s += '<text x="' + lx + '" y="' + (top + 13) + '">' + esc(label) + "</text>";
+    else if (visW > String(short).length * 6.4 + 8) s += '<text x="' + lx + '" y="' + (top + 13) + '">' + esc(short) + "</text>";
+    return s + "</g>";
+  }
+
+  function writeSvg(w, i, clampX) {
+    const ly = laneY.get(w.lane);
+    const xa = xOf(w.start);
+    const x = r1(xOf(w.time));
+    const yy = ly.mid + 13;
+    const flag = isFlagged(w);
+    let s = '<g class="write ' + w.status + (flag ? " flagged" : "") + '" data-k="w' + i + '">';
+    if (x - xa > 3) s += '<line class="span" x1="' + r1(clampX(xa)) + '" x2="' + x + '" y1="' + yy + '" y2="' + yy + '"/>';
+    if (flag) s += '<circle class="ring" cx="' + x + '" cy="' + yy + '" r="8"/>';
+    if (w.status === "accepted") s += '<circle class="mark" cx="' + x + '" cy="' + yy + '" r="4.5"/>';
+    else if (w.status === "rejected")
+      s +=
+        '<circle class="mark" cx="' + x + '" cy="' + yy + '" r="4.5"/>' +
+        '<line class="slash" x1="' + (x - 3.2) + '" y1="' + (yy + 3.2) + '" x2="' + (x + 3.2) + '" y2="' + (yy - 3.2) + '"/>';
+    else if (w.status === "uncertain") s += '<circle class="mark" cx="' + x + '" cy="' + yy + '" r="4.5"/><text x="' + x + '" y="' + (yy + 3) + '">?</text>';
+    else s += '<path class="mark" d="M' + (x - 3.5) + "," + (yy - 3.5) + " l7,7 m0,-7 l-7,7" + '"/>';
+    return s + "</g>";
+  }
+
+  /** Appends "M x y ..." for one dot or bar to the path of key, skipping repeats of a pixel. */
+  function addTo(paths, key, cls, x, d) {
+    let p = paths.get(key);
+    if (!p) {
+      p = { cls: cls, d: [], lastX: -1e9 };
+      paths.set(key, p);
+    }
+    if (x - p.lastX < 0.5) return;
+    p.lastX = x;
+    p.d.push(d);
+  }
+
   function drawItems() {
     const out = [];
     const x0 = GUTTER - 50;
@@ -140,96 +231,77 @@ export const CLIENT_SCRIPT = String.raw`
     const clampX = (x) => Math.max(x0, Math.min(x1, x));
 
     tl.faults.forEach((f, i) => {
-      if (!visible(f.start, f.end)) return;
-      const xa = clampX(xOf(f.start));
-      const xb = clampX(xOf(f.end));
-      for (const laneId of f.lanes) {
-        const ly = laneY.get(laneId);
-        if (!ly) continue;
-        if (f.kind === "clock-jump") {
-          const x = r1(xa);
-          out.push(
-            '<g class="fault clock-jump" data-k="f' + i + '">' +
-            '<line x1="' + x + '" x2="' + x + '" y1="' + (ly.top + 2) + '" y2="' + (ly.top + ly.h - 2) + '"/>' +
-            '<path d="M' + (x - 4) + "," + (ly.top + 2) + " h8 l-4,5 z" + '"/>' +
-            '<text x="' + (x + 5) + '" y="' + (ly.top + ly.h - 5) + '">' + esc(f.label) + "</text></g>",
-          );
-          continue;
-        }
-        const w = Math.max(2, xb - xa);
-        out.push(
-          '<g class="fault ' + f.kind + (f.open ? " open" : "") + '" data-k="f' + i + '">' +
-          '<rect x="' + r1(xa) + '" y="' + (ly.top + 1) + '" width="' + r1(w) + '" height="' + (ly.h - 2) + '"/>' +
-          (w > 54
-            ? '<text x="' + r1(Math.max(xa, GUTTER) + 4) + '" y="' + (ly.top + 10) + '">' + esc(f.label) + "</text>"
-            : "") +
-          "</g>",
-        );
-      }
+      if (visible(f.start, f.end)) faultSvg(f, i, out, clampX);
     });
 
+    const attempts = [];
     tl.attempts.forEach((a, i) => {
-      if (!visible(a.start, a.end)) return;
+      if (visible(a.start, a.end)) attempts.push(i);
+    });
+    const dense = new Map();
+    const denseAttempts = attempts.length > DENSE_BARS;
+    for (const i of attempts) {
+      const a = tl.attempts[i];
       const ly = laneY.get(a.lane);
       const xa = clampX(xOf(a.start));
-      const xb = clampX(xOf(a.end));
+      const xb = Math.max(clampX(xOf(a.end)), xa + 1);
       const yy = ly.mid - 2;
+      if (denseAttempts) {
+        addTo(dense, "t" + a.lane + a.outcome, "attempts " + a.outcome, xa, "M" + r1(xa) + "," + yy + "H" + r1(xb));
+        continue;
+      }
       out.push(
         '<g class="attempt ' + a.outcome + '" data-k="t' + i + '">' +
-        '<rect class="hit" x="' + r1(xa - 2) + '" y="' + (yy - 5) + '" width="' + r1(Math.max(4, xb - xa + 4)) + '" height="10"/>' +
-        '<line x1="' + r1(xa) + '" x2="' + r1(Math.max(xb, xa + 1)) + '" y1="' + yy + '" y2="' + yy + '"/>' +
+        '<line x1="' + r1(xa) + '" x2="' + r1(xb) + '" y1="' + yy + '" y2="' + yy + '"/>' +
         '<line x1="' + r1(xb) + '" x2="' + r1(xb) + '" y1="' + (yy - 4) + '" y2="' + (yy + 4) + '"/></g>',
       );
-    });
+    }
 
+    let holdCount = 0;
+    for (const h of tl.holds) if (visible(h.start, h.end)) holdCount++;
+    drawn.denseHolds = holdCount > DENSE_BARS;
     tl.holds.forEach((h, i) => {
       if (!visible(h.start, h.end)) return;
+      if (!drawn.denseHolds || isFlagged(h)) {
+        out.push(holdSvg(h, i, clampX));
+        return;
+      }
       const ly = laneY.get(h.lane);
       const xa = clampX(xOf(h.start));
-      const xb = clampX(xOf(h.end));
-      const w = Math.max(2, xb - xa);
+      const xb = Math.max(clampX(xOf(h.end)), xa + 1);
       const top = ly.mid - 11;
-      let s = '<g class="hold release-' + h.release + (isFlagged(h) ? " flagged" : "") + '" data-k="h' + i + '">';
-      s += '<rect class="bar" x="' + r1(xa) + '" y="' + top + '" width="' + r1(w) + '" height="18" rx="3"/>';
+      addTo(dense, "h" + h.lane, "holds", xa, "M" + r1(xa) + "," + top + "h" + r1(xb - xa) + "v18h" + r1(xa - xb) + "z");
       if (h.ttlEnd !== null && h.ttlEnd < h.end) {
         const xt = clampX(xOf(Math.max(h.ttlEnd, h.start)));
-        if (xb - xt > 1) {
-          s += '<rect class="past-ttl" x="' + r1(xt) + '" y="' + top + '" width="' + r1(xb - xt) + '" height="18" rx="3"/>';
-        }
+        if (xb - xt > 1) addTo(dense, "p" + h.lane, "holds past-ttl", xt, "M" + r1(xt) + "," + top + "h" + r1(xb - xt) + "v18h" + r1(xt - xb) + "z");
       }
-      if (h.release === "fail" || h.release === "info") {
-        s += '<rect class="end-cap" x="' + r1(xb - 3) + '" y="' + top + '" width="3" height="18"/>';
-      }
-      const label = h.token !== null ? "token " + h.token : "grant " + h.grant;
-      const short = h.token !== null ? h.token : h.grant;
-      const visW = Math.min(xb, width) - Math.max(xa, GUTTER);
-      const lx = r1(Math.max(xa, GUTTER) + 5);
-      if (visW > label.length * 6.4 + 12) s += '<text x="' + lx + '" y="' + (top + 13) + '">' + esc(label) + "</text>";
-      else if (visW > String(short).length * 6.4 + 8) s += '<text x="' + lx + '" y="' + (top + 13) + '">' + esc(short) + "</text>";
-      s += "</g>";
-      out.push(s);
     });
 
+    let writeCount = 0;
+    for (const w of tl.writes) if (visible(w.start, w.time)) writeCount++;
+    drawn.denseWrites = writeCount > DENSE_WRITES;
+    drawn.writes = 0;
+    const flaggedWrites = [];
     tl.writes.forEach((w, i) => {
       if (!visible(w.start, w.time)) return;
-      const ly = laneY.get(w.lane);
-      const xa = xOf(w.start);
+      if (isFlagged(w)) {
+        flaggedWrites.push(i);
+        return;
+      }
+      if (!drawn.denseWrites) {
+        out.push(writeSvg(w, i, clampX));
+        drawn.writes++;
+        return;
+      }
       const x = r1(xOf(w.time));
-      const yy = ly.mid + 13;
-      let s = '<g class="write ' + w.status + (isFlagged(w) ? " flagged" : "") + '" data-k="w' + i + '">';
-      if (x - xa > 3) s += '<line class="span" x1="' + r1(clampX(xa)) + '" x2="' + x + '" y1="' + yy + '" y2="' + yy + '"/>';
-      if (isFlagged(w)) s += '<circle class="ring" cx="' + x + '" cy="' + yy + '" r="8"/>';
-      if (w.status === "accepted") s += '<circle class="mark" cx="' + x + '" cy="' + yy + '" r="4.5"/>';
-      else if (w.status === "rejected")
-        s +=
-          '<circle class="mark" cx="' + x + '" cy="' + yy + '" r="4.5"/>' +
-          '<line class="slash" x1="' + (x - 3.2) + '" y1="' + (yy + 3.2) + '" x2="' + (x + 3.2) + '" y2="' + (yy - 3.2) + '"/>';
-      else if (w.status === "uncertain") s += '<circle class="mark" cx="' + x + '" cy="' + yy + '" r="4.5"/><text x="' + x + '" y="' + (yy + 3) + '">?</text>';
-      else s += '<path class="mark" d="M' + (x - 3.5) + "," + (yy - 3.5) + " l7,7 m0,-7 l-7,7" + '"/>';
-      s += '<rect class="hit" x="' + (x - 6) + '" y="' + (yy - 6) + '" width="12" height="12"/>';
-      s += "</g>";
-      out.push(s);
+      addTo(dense, "w" + w.lane + w.status, "write-dots " + w.status, x, "M" + x + "," + (laneY.get(w.lane).mid + 13) + "h0");
     });
+    for (const p of dense.values()) out.push('<path class="' + p.cls + '" d="' + p.d.join("") + '"/>');
+    // Writes that anomalies point at are always drawn one by one, on top.
+    for (const i of flaggedWrites) {
+      out.push(writeSvg(tl.writes[i], i, clampX));
+      drawn.writes++;
+    }
     itemsG.innerHTML = out.join("");
   }
 
@@ -249,13 +321,18 @@ export const CLIENT_SCRIPT = String.raw`
       const mx = (p0.x + p1.x) / 2;
       const d =
         pts.length === 2
-          ? "M" + r1(p0.x) + "," + r1(p0.y) + " C" + r1(p0.x) + "," + r1(top) + " " + r1(p1.x) + "," + r1(top) + " " + r1(p1.x) + "," + r1(p1.y - 8)
+          ? "M" + r1(p0.x) + "," + r1(p0.y - 8) + " C" + r1(p0.x) + "," + r1(top) + " " + r1(p1.x) + "," + r1(top) + " " + r1(p1.x) + "," + r1(p1.y - 8)
           : "M" + r1(p1.x) + "," + r1(p1.y - 30) + " L" + r1(p1.x) + "," + r1(p1.y - 8);
       out.push(
         '<path class="anomaly-link" data-k="a' + i + '" marker-end="url(#arrow)" d="' + d + '"/>' +
-        '<circle class="anomaly-end" cx="' + r1(p0.x) + '" cy="' + r1(p0.y) + '" r="2.5"/>',
+        '<circle class="anomaly-end" cx="' + r1(p0.x) + '" cy="' + r1(p0.y - 8) + '" r="2.5"/>',
       );
-      labels.push({ i: i, a: a, x: mx, apexY: pts.length === 2 ? top + lift * 0.25 : p1.y - 30 });
+      const lo = Math.min(p0.x, p1.x);
+      const hi = Math.max(p0.x, p1.x);
+      if (hi >= GUTTER && lo <= width - PAD_R) {
+        const x = Math.max(GUTTER + 4, Math.min(width - PAD_R - 4, mx));
+        labels.push({ i: i, a: a, x: x, apexY: pts.length === 2 ? top + lift * 0.25 : p1.y - 30 });
+      }
     });
     for (const l of labels.sort((u, v) => u.x - v.x)) {
       const text = "#" + l.a.n + " " + l.a.headline;
@@ -283,6 +360,7 @@ export const CLIENT_SCRIPT = String.raw`
   let pending = false;
   function render() {
     pending = false;
+    hideTip();
     width = Math.max(420, wrap.clientWidth);
     svg.setAttribute("width", String(width));
     clipRect.setAttribute("width", String(Math.max(0, width - GUTTER)));
@@ -428,27 +506,97 @@ export const CLIENT_SCRIPT = String.raw`
       (ops.length ? '<div class="tip-ops">' + ops.map((o) => "<code>" + esc(opJson(o)) + "</code>").join("") + "</div>" : "")
     );
   }
+  // Hit testing works on the data, not on SVG elements, so it finds single ops even where
+  // dense views draw many of them as one path.
+  const byLane = new Map();
+  for (const lane of tl.lanes) byLane.set(lane.id, { writes: [], holds: [], attempts: [], faults: [] });
+  tl.writes.forEach((w, i) => byLane.get(w.lane) && byLane.get(w.lane).writes.push(i));
+  tl.holds.forEach((h, i) => byLane.get(h.lane) && byLane.get(h.lane).holds.push(i));
+  tl.attempts.forEach((a, i) => byLane.get(a.lane) && byLane.get(a.lane).attempts.push(i));
+  tl.faults.forEach((f, i) => {
+    for (const l of f.lanes) if (byLane.get(l)) byLane.get(l).faults.push(i);
+  });
+  for (const d of byLane.values()) d.writes.sort((a, b) => tl.writes[a].time - tl.writes[b].time);
+
+  function hitTest(x, yPos) {
+    const lane = tl.lanes.find((l) => {
+      const ly = laneY.get(l.id);
+      return yPos >= ly.top && yPos < ly.top + ly.h;
+    });
+    if (!lane || x < GUTTER) return null;
+    const ly = laneY.get(lane.id);
+    const d = byLane.get(lane.id);
+    const t = tOf(x);
+    const pxPerMs = plotW() / (view.t1 - view.t0);
+    if (Math.abs(yPos - (ly.mid + 13)) <= 8 && d.writes.length) {
+      // nearest write by completion time, within 7 px
+      const ws = d.writes;
+      let lo = 0;
+      let hi = ws.length;
+      while (lo < hi) {
+        const m = (lo + hi) >> 1;
+        if (tl.writes[ws[m]].time < t) lo = m + 1;
+        else hi = m;
+      }
+      let best = null;
+      let bestD = 7;
+      for (let k = Math.max(0, lo - 3); k < Math.min(ws.length, lo + 3); k++) {
+        const dd = Math.abs(tl.writes[ws[k]].time - t) * pxPerMs;
+        if (dd <= bestD) {
+          bestD = dd;
+          best = ws[k];
+        }
+      }
+      if (best !== null) return { key: "w" + best, x: xOf(tl.writes[best].time), y: ly.mid + 13, r: 7 };
+    }
+    const slack = 3 / pxPerMs;
+    if (yPos >= ly.mid - 11 && yPos <= ly.mid + 7) {
+      const h = d.holds.find((i) => tl.holds[i].start - slack <= t && t <= tl.holds[i].end + slack);
+      if (h !== undefined) return { key: "h" + h };
+    }
+    if (Math.abs(yPos - (ly.mid - 2)) <= 6) {
+      const a = d.attempts.find((i) => tl.attempts[i].start - slack <= t && t <= tl.attempts[i].end + slack);
+      if (a !== undefined) return { key: "t" + a };
+    }
+    const f = d.faults.find((i) => tl.faults[i].start - slack <= t && t <= tl.faults[i].end + slack);
+    if (f !== undefined) return { key: "f" + f };
+    return null;
+  }
+
+  const hoverRing = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+  hoverRing.setAttribute("class", "hover-ring");
+  hoverRing.setAttribute("r", "7");
+  hoverRing.style.display = "none";
+  svg.appendChild(hoverRing);
+
   let tipKey = null;
+  function hideTip() {
+    tip.hidden = true;
+    tipKey = null;
+    hoverRing.style.display = "none";
+  }
   svg.addEventListener("mousemove", (e) => {
     const rect = svg.getBoundingClientRect();
     const x = e.clientX - rect.left;
+    const yPos = e.clientY - rect.top;
     if (x >= GUTTER) {
       cursorLine.setAttribute("x1", String(x));
       cursorLine.setAttribute("x2", String(x));
       cursorText.textContent = "cursor " + fmtMs(tOf(x));
     }
     if (drag) return;
-    const el = e.target.closest ? e.target.closest("[data-k]") : null;
-    const key = el ? el.getAttribute("data-k") : null;
-    if (!key) {
-      tip.hidden = true;
-      tipKey = null;
-      return;
+    const el = e.target.closest ? e.target.closest("[data-k^=a]") : null;
+    const hit = el ? { key: el.getAttribute("data-k") } : hitTest(x, yPos);
+    if (!hit) return hideTip();
+    if (hit.key !== tipKey) {
+      tip.innerHTML = describe(hit.key);
+      tipKey = hit.key;
     }
-    if (key !== tipKey) {
-      tip.innerHTML = describe(key);
-      tipKey = key;
-    }
+    if (hit.r) {
+      hoverRing.setAttribute("cx", String(hit.x));
+      hoverRing.setAttribute("cy", String(hit.y));
+      hoverRing.style.display = "";
+    } else hoverRing.style.display = "none";
     tip.hidden = false;
     const tw = tip.offsetWidth;
     const th = tip.offsetHeight;
@@ -460,13 +608,18 @@ export const CLIENT_SCRIPT = String.raw`
     tip.style.top = top + "px";
   });
   svg.addEventListener("mouseleave", () => {
-    tip.hidden = true;
-    tipKey = null;
+    hideTip();
     cursorLine.setAttribute("x1", "-10");
     cursorLine.setAttribute("x2", "-10");
   });
 
   render();
-  window.lockcheckReport = { lanes: tl.lanes.length, anomalies: tl.anomalies.length, setView: setView, focusAnomaly: focusAnomaly };
+  window.lockcheckReport = {
+    lanes: tl.lanes.length,
+    anomalies: tl.anomalies.length,
+    drawn: drawn,
+    setView: setView,
+    focusAnomaly: focusAnomaly,
+  };
 })();
 `;

@@ -17,14 +17,14 @@ h2 { font-size: 13px; text-transform: uppercase; letter-spacing: 0.06em; color: 
 .head { display: flex; align-items: center; gap: 14px; flex-wrap: wrap; }
 .sub { color: var(--muted); margin: 6px 0 0; }
 .sub b { color: var(--ink); font-weight: 600; }
-.badge { display: inline-flex; align-items: center; gap: 6px; padding: 3px 11px; border-radius: 999px;
+.badge { white-space: nowrap; display: inline-flex; align-items: center; gap: 6px; padding: 3px 11px; border-radius: 999px;
   font-weight: 650; font-size: 13px; border: 1px solid transparent; }
 .badge.valid { background: var(--green-bg); color: var(--green); border-color: #bbf7d0; }
 .badge.invalid { background: var(--red-bg); color: var(--red); border-color: #fecaca; }
 .badge.unknown { background: var(--amber-bg); color: var(--amber); border-color: #fde68a; }
 .replay { margin-top: 10px; font-size: 13px; color: var(--muted); }
 .replay code { background: #0f172a; color: #e2e8f0; padding: 3px 8px; border-radius: 6px; user-select: all; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(118px, 1fr)); gap: 10px; margin-top: 18px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(118px, 1fr)); gap: 10px; margin-top: 18px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 10px 14px; }
 .card .k { color: var(--muted); font-size: 12px; }
 .card .v { font-size: 20px; font-weight: 650; font-variant-numeric: tabular-nums; }
@@ -33,6 +33,7 @@ h2 { font-size: 13px; text-transform: uppercase; letter-spacing: 0.06em; color: 
 table.verdicts { width: 100%; border-collapse: collapse; background: var(--card); border: 1px solid var(--line);
   border-radius: 10px; overflow: hidden; }
 table.verdicts th, table.verdicts td { text-align: left; padding: 8px 12px; border-bottom: 1px solid var(--line); vertical-align: top; }
+table.verdicts td:nth-child(-n+3) { white-space: nowrap; width: 1%; padding-right: 22px; }
 table.verdicts th { font-size: 12px; color: var(--muted); font-weight: 600; background: #f1f5f9; }
 table.verdicts tr:last-child td { border-bottom: 0; }
 .stat { display: inline-block; margin: 0 10px 2px 0; color: var(--muted); font-size: 12.5px; }
@@ -99,7 +100,16 @@ ol.anomalies { list-style: none; margin: 0; padding: 0; display: grid; gap: 8px;
 .hold:hover .bar { fill: #1d4ed8; }
 .attempt line { stroke: #94a3b8; stroke-width: 1.5; }
 .attempt.info line, .attempt.pending line { stroke: #d97706; stroke-dasharray: 3 2; }
-.hit { fill: transparent; }
+.attempts { fill: none; stroke: #94a3b8; stroke-width: 1.5; }
+.attempts.info, .attempts.pending { stroke: #d97706; }
+.holds { fill: var(--hold); }
+.holds.past-ttl { fill: url(#hatch-ttl); }
+.write-dots { fill: none; stroke-linecap: round; stroke-width: 8; }
+.write-dots.accepted { stroke: #16a34a; }
+.write-dots.rejected { stroke: #ea580c; }
+.write-dots.uncertain { stroke: #7c3aed; }
+.write-dots.failed { stroke: #64748b; }
+.hover-ring { fill: none; stroke: #0f172a; stroke-width: 2; pointer-events: none; }
 .write .span { stroke: #334155; stroke-opacity: .35; stroke-width: 1.2; }
 .write .mark { stroke-width: 1.6; }
 .write.accepted .mark { fill: #16a34a; stroke: #ffffff; }
@@ -113,7 +123,7 @@ ol.anomalies { list-style: none; margin: 0; padding: 0; display: grid; gap: 8px;
 .write:hover .mark { stroke: #0f172a; }
 .anomaly-link { fill: none; stroke: var(--red); stroke-width: 2; }
 .anomaly-link:hover { stroke-width: 3.5; }
-.anomaly-end { fill: var(--red); }
+.anomaly-end { fill: var(--red); pointer-events: none; }
 .anomaly-label rect { fill: var(--red); }
 .anomaly-label text { fill: #fff; font-size: 11px; font-weight: 600; pointer-events: none; }
 .anomaly-label .leader { stroke: var(--red); stroke-width: 1; stroke-dasharray: 2 2; }
@@ -128,6 +138,8 @@ ol.anomalies { list-style: none; margin: 0; padding: 0; display: grid; gap: 8px;
 .tooltip .tip-ops { margin-top: 6px; display: grid; gap: 3px; }
 .tooltip code { display: block; color: #a5f3fc; font-size: 11.5px; white-space: pre-wrap; word-break: break-all; }
 details { margin-top: 22px; background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 8px 14px; }
+details.more { margin-top: 8px; background: transparent; border: 0; padding: 0; }
+details.more ol { margin-top: 8px; }
 details summary { cursor: pointer; color: var(--muted); font-weight: 600; }
 details pre { overflow: auto; max-height: 420px; }
 footer { margin-top: 26px; color: var(--faint); font-size: 12px; }

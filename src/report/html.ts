@@ -159,6 +159,9 @@ function formatStat(v: StatValue): string {
   return String(v);
 }
 
+/** Anomalies listed in full above the timeline; the rest fold away. */
+const SHOWN_ANOMALIES = 6;
+
 function renderAnomalyList(tl: Timeline): string {
   if (tl.anomalies.length === 0) return "";
   const items = tl.anomalies.map(
@@ -168,7 +171,12 @@ function renderAnomalyList(tl: Timeline): string {
       `<span><span class="kind">${escapeHtml(a.kind)}</span> <span class="by">by ${escapeHtml(a.checker)} · ops ${a.ops.join(", ")}</span><br>${escapeHtml(a.explanation)}</span>` +
       `<span class="go">show on timeline →</span></li>`,
   );
-  return `<h2>Anomalies</h2><ol class="anomalies">${items.join("")}</ol>`;
+  if (items.length <= SHOWN_ANOMALIES) return `<h2>Anomalies</h2><ol class="anomalies">${items.join("")}</ol>`;
+  return [
+    `<h2>Anomalies</h2><ol class="anomalies">${items.slice(0, SHOWN_ANOMALIES).join("")}</ol>`,
+    `<details class="more"><summary>${items.length - SHOWN_ANOMALIES} more anomalies</summary>`,
+    `<ol class="anomalies">${items.slice(SHOWN_ANOMALIES).join("")}</ol></details>`,
+  ].join("");
 }
 
 function legendSwatch(svg: string, text: string): string {

@@ -7,10 +7,10 @@ import type { CallError, CallOptions, CallResult, EtcdApi, LockEnv, RedisApi, Re
 import { etcdLockKey } from "../locks/consensus.js";
 import type { Checkpoint } from "../schedule/schedule.js";
 import { wallAt } from "./clock.js";
-import { type ClusterSession, submitToCluster } from "./consensus-client.js";
+import { clusterSession, submitToCluster } from "./consensus-client.js";
 import { pauseAtCheckpoint } from "./nemesis.js";
-import { type SimNode, setTimer } from "./node.js";
-import { call } from "./rpc.js";
+import { type SimNode, setTimerWith } from "./node.js";
+import { call, channel } from "./rpc.js";
 import type { EtcdCluster, EtcdCmd, EtcdRes } from "./servers/etcd.js";
 import { delIfEquals, incr, type RedisNode, setNxPx } from "./servers/redis.js";
 import { writeResource } from "./servers/resource.js";
@@ -25,10 +25,7 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
     now: () => wallAt(client.clock, w.core.now),
     sleep: (ms) =>
       new Promise<void>((resolve) => {
-        setTimer(client, ms, () => {
-          w.core.settled = true;
-          resolve();
-        });
+        setTimerWith(client, ms, wake, resolve);
       }),
     redis: w.redis.map((r) => redisApi(w, client, r, callTimeout)),
     etcd: w.etcd === null ? null : etcdApi(w, client, w.etcd, callTimeout),
@@ -42,18 +39,24 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
   };
 }
 
+function wake(resolve: () => void, node: SimNode): void {
+  node.core.settled = true;
+  resolve();
+}
+
 type TimeoutOf = (opts?: CallOptions) => number;
 
 function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf): RedisApi {
   const to = r.node;
+  const ch = channel(w.net, client, to);
   return {
     node: to.name,
     setNxPx: (key, value, ttlMs, opts) =>
-      call(w.net, client, to, timeout(opts), (respond) => respond({ ok: true, value: setNxPx(r, key, value, ttlMs) })),
+      call(ch, timeout(opts), (respond) => respond({ ok: true, value: setNxPx(r, key, value, ttlMs) })),
     delIfEquals: (key, value, opts) =>
-      call(w.net, client, to, timeout(opts), (respond) => respond({ ok: true, value: delIfEquals(r, key, value) })),
+      call(ch, timeout(opts), (respond) => respond({ ok: true, value: delIfEquals(r, key, value) })),
     incr: (key, opts) =>
-      call(w.net, client, to, timeout(opts), (respond) => {
+      call(ch, timeout(opts), (respond) => {
         const v = incr(r, key);
         respond(
           v === null
@@ -68,13 +71,13 @@ function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf
 function submitter<Cmd extends { op: string }, Res extends { op: string }>(
   w: SimWorld,
   client: SimNode,
-  cluster: Parameters<typeof submitToCluster<Cmd, Res>>[2],
+  cluster: Parameters<typeof submitToCluster<Cmd, Res>>[1],
   timeout: TimeoutOf,
 ) {
-  const session: ClusterSession = { preferred: 0 };
+  const session = clusterSession(w.net, client, cluster.members);
   const idleWaitMs = w.timings.heartbeatMs;
   return async <C extends Cmd>(cmd: C, opts?: CallOptions): Promise<CallResult<Extract<Res, { op: C["op"] }>>> => {
-    const r = await submitToCluster<Cmd, Res>(w.net, client, cluster, session, cmd, timeout(opts), idleWaitMs);
+    const r = await submitToCluster<Cmd, Res>(w.net, cluster, session, cmd, timeout(opts), idleWaitMs);
     if (!r.ok) return r;
     if (r.value.op !== cmd.op) throw new Error(`sim: ${cmd.op} answered with ${r.value.op}`);
     return { ok: true, value: r.value as Extract<Res, { op: C["op"] }> };
@@ -151,9 +154,10 @@ function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): Resource
       },
     };
   }
+  const ch = channel(w.net, client, w.resourceNode);
   return {
     write: (write, opts): Promise<CallResult<{ accepted: boolean }>> =>
-      call(w.net, client, w.resourceNode, timeout(opts), (respond) =>
+      call(ch, timeout(opts), (respond) =>
         respond({ ok: true, value: { accepted: writeResource(w.resource, write) } }),
       ),
   };

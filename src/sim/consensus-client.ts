@@ -14,17 +14,23 @@ import type { CallResult } from "../env/env.js";
 import { monoAt } from "./clock.js";
 import type { Network } from "./network.js";
 import { type SimNode, setTimer } from "./node.js";
-import { call } from "./rpc.js";
+import { type Channel, call, channel } from "./rpc.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
 
 export interface ClusterSession {
+  readonly client: SimNode;
+  /** Channels to each member, by member id. */
+  readonly channels: readonly Channel[];
   /** The member tried first. */
   preferred: number;
 }
 
+export function clusterSession(net: Network, client: SimNode, members: readonly { node: SimNode }[]): ClusterSession {
+  return { client, channels: members.map((m) => channel(net, client, m.node)), preferred: 0 };
+}
+
 export async function submitToCluster<Cmd, Res>(
   net: Network,
-  client: SimNode,
   cluster: Cluster<Cmd, Res, unknown>,
   session: ClusterSession,
   cmd: Cmd,
@@ -32,6 +38,7 @@ export async function submitToCluster<Cmd, Res>(
   idleWaitMs: number,
 ): Promise<CallResult<Res>> {
   const n = cluster.members.length;
+  const client = session.client;
   const clientMono = (): number => monoAt(client.clock, net.core.now);
   const deadline = clientMono() + timeoutMs;
   let target = session.preferred;
@@ -45,7 +52,7 @@ export async function submitToCluster<Cmd, Res>(
     }
     const member = cluster.members[target]!;
     lastNode = member.node.name;
-    const r: CallResult<Submitted<Res>> = await call(net, client, member.node, remaining, (respond) =>
+    const r: CallResult<Submitted<Res>> = await call(session.channels[target]!, remaining, (respond) =>
       cluster.submit(target, cmd, (s) => respond({ ok: true, value: s })),
     );
     if (!r.ok) {

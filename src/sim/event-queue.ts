@@ -3,14 +3,17 @@
  * order in which events were scheduled, so two events at the same virtual time run in the
  * order they were created — the tie-break that makes a run deterministic.
  *
- * Cancelling an event only marks it; the heap drops it when it reaches the top (cheaper
- * than removing it from the middle, and cancelled events are rare enough).
+ * An event is a function and up to two arguments rather than a closure, so the hot paths
+ * (message arrivals, timers) allocate one object per event. Cancelling an event only marks
+ * it; the heap drops it when it reaches the top.
  */
 
 export interface SimEvent {
   readonly time: number;
   readonly seq: number;
-  readonly run: () => void;
+  readonly run: (a: any, b: any) => void;
+  readonly a: unknown;
+  readonly b: unknown;
   cancelled: boolean;
 }
 
@@ -27,8 +30,8 @@ function before(a: SimEvent, b: SimEvent): boolean {
   return a.time < b.time || (a.time === b.time && a.seq < b.seq);
 }
 
-export function pushEvent(q: EventQueue, time: number, run: () => void): SimEvent {
-  const ev: SimEvent = { time, seq: q.nextSeq++, run, cancelled: false };
+export function pushEvent<A, B>(q: EventQueue, time: number, run: (a: A, b: B) => void, a: A, b: B): SimEvent {
+  const ev: SimEvent = { time, seq: q.nextSeq++, run, a, b, cancelled: false };
   const heap = q.heap;
   let i = heap.length;
   heap.push(ev);
@@ -45,19 +48,17 @@ export function pushEvent(q: EventQueue, time: number, run: () => void): SimEven
 
 /** The earliest live event, without removing it; cancelled events on top are discarded. */
 export function peekEvent(q: EventQueue): SimEvent | undefined {
-  while (q.heap.length > 0 && q.heap[0]!.cancelled) popTop(q);
-  return q.heap[0];
-}
-
-/** Removes and returns the earliest live event. */
-export function popEvent(q: EventQueue): SimEvent | undefined {
-  const top = peekEvent(q);
-  if (top !== undefined) popTop(q);
-  return top;
-}
-
-function popTop(q: EventQueue): void {
   const heap = q.heap;
+  while (heap.length > 0 && heap[0]!.cancelled) popTop(heap);
+  return heap[0];
+}
+
+/** Removes the earliest event (call after peekEvent returned it). */
+export function dropTop(q: EventQueue): void {
+  popTop(q.heap);
+}
+
+function popTop(heap: SimEvent[]): void {
   const last = heap.pop()!;
   const n = heap.length;
   if (n === 0) return;

@@ -12,17 +12,20 @@
  *   also drops what is in flight), or with probability `lossRate`.
  * - Delay faults add `extraMs` to messages sent on a link while they are active.
  */
-import type { SimNode } from "./node.js";
-import { deliver } from "./node.js";
+import { type Delivery, deliver, type SimNode } from "./node.js";
 import { createRandomStreams, type Random, type RandomStreams } from "./rng.js";
-import { at, type SimCore } from "./scheduler.js";
+import { atWith, type SimCore } from "./scheduler.js";
 
 export interface LinkSpec {
   latencyMs: { min: number; max: number };
   lossRate: number;
 }
 
-interface Link {
+/** A directed link; look it up once with `linkBetween` and keep it. */
+export interface Link {
+  readonly net: Network;
+  readonly from: SimNode;
+  readonly to: SimNode;
   readonly rand: Random;
   /** How many active partitions cut this link. */
   cuts: number;
@@ -36,6 +39,7 @@ export interface Network {
   readonly core: SimCore;
   readonly spec: LinkSpec;
   readonly streams: RandomStreams;
+  readonly nodes: ReadonlyMap<string, SimNode>;
   /** links.get(from).get(to) */
   readonly links: Map<string, Map<string, Link>>;
   /** Messages sent and messages lost, for statistics. */
@@ -43,64 +47,82 @@ export interface Network {
   lost: number;
 }
 
-export function createNetwork(core: SimCore, seed: number, spec: LinkSpec): Network {
-  return { core, spec, streams: createRandomStreams(seed), links: new Map(), sent: 0, lost: 0 };
+export function createNetwork(
+  core: SimCore,
+  seed: number,
+  spec: LinkSpec,
+  nodes: ReadonlyMap<string, SimNode>,
+): Network {
+  return { core, spec, streams: createRandomStreams(seed), nodes, links: new Map(), sent: 0, lost: 0 };
 }
 
-function link(net: Network, from: string, to: string): Link {
-  let out = net.links.get(from);
+export function linkBetween(net: Network, from: SimNode, to: SimNode): Link {
+  let out = net.links.get(from.name);
   if (out === undefined) {
     out = new Map();
-    net.links.set(from, out);
+    net.links.set(from.name, out);
   }
-  let l = out.get(to);
+  let l = out.get(to.name);
   if (l === undefined) {
-    l = { rand: net.streams.stream(`link:${from}>${to}`), cuts: 0, extraMs: 0, lastArrival: 0 };
-    out.set(to, l);
+    l = { net, from, to, rand: net.streams.stream(`link:${from.name}>${to.name}`), cuts: 0, extraMs: 0, lastArrival: 0 };
+    out.set(to.name, l);
   }
   return l;
 }
 
+function linkByName(net: Network, from: string, to: string): Link | undefined {
+  const a = net.nodes.get(from);
+  const b = net.nodes.get(to);
+  return a === undefined || b === undefined ? undefined : linkBetween(net, a, b);
+}
+
 /**
- * Sends a message from `from` to `to`: on arrival `handle` runs at `to` (or waits there while
- * it is paused); `refuse` runs if `to` is crashed (the sender's kernel gets a reset).
+ * Sends a message over `link`: on arrival `handle(arg)` runs at the receiving node (or waits
+ * there while it is paused); `refuse(arg)` runs if it is crashed (the sender gets a reset).
  */
-export function send(
+export function send<T>(
   net: Network,
-  from: SimNode,
-  to: SimNode,
-  handle: () => void,
-  refuse?: () => void,
+  link: Link,
+  handle: (arg: T) => void,
+  refuse: ((arg: T) => void) | null,
+  arg: T,
 ): void {
-  const l = link(net, from.name, to.name);
   const { latencyMs, lossRate } = net.spec;
-  const latency = latencyMs.max <= latencyMs.min ? latencyMs.min : latencyMs.min + l.rand() * (latencyMs.max - latencyMs.min);
-  const dropped = lossRate > 0 && l.rand() < lossRate;
+  const latency =
+    latencyMs.max <= latencyMs.min ? latencyMs.min : latencyMs.min + link.rand() * (latencyMs.max - latencyMs.min);
+  const dropped = lossRate > 0 && link.rand() < lossRate;
   net.sent++;
-  if (dropped || l.cuts > 0) {
+  if (dropped || link.cuts > 0) {
     net.lost++;
     return;
   }
-  let arrival = net.core.now + latency + l.extraMs;
-  if (arrival < l.lastArrival) arrival = l.lastArrival;
-  l.lastArrival = arrival;
-  at(net.core, arrival, () => {
-    if (l.cuts > 0) {
-      net.lost++;
-      return;
-    }
-    deliver(to, { handle, refuse });
-  });
+  let arrival = net.core.now + latency + link.extraMs;
+  if (arrival < link.lastArrival) arrival = link.lastArrival;
+  link.lastArrival = arrival;
+  const d: Delivery = { handle, refuse, arg };
+  atWith(net.core, arrival, arrive, link, d);
+}
+
+const callThunk = (f: () => void): void => f();
+
+/** `send` for code that is not hot: run the closure `handle` on arrival. */
+export function sendThunk(net: Network, link: Link, handle: () => void): void {
+  send(net, link, callThunk, null, handle);
+}
+
+function arrive(link: Link, d: Delivery): void {
+  if (link.cuts > 0) link.net.lost++;
+  else deliver(link.to, d);
 }
 
 /** Cuts (delta = +1) or heals (delta = −1) the directed link from → to. */
 export function cutLink(net: Network, from: string, to: string, delta: 1 | -1): void {
-  const l = link(net, from, to);
-  l.cuts += delta;
+  const l = linkByName(net, from, to);
+  if (l !== undefined) l.cuts += delta;
 }
 
 /** Adds (or with a negative value removes) extra delay on the directed link from → to. */
 export function delayLink(net: Network, from: string, to: string, extraMs: number): void {
-  const l = link(net, from, to);
-  l.extraMs += extraMs;
+  const l = linkByName(net, from, to);
+  if (l !== undefined) l.extraMs += extraMs;
 }

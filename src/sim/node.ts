@@ -14,19 +14,24 @@
  */
 import { createClock, monoAt, type NodeClock, setClockRate, trueTimeOfMono } from "./clock.js";
 import type { SimEvent } from "./event-queue.js";
-import { at, type SimCore } from "./scheduler.js";
+import { atWith, type SimCore } from "./scheduler.js";
 
+/** A pending timer; pending timers of a node form a doubly linked list (cheap add/remove). */
 export interface Timer {
   readonly node: SimNode;
   readonly deadlineMono: number;
-  readonly fire: () => void;
+  readonly fire: (arg: any, node: SimNode) => void;
+  readonly arg: unknown;
   event: SimEvent | null;
+  prev: Timer | null;
+  next: Timer | null;
 }
 
-/** Work that reached a node: run `handle` there, or `refuse` if the node is down. */
+/** Work that reached a node: `handle(arg)` there, or `refuse(arg)` if the node is down. */
 export interface Delivery {
-  readonly handle: () => void;
-  readonly refuse: (() => void) | undefined;
+  readonly handle: (arg: any) => void;
+  readonly refuse: ((arg: any) => void) | null;
+  readonly arg: unknown;
 }
 
 export interface SimNode {
@@ -36,7 +41,8 @@ export interface SimNode {
   readonly clock: NodeClock;
   pauseDepth: number;
   crashed: boolean;
-  readonly timers: Set<Timer>;
+  /** Head of the pending-timer list. */
+  timers: Timer | null;
   readonly inbox: Delivery[];
   readonly dueTimers: Timer[];
   /** Hooks for what a crash and a restart do to the node's state. */
@@ -51,7 +57,7 @@ export function createNode(core: SimCore, name: string): SimNode {
     clock: createClock(),
     pauseDepth: 0,
     crashed: false,
-    timers: new Set(),
+    timers: null,
     inbox: [],
     dueTimers: [],
     onCrash: null,
@@ -63,41 +69,71 @@ export function isRunning(node: SimNode): boolean {
   return node.pauseDepth === 0 && !node.crashed;
 }
 
+function link(timer: Timer): void {
+  const node = timer.node;
+  timer.next = node.timers;
+  if (node.timers !== null) node.timers.prev = timer;
+  node.timers = timer;
+}
+
+function unlink(timer: Timer): void {
+  if (timer.prev !== null) timer.prev.next = timer.next;
+  else if (timer.node.timers === timer) timer.node.timers = timer.next;
+  if (timer.next !== null) timer.next.prev = timer.prev;
+  timer.prev = timer.next = null;
+}
+
+const callThunk = (f: () => void): void => f();
+
 /** Calls `fire` once `delayMs` has passed on the node's monotonic clock (and it is running). */
 export function setTimer(node: SimNode, delayMs: number, fire: () => void): Timer {
-  const core = node.core;
-  const timer: Timer = { node, deadlineMono: monoAt(node.clock, core.now) + delayMs, fire, event: null };
-  node.timers.add(timer);
+  return setTimerWith(node, delayMs, callThunk, fire);
+}
+
+/** `setTimer` calling `fire(arg, node)`: the allocation-free form for hot paths. */
+export function setTimerWith<T>(node: SimNode, delayMs: number, fire: (arg: T, node: SimNode) => void, arg: T): Timer {
+  const timer: Timer = {
+    node,
+    deadlineMono: monoAt(node.clock, node.core.now) + delayMs,
+    fire,
+    arg,
+    event: null,
+    prev: null,
+    next: null,
+  };
+  link(timer);
   scheduleTimer(timer);
   return timer;
 }
 
+/** Cancels a timer; harmless if it already fired or was cancelled. */
 export function cancelTimer(timer: Timer): void {
-  if (timer.event !== null) timer.event.cancelled = true;
+  if (timer.event === null) return;
+  timer.event.cancelled = true;
   timer.event = null;
-  timer.node.timers.delete(timer);
+  unlink(timer);
 }
 
 function scheduleTimer(timer: Timer): void {
   const { node } = timer;
   const time = trueTimeOfMono(node.clock, timer.deadlineMono, node.core.now);
-  timer.event = at(node.core, time, () => timerDue(timer));
+  timer.event = atWith(node.core, time, timerDue, timer, undefined);
 }
 
 function timerDue(timer: Timer): void {
   const node = timer.node;
   timer.event = null;
-  node.timers.delete(timer);
+  unlink(timer);
   if (node.crashed) return;
   if (node.pauseDepth > 0) node.dueTimers.push(timer);
-  else timer.fire();
+  else timer.fire(timer.arg, node);
 }
 
 /** Hands work that arrived over the network to the node. */
 export function deliver(node: SimNode, d: Delivery): void {
-  if (node.crashed) d.refuse?.();
+  if (node.crashed) d.refuse?.(d.arg);
   else if (node.pauseDepth > 0) node.inbox.push(d);
-  else d.handle();
+  else d.handle(d.arg);
 }
 
 export function pauseNode(node: SimNode): void {
@@ -111,26 +147,29 @@ export function resumeNode(node: SimNode): void {
   // Run the backlog as fresh events, so client code can react between items.
   const messages = node.inbox.splice(0);
   const timers = node.dueTimers.splice(0);
-  for (const d of messages) at(node.core, node.core.now, () => deliver(node, d));
-  for (const t of timers) at(node.core, node.core.now, () => runDueTimer(t));
+  for (const d of messages) atWith(node.core, node.core.now, deliver, node, d);
+  for (const t of timers) atWith(node.core, node.core.now, runDueTimer, t, undefined);
 }
 
 function runDueTimer(timer: Timer): void {
   const node = timer.node;
   if (node.crashed) return;
   if (node.pauseDepth > 0) node.dueTimers.push(timer);
-  else timer.fire();
+  else timer.fire(timer.arg, node);
 }
 
 export function crashNode(node: SimNode): void {
   if (node.crashed) return;
   node.crashed = true;
-  for (const t of node.timers) if (t.event !== null) t.event.cancelled = true;
-  node.timers.clear();
+  for (let t = node.timers; t !== null; t = t.next) {
+    if (t.event !== null) t.event.cancelled = true;
+    t.event = null;
+  }
+  node.timers = null;
   node.dueTimers.length = 0;
   const refused = node.inbox.splice(0);
   node.onCrash?.();
-  for (const d of refused) d.refuse?.();
+  for (const d of refused) d.refuse?.(d.arg);
 }
 
 export function restartNode(node: SimNode): void {
@@ -142,7 +181,7 @@ export function restartNode(node: SimNode): void {
 /** Changes the node's clock rate and moves its pending timers accordingly. */
 export function driftNode(node: SimNode, rate: number): void {
   setClockRate(node.clock, node.core.now, rate);
-  for (const t of node.timers) {
+  for (let t = node.timers; t !== null; t = t.next) {
     if (t.event !== null) t.event.cancelled = true;
     scheduleTimer(t);
   }

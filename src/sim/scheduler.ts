@@ -14,7 +14,7 @@
  * Consequence: a simulation does not yield to timers or I/O until it finishes. Callers that
  * need to stay responsive (progress bars) await something between runs.
  */
-import { createEventQueue, type EventQueue, popEvent, peekEvent, pushEvent, type SimEvent } from "./event-queue.js";
+import { createEventQueue, dropTop, type EventQueue, peekEvent, pushEvent, type SimEvent } from "./event-queue.js";
 
 export interface SimCore {
   readonly queue: EventQueue;
@@ -30,13 +30,24 @@ export function createCore(): SimCore {
   return { queue: createEventQueue(), now: 0, settled: false, events: 0 };
 }
 
+const callThunk = (f: () => void): void => f();
+
+/** Runs `run` at virtual time `time` (never before now). */
 export function at(core: SimCore, time: number, run: () => void): SimEvent {
-  return pushEvent(core.queue, time < core.now ? core.now : time, run);
+  return pushEvent(core.queue, time < core.now ? core.now : time, callThunk, run, undefined);
+}
+
+/** Runs `run(a, b)` at virtual time `time`: the allocation-free form for hot paths. */
+export function atWith<A, B>(core: SimCore, time: number, run: (a: A, b: B) => void, a: A, b: B): SimEvent {
+  return pushEvent(core.queue, time < core.now ? core.now : time, run, a, b);
 }
 
 export function after(core: SimCore, delayMs: number, run: () => void): SimEvent {
-  return pushEvent(core.queue, core.now + delayMs, run);
+  return pushEvent(core.queue, core.now + delayMs, callThunk, run, undefined);
 }
+
+/** A settled promise: `.then` on it queues a plain microtask (cheaper than queueMicrotask). */
+const resolved = Promise.resolve();
 
 export interface LoopControl {
   /** True when the run may stop (all clients done). Checked whenever client code has settled. */
@@ -58,13 +69,13 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
           if (ctl.done()) return resolve();
           const next = peekEvent(core.queue);
           if (next === undefined || next.time > ctl.endTime) return resolve();
-          popEvent(core.queue);
+          dropTop(core.queue);
           core.now = next.time;
           core.events++;
-          next.run();
+          next.run(next.a, next.b);
           if (core.settled) {
             core.settled = false;
-            queueMicrotask(resumeAfterMicrotasks);
+            resolved.then(resumeAfterMicrotasks);
             return;
           }
         }
@@ -73,6 +84,6 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
       }
     };
     const resumeAfterMicrotasks = (): void => process.nextTick(step);
-    queueMicrotask(resumeAfterMicrotasks);
+    resolved.then(resumeAfterMicrotasks);
   });
 }

@@ -17,7 +17,7 @@ import { createClientEnv } from "./client-env.js";
 import { scheduleFaults } from "./nemesis.js";
 import { clientRecorder, closeOpenCalls } from "./recorder.js";
 import { runLoop } from "./scheduler.js";
-import { createWorld, type WorldOptions } from "./world.js";
+import { createWorld, type SimWorld, type WorldOptions } from "./world.js";
 
 export interface SimRun {
   ops: Op[];
@@ -34,9 +34,34 @@ export interface SimRun {
 
 export type SimOptions = WorldOptions;
 
-export async function simulate(schedule: Schedule, algorithm: LockAlgorithm, opts: SimOptions = {}): Promise<SimRun> {
+/** A world set up to run: tests and tools may inspect `world` or add events before `run()`. */
+export interface PreparedSimulation {
+  readonly world: SimWorld;
+  run(): Promise<SimRun>;
+}
+
+/** Runs `schedule` against `algorithm` in the simulator and returns the history. */
+export function simulate(schedule: Schedule, algorithm: LockAlgorithm, opts: SimOptions = {}): Promise<SimRun> {
+  return prepareSimulation(schedule, algorithm, opts).run();
+}
+
+/**
+ * Builds the world and schedules the faults; the clients start when `run()` is called.
+ * Throws a RangeError for a schedule the world cannot host (fenced-txn on a non-etcd target,
+ * duplicate client ids).
+ */
+export function prepareSimulation(
+  schedule: Schedule,
+  algorithm: LockAlgorithm,
+  opts: SimOptions = {},
+): PreparedSimulation {
   const w = createWorld(schedule, algorithm.servers, opts);
   scheduleFaults(w);
+  return { world: w, run: () => runWorld(w, algorithm) };
+}
+
+async function runWorld(w: SimWorld, algorithm: LockAlgorithm): Promise<SimRun> {
+  const { schedule } = w;
   const { options } = schedule;
   const workload = { lockName: options.lockName, ttlMs: options.ttlMs, horizonMs: options.horizonMs };
   let finished = 0;
@@ -55,8 +80,7 @@ export async function simulate(schedule: Schedule, algorithm: LockAlgorithm, opt
   }
   const endTime = 2 * options.horizonMs;
   await runLoop(w.core, { done: () => finished === schedule.clients.length, failure: () => failure, endTime });
-  const allDone = finished === schedule.clients.length;
-  if (!allDone) w.core.now = Math.max(w.core.now, endTime);
+  if (finished < schedule.clients.length) w.core.now = Math.max(w.core.now, endTime);
   closeOpenCalls(w.history, (process) => (w.clients.get(process)?.crashed ? "crashed" : "run-ended"));
   return {
     ops: w.history.ops,

@@ -45,9 +45,9 @@ export function createWorld(schedule: Schedule, servers: LockAlgorithm["servers"
     throw new RangeError(`simulate: resource "fenced-txn" needs an etcd-like target, not ${servers}`);
   }
   const core = createCore();
-  const net = createNetwork(core, schedule.seed, { latencyMs: options.latencyMs, lossRate: options.lossRate });
-  const streams = createRandomStreams(schedule.seed);
   const nodes = new Map<string, SimNode>();
+  const net = createNetwork(core, schedule.seed, { latencyMs: options.latencyMs, lossRate: options.lossRate }, nodes);
+  const streams = createRandomStreams(schedule.seed);
   const add = (name: string): SimNode => {
     const n = createNode(core, name);
     nodes.set(name, n);

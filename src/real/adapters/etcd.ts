@@ -89,12 +89,24 @@ const createRevisionIs = (k: string, revision: bigint | 0): ICompare => ({
 
 export function etcdApi(client: Etcd3, defaultTimeoutMs: number): EtcdApi {
   const timeoutOf = (opts?: CallOptions): number => opts?.timeoutMs ?? defaultTimeoutMs;
-  const run = <T>(opts: CallOptions | undefined, call: (ms: number) => Promise<T>): Promise<CallResult<T>> => {
+  const run = <T>(
+    opts: CallOptions | undefined,
+    call: (ms: number) => Promise<T>,
+  ): Promise<CallResult<T>> => {
     const ms = timeoutOf(opts);
-    return callWithDeadline(ETCD_NODE, ms, () => call(ms), (e) => classifyEtcdError(ETCD_NODE, e));
+    return callWithDeadline(
+      ETCD_NODE,
+      ms,
+      () => call(ms),
+      (e) => classifyEtcdError(ETCD_NODE, e),
+    );
   };
-  const txn = (compare: ICompare[], success: IRequestOp[], failure: IRequestOp[], ms: number): Promise<ITxnResponse> =>
-    client.kv.txn({ compare, success, failure }, deadlineOf(ms));
+  const txn = (
+    compare: ICompare[],
+    success: IRequestOp[],
+    failure: IRequestOp[],
+    ms: number,
+  ): Promise<ITxnResponse> => client.kv.txn({ compare, success, failure }, deadlineOf(ms));
 
   return {
     leaseGrant: (ttlMs, opts) =>

@@ -34,7 +34,11 @@ export function connectRedis(port: number): Redis {
 /** Errors raised before the command was written to a live socket. */
 function notSent(e: unknown): boolean {
   const text = errorText(e);
-  return text.includes("enableOfflineQueue") || text.includes("Stream isn't writeable") || text.includes("ECONNREFUSED");
+  return (
+    text.includes("enableOfflineQueue") ||
+    text.includes("Stream isn't writeable") ||
+    text.includes("ECONNREFUSED")
+  );
 }
 
 /** A reply error (e.g. "-ERR ...", "-LOADING") means the server answered and did not run it. */
@@ -54,7 +58,10 @@ export function redisApi(node: string, conn: Redis, defaultTimeoutMs: number): R
   return {
     node,
     setNxPx: (key, value, ttlMs, opts) =>
-      run(opts, async () => (await conn.set(key, value, "PX", Math.max(1, Math.round(ttlMs)), "NX")) === "OK"),
+      run(
+        opts,
+        async () => (await conn.set(key, value, "PX", Math.max(1, Math.round(ttlMs)), "NX")) === "OK",
+      ),
     delIfEquals: (key, value, opts) =>
       run(opts, async () => Number(await conn.eval(DEL_IF_EQUALS, 1, key, value)) === 1),
     incr: (key, opts) => run(opts, async () => BigInt(await conn.incr(key))),

@@ -49,7 +49,14 @@ export function redisResourceApi(conn: Redis, fenced: boolean, defaultTimeoutMs:
           }
           // No token (or a negative one) is sent as "": the script rejects it.
           const token = w.token === null ? "" : w.token.toString();
-          const r = await conn.eval(FENCED_WRITE, 2, keys.values, keys.highest, w.value, TOKEN_DIGITS.test(token) ? token : "");
+          const r = await conn.eval(
+            FENCED_WRITE,
+            2,
+            keys.values,
+            keys.highest,
+            w.value,
+            TOKEN_DIGITS.test(token) ? token : "",
+          );
           return { accepted: Number(r) === 1 };
         },
         (e) => classifyRedisError(RESOURCE_NODE, e),

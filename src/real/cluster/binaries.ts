@@ -56,7 +56,9 @@ export function findBinary(name: BinaryName, explicit?: string): Result<string, 
   const given = explicit ?? process.env[ENV_VAR[name]];
   if (given !== undefined && given !== "") {
     const found = whichSync(given);
-    return found !== null ? ok(found) : err(`${name}: "${given}" is not an executable file; ${INSTALL_HINT[name]}`);
+    return found !== null
+      ? ok(found)
+      : err(`${name}: "${given}" is not an executable file; ${INSTALL_HINT[name]}`);
   }
   const onPath = whichSync(name);
   return onPath !== null ? ok(onPath) : err(`${name} not found on PATH; ${INSTALL_HINT[name]}`);

@@ -108,7 +108,13 @@ async function tryStart(opts: EtcdClusterOptions, attempt: number): Promise<Resu
     const memberName = `m${i}-a${attempt}`;
     const dataDir = join(opts.dir, memberName);
     mkdirSync(dataDir, { recursive: true });
-    specs.push({ name: `server:${i}`, memberName, clientPort: await freePort(), peerPort: await freePort(), dataDir });
+    specs.push({
+      name: `server:${i}`,
+      memberName,
+      clientPort: await freePort(),
+      peerPort: await freePort(),
+      dataDir,
+    });
   }
   const initialCluster = specs.map((m) => `${m.memberName}=http://${LOOPBACK}:${m.peerPort}`).join(",");
   const token = `lockcheck-${process.pid}-${Date.now()}`;

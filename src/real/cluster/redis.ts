@@ -35,12 +35,17 @@ export interface RedisNodeOptions {
   /** Path of the built clock shim, or null to run without one. */
   clockShim: string | null;
   reaper: Reaper | null;
+  /**
+   * Keep data across a crash (fsynced append-only file): for the resource, which must not
+   * forget the highest token it accepted. Lock servers run without persistence.
+   */
+  durable?: boolean;
   startTimeoutMs?: number;
 }
 
 const MAX_PORT_ATTEMPTS = 3;
 
-function serverArgs(port: number, dir: string): string[] {
+function serverArgs(port: number, dir: string, durable: boolean): string[] {
   return [
     "--port",
     String(port),
@@ -49,7 +54,9 @@ function serverArgs(port: number, dir: string): string[] {
     "--save",
     "",
     "--appendonly",
-    "no",
+    durable ? "yes" : "no",
+    "--appendfsync",
+    "always",
     "--dir",
     dir,
     "--daemonize",
@@ -70,7 +77,12 @@ async function launch(
     env.LOCKCHECK_CLOCK_FILE = clock.path;
   }
   const proc = spawnManaged(
-    { label: `redis ${opts.name}`, command: opts.binary, args: serverArgs(port, opts.dir), env },
+    {
+      label: `redis ${opts.name}`,
+      command: opts.binary,
+      args: serverArgs(port, opts.dir, opts.durable === true),
+      env,
+    },
     opts.reaper,
   );
   const problem = await waitUntil(() => redisPing(port, 200), {

@@ -88,11 +88,10 @@ async function removeContainer(docker: Docker, o: FoundObject): Promise<void> {
 export async function removeObjects(docker: Docker, sel: Selection): Promise<CleanReport> {
   const report: CleanReport = { removed: [], skipped: [], failures: [] };
   const found = await findObjects(docker, sel);
-  const ordered = [...found.filter((o) => o.kind === "container"), ...found.filter((o) => o.kind === "network")];
-  for (const o of ordered) {
+  const remove = async (o: FoundObject): Promise<void> => {
     if (o.live && sel.includeLive !== true) {
       report.skipped.push(o);
-      continue;
+      return;
     }
     try {
       if (o.kind === "container") await removeContainer(docker, o);
@@ -102,6 +101,9 @@ export async function removeObjects(docker: Docker, sel: Selection): Promise<Cle
       if (isNotFound(e)) report.removed.push(o);
       else report.failures.push({ object: o, error: message(e) });
     }
-  }
+  };
+  // Networks only once no container of the run is attached to them.
+  await Promise.all(found.filter((o) => o.kind === "container").map(remove));
+  await Promise.all(found.filter((o) => o.kind === "network").map(remove));
   return report;
 }

@@ -61,14 +61,20 @@ const serviceSchema = z.looseObject({
 });
 
 const composeSchema = z.looseObject({
-  services: z.record(z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, "service names are lowercase"), serviceSchema),
+  services: z.record(
+    z.string().regex(/^[a-z0-9][a-z0-9_.-]*$/, "service names are lowercase"),
+    serviceSchema,
+  ),
 });
 
 /**
  * Compose-style variable interpolation of one string. Returns the unknown variable's name
  * as an error when `${NAME}` has neither a value nor a default.
  */
-export function interpolate(text: string, vars: (name: string) => string | undefined): Result<string, string> {
+export function interpolate(
+  text: string,
+  vars: (name: string) => string | undefined,
+): Result<string, string> {
   let missing: string | null = null;
   const out = text.replace(
     /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
@@ -161,11 +167,17 @@ export function parseTopology(
   const nodes = services.map((s) => s.node);
   const duplicate = nodes.find((n, i) => nodes.indexOf(n) !== i);
   if (duplicate !== undefined) return err({ file, message: `two services play ${duplicate}` });
-  if (!nodes.includes("resource")) return err({ file, message: "no service plays the resource (x-lockcheck.node: resource)" });
+  if (!nodes.includes("resource"))
+    return err({ file, message: "no service plays the resource (x-lockcheck.node: resource)" });
   const servers = services.filter((s) => s.node !== "resource");
-  if (servers.length === 0) return err({ file, message: "no service plays a lock server (x-lockcheck.node: server:0)" });
+  if (servers.length === 0)
+    return err({ file, message: "no service plays a lock server (x-lockcheck.node: server:0)" });
   const gap = servers.findIndex((s, i) => s.node !== `server:${i}`);
-  if (gap >= 0) return err({ file, message: `servers must be server:0 … server:${servers.length - 1}; server:${gap} is missing` });
+  if (gap >= 0)
+    return err({
+      file,
+      message: `servers must be server:0 … server:${servers.length - 1}; server:${gap} is missing`,
+    });
   return ok({ file, services });
 }
 

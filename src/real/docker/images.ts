@@ -40,7 +40,8 @@ export async function ensureImages(
       if (await isPresent(docker, image)) continue;
       log(`pulling ${image}`);
       await pull(docker, image);
-      if (!(await isPresent(docker, image))) return err(`pulling ${image} finished but the engine still lacks it`);
+      if (!(await isPresent(docker, image)))
+        return err(`pulling ${image} finished but the engine still lacks it`);
     } catch (e) {
       return err(
         `image ${image} is not on the engine and could not be pulled (${e instanceof Error ? e.message : String(e)}); ` +

@@ -45,5 +45,7 @@ export function ownerIsGone(owner: string | undefined): boolean {
 
 /** Docker API `filters` selecting lockcheck's objects: every one, or one run's. */
 export function labelFilter(runId?: string): { label: string[] } {
-  return { label: runId === undefined ? [`${LABEL_LOCKCHECK}=1`] : [`${LABEL_LOCKCHECK}=1`, `${LABEL_RUN}=${runId}`] };
+  return {
+    label: runId === undefined ? [`${LABEL_LOCKCHECK}=1`] : [`${LABEL_LOCKCHECK}=1`, `${LABEL_RUN}=${runId}`],
+  };
 }

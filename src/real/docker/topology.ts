@@ -79,7 +79,10 @@ export function topologyFor(
   }
   const wrongProbe = servicesOfServers.find((s) => s.probe !== kind);
   if (wrongProbe !== undefined) {
-    return err({ file: path, message: `service ${wrongProbe.service} is probed as ${wrongProbe.probe}, not ${kind}` });
+    return err({
+      file: path,
+      message: `service ${wrongProbe.service} is probed as ${wrongProbe.probe}, not ${kind}`,
+    });
   }
   return topology;
 }

@@ -6,7 +6,7 @@
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import { forceKill, signal } from "./processes.js";
 import type { Reaper } from "./reaper.js";
-import { registerUndo } from "./undo.js";
+import { registerUndo, type UndoHandle } from "./undo.js";
 
 export interface ExitInfo {
   code: number | null;
@@ -63,7 +63,7 @@ export function spawnManaged(spec: SpawnSpec, reaper: Reaper | null): ManagedPro
     });
   });
   const pid = child.pid ?? -1;
-  let undo: () => void = () => {};
+  let undo: UndoHandle | null = null;
   if (pid > 0) {
     reaper?.trackProcess(pid);
     undo = registerUndo(spec.label, () => {
@@ -72,7 +72,7 @@ export function spawnManaged(spec: SpawnSpec, reaper: Reaper | null): ManagedPro
     void exited.then(() => {
       paused = false;
       reaper?.forgetProcess(pid);
-      undo();
+      undo?.cancel();
     });
   }
   return {

@@ -1,10 +1,11 @@
 /**
- * Parent side of the reaper (see reaper-main.ts): start it, tell it what to clean up if
+ * Parent side of the reaper (see reaper-script.ts): start it, tell it what to clean up if
  * this process dies without running its handlers, and dismiss it on a clean shutdown.
  */
 import { spawn } from "node:child_process";
 import type { Writable } from "node:stream";
-import { nodeCommand, processStartTime, siblingEntry } from "./processes.js";
+import { processStartTime } from "./processes.js";
+import { REAPER_SCRIPT } from "./reaper-script.js";
 
 export interface Reaper {
   readonly pid: number;
@@ -18,8 +19,8 @@ export interface Reaper {
 
 /** Starts a reaper whose argv carries `runId` (so tests can find every process of a run). */
 export async function startReaper(runId: string): Promise<Reaper> {
-  const { command, args } = nodeCommand(siblingEntry(import.meta.url, "./reaper-main"));
-  const child = spawn(command, [...args, "--lockcheck-run", runId], {
+  const args = ["--input-type=module", "-e", REAPER_SCRIPT, "lockcheck-reaper", "--lockcheck-run", runId];
+  const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ["pipe", "pipe", "ignore"],
   });
@@ -65,4 +66,3 @@ export async function startReaper(runId: string): Promise<Reaper> {
     },
   };
 }
-

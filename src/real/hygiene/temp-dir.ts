@@ -20,9 +20,9 @@ export const TEMP_PREFIX = "lockcheck-";
 export function makeTempDir(name: string, reaper: Reaper | null): TempDir {
   const path = mkdtempSync(join(tmpdir(), `${TEMP_PREFIX}${name}-`));
   reaper?.trackDir(path);
-  const remove = registerUndo(`temp dir ${path}`, () => {
+  const undo = registerUndo(`temp dir ${path}`, () => {
     rmSync(path, { recursive: true, force: true });
     reaper?.forgetDir(path);
   });
-  return { path, remove };
+  return { path, remove: () => undo.run() };
 }

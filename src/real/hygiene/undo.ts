@@ -9,7 +9,7 @@
  *
  * Actions run newest first (a client is killed before the server it talks to, and a server
  * before its temp dir is removed). After a SIGKILL of this process nothing here can run:
- * the reaper (reaper-main.ts) covers that case.
+ * the reaper (reaper-script.ts) covers that case.
  */
 
 export type UndoAction = () => void;
@@ -49,21 +49,36 @@ function removeHandlers(): void {
   process.off("exit", onExit);
 }
 
+export interface UndoHandle {
+  /** Runs the action now (at most once overall) and unregisters it. */
+  run(): void;
+  /** Unregisters the action without running it (the thing was undone another way). */
+  cancel(): void;
+}
+
 /**
- * Registers an undo action; returns a function that runs it now (once) and unregisters it.
- * The first registration installs the signal and exit handlers; the last undo removes them,
- * so a library user's process is left as it was found.
+ * Registers an undo action. The first registration installs the signal and exit handlers;
+ * the last one to go removes them, so a library user's process is left as it was found.
  */
-export function registerUndo(label: string, action: UndoAction): () => void {
+export function registerUndo(label: string, action: UndoAction): UndoHandle {
   const id = nextId++;
   entries.set(id, { label, action });
   installHandlers();
-  return () => {
+  const take = (): Entry | undefined => {
     const entry = entries.get(id);
-    if (entry === undefined) return;
+    if (entry === undefined) return undefined;
     entries.delete(id);
-    runSafely(entry);
     if (entries.size === 0) removeHandlers();
+    return entry;
+  };
+  return {
+    run() {
+      const entry = take();
+      if (entry !== undefined) runSafely(entry);
+    },
+    cancel() {
+      take();
+    },
   };
 }
 

@@ -27,7 +27,7 @@
  * - The run starts with member 0 leading term 1 (clusters are up before clients connect).
  */
 import { monoAt } from "../clock.js";
-import { type Network, send } from "../network.js";
+import { type Link, linkBetween, type Network, sendThunk } from "../network.js";
 import { cancelTimer, type SimNode, setTimer, type Timer } from "../node.js";
 import type { Random, RandomStreams } from "../rng.js";
 
@@ -116,6 +116,9 @@ export function createCluster<Cmd, Res, SM>(
   spec: StateMachineSpec<Cmd, Res, SM>,
 ): Cluster<Cmd, Res, SM> {
   const n = nodes.length;
+  const links: Link[][] = nodes.map((a) => nodes.map((b) => linkBetween(net, a, b)));
+  const sendTo = (from: Member<Cmd, Res, SM>, to: Member<Cmd, Res, SM>, handle: () => void): void =>
+    sendThunk(net, links[from.id]![to.id]!, handle);
   const majority = Math.floor(n / 2) + 1;
   const members: Member<Cmd, Res, SM>[] = nodes.map((node, id) => ({
     id,
@@ -195,7 +198,7 @@ export function createCluster<Cmd, Res, SM>(
     const lastLogTerm = m.log[lastLogIndex]!.term;
     for (const peer of members) {
       if (peer === m) continue;
-      send(net, m.node, peer.node, () => onRequestVote(peer, m.id, term, lastLogIndex, lastLogTerm));
+      sendTo(m, peer, () => onRequestVote(peer, m.id, term, lastLogIndex, lastLogTerm));
     }
   }
 
@@ -210,7 +213,7 @@ export function createCluster<Cmd, Res, SM>(
     }
     const replyTerm = m.term;
     const c = members[candidate]!;
-    send(net, m.node, c.node, () => onVoteReply(c, m.id, replyTerm, granted));
+    sendTo(m, c, () => onVoteReply(c, m.id, replyTerm, granted));
   }
 
   function onVoteReply(m: Member<Cmd, Res, SM>, voter: number, term: number, granted: boolean): void {
@@ -259,7 +262,7 @@ export function createCluster<Cmd, Res, SM>(
     const entries = m.log.slice(prevIndex + 1, prevIndex + 1 + MAX_BATCH);
     const term = m.term;
     const commit = m.commitIndex;
-    send(net, m.node, peer.node, () => onAppend(peer, m.id, term, prevIndex, prevTerm, entries, commit));
+    sendTo(m, peer, () => onAppend(peer, m.id, term, prevIndex, prevTerm, entries, commit));
   }
 
   function onAppend(
@@ -274,7 +277,7 @@ export function createCluster<Cmd, Res, SM>(
     const reply = (success: boolean, match: number): void => {
       const replyTerm = m.term;
       const l = members[leader]!;
-      send(net, m.node, l.node, () => onAppendReply(l, m.id, replyTerm, success, match));
+      sendTo(m, l, () => onAppendReply(l, m.id, replyTerm, success, match));
     };
     if (term < m.term) return reply(false, 0);
     if (term > m.term || m.role !== "follower" || m.leaderId !== leader) stepDown(m, term, leader);

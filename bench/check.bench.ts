@@ -1,0 +1,177 @@
+/**
+ * Benchmark of `lockcheck check`'s streaming path. Generates a 1,000,000-op history into a
+ * temp dir (removed afterwards), then measures, in this one run:
+ * - baseline: read the file and JSON.parse each line, nothing else;
+ * - check: stream, parse, validate and run every O(n) checker (what `lockcheck check` does);
+ * and prints their ratio (target <= 1.5) and the peak memory (target < 1 GiB).
+ *
+ * Run: npm run build && npm run bench:check   (OPS=200000 for a quicker run)
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createCheckers } from "../checkers/index.js";
+import { readLineBatches } from "../src/history/lines.js";
+import type { Op } from "../src/history/op.js";
+import { readHistory } from "../src/history/read.js";
+import { writeHistory } from "../src/history/write.js";
+
+const TOTAL_OPS = Number(process.env.OPS ?? 1_000_000);
+const CLIENTS = 8;
+const ROUNDS = 3;
+
+/** A deterministic small PRNG (mulberry32): the bench needs speed and repeatability, not quality. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A lease lock with fencing under contention: clients interleave; a holder sometimes outlives
+ * its lease, so the resource rejects some stale writes; some writes time out; some clients are
+ * paused by the nemesis. Tokens start above 2^53 to exercise BigInt handling.
+ */
+function* workload(total: number): Generator<Op> {
+  const rnd = prng(7);
+  let index = 0;
+  let time = 0;
+  let token = 2n ** 60n;
+  let resourceMax = 0n;
+  let holder: { grant: string; until: number } | undefined;
+  type State = { phase: "idle" | "acquiring" | "holding" | "writing" | "releasing"; grant: string; token: bigint; n: number };
+  const clients: State[] = Array.from({ length: CLIENTS }, () => ({ phase: "idle", grant: "", token: 0n, n: 0 }));
+  const lock = "bench";
+  while (index < total) {
+    time += 1 + Math.floor(rnd() * 50_000);
+    if (rnd() < 0.01) {
+      yield { index: index++, time, process: "nemesis", type: "info", f: "pause", node: `client:${Math.floor(rnd() * CLIENTS)}` };
+      continue;
+    }
+    const p = Math.floor(rnd() * CLIENTS);
+    const c = clients[p]!;
+    if (c.phase === "idle") {
+      c.phase = "acquiring";
+      yield { index: index++, time, process: p, type: "invoke", f: "acquire", lock };
+    } else if (c.phase === "acquiring") {
+      if (!holder || holder.until < time) {
+        c.grant = `${p}:${c.n++}`;
+        c.token = token++;
+        holder = { grant: c.grant, until: time + 2_000_000 };
+        c.phase = "holding";
+        yield { index: index++, time, process: p, type: "ok", f: "acquire", lock, grant: c.grant, token: c.token };
+      } else {
+        c.phase = "idle";
+        yield { index: index++, time, process: p, type: "fail", f: "acquire", lock, error: "held" };
+      }
+    } else if (c.phase === "holding") {
+      if (rnd() < 0.75) {
+        c.phase = "writing";
+        yield { index: index++, time, process: p, type: "invoke", f: "write", lock, grant: c.grant, token: c.token, value: index };
+      } else {
+        c.phase = "releasing";
+        yield { index: index++, time, process: p, type: "invoke", f: "release", lock, grant: c.grant };
+      }
+    } else if (c.phase === "writing") {
+      c.phase = "holding";
+      if (rnd() < 0.02) {
+        yield { index: index++, time, process: p, type: "info", f: "write", lock, grant: c.grant, token: c.token, error: "timeout" };
+      } else {
+        const accepted = c.token >= resourceMax;
+        if (accepted) resourceMax = c.token;
+        yield { index: index++, time, process: p, type: "ok", f: "write", lock, grant: c.grant, token: c.token, accepted };
+      }
+    } else {
+      c.phase = "idle";
+      const mine = holder?.grant === c.grant;
+      if (mine) holder = undefined;
+      yield { index: index++, time, process: p, type: mine ? "ok" : "fail", f: "release", lock, grant: c.grant };
+    }
+  }
+}
+
+let peakRss = 0;
+const sampleRss = () => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+};
+
+async function baseline(path: string): Promise<number> {
+  let n = 0;
+  for await (const batch of readLineBatches(path)) {
+    for (const line of batch.lines) if (JSON.parse(line) !== null) n++;
+    sampleRss();
+  }
+  return n;
+}
+
+async function check(path: string): Promise<number> {
+  const checkers = createCheckers();
+  const stream = readHistory(path);
+  let n = 0;
+  for await (const batch of stream.batches()) {
+    for (const op of batch) for (const c of checkers) c.step(op);
+    n += batch.length;
+    sampleRss();
+  }
+  if (stream.errors.length > 0) throw new Error(`generated history is invalid: ${stream.errors[0]!.message}`);
+  const verdicts = checkers.map((c) => c.finish());
+  if (verdicts.some((v) => v.valid === false)) throw new Error("the fenced workload should not be flagged");
+  return n;
+}
+
+async function timed(f: () => Promise<number>): Promise<{ ms: number; n: number }> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const start = process.hrtime.bigint();
+  const n = await f();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, n };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "lockcheck-bench-"));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  process.once("SIGINT", () => {
+    cleanup();
+    process.exit(130);
+  });
+  process.once("SIGTERM", () => {
+    cleanup();
+    process.exit(143);
+  });
+  try {
+    const path = join(dir, "history.jsonl");
+    const written = await writeHistory(path, workload(TOTAL_OPS));
+    if (!written.ok) throw new Error(written.error.message);
+    const mb = statSync(path).size / 2 ** 20;
+    console.log(`history: ${TOTAL_OPS.toLocaleString("en")} ops, ${mb.toFixed(1)} MiB`);
+    await baseline(path); // warm the page cache and the JIT
+    const base: number[] = [];
+    const full: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const b = await timed(() => baseline(path));
+      const c = await timed(() => check(path));
+      if (b.n !== TOTAL_OPS || c.n !== TOTAL_OPS) throw new Error(`read ${b.n} / ${c.n} ops, expected ${TOTAL_OPS}`);
+      base.push(b.ms);
+      full.push(c.ms);
+    }
+    const b = median(base);
+    const c = median(full);
+    const maxRssMiB = process.resourceUsage().maxRSS / 1024;
+    console.log(`read + JSON.parse each line:          ${b.toFixed(0)} ms (median of ${ROUNDS})`);
+    console.log(`read + parse + validate + 4 checkers: ${c.toFixed(0)} ms (median of ${ROUNDS})`);
+    console.log(`ratio: ${(c / b).toFixed(2)} (target <= 1.5)`);
+    console.log(
+      `peak memory: rss ${(peakRss / 2 ** 20).toFixed(0)} MiB sampled, maxRSS ${maxRssMiB.toFixed(0)} MiB (target < 1024 MiB)`,
+    );
+  } finally {
+    cleanup();
+  }
+}
+
+await main();

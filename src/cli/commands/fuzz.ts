@@ -1,0 +1,198 @@
+/**
+ * `lockcheck fuzz --target sim:<lock> …`: search for a schedule that makes the target violate
+ * safety; on a violation, shrink it, print the minimal counterexample as a timeline, save the
+ * run folder and print the command that replays it (exit 1). Without one, print a summary
+ * (exit 0). Bad input or a failure of lockcheck itself: exit 2.
+ */
+import { randomInt } from "node:crypto";
+import { Command, InvalidArgumentError } from "commander";
+import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
+import { colorsFor } from "../../report/colors.js";
+import { startProgress } from "../../report/progress.js";
+import { formatInputError, type InputError } from "../../result.js";
+import { type FuzzResult, fuzz } from "../../runner/fuzz.js";
+import { defaultRunDir, saveRun } from "../../runner/save.js";
+import { scheduleSize } from "../../runner/schedule-size.js";
+import { formatTimeline } from "../../runner/timeline.js";
+import { type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
+import { findTarget, targetNames } from "../../targets/index.js";
+import { parseDuration } from "../duration.js";
+
+interface FuzzFlags {
+  target: string;
+  resource?: string;
+  runs?: number;
+  timeLimit?: string;
+  seed?: number;
+  faults: string;
+  clients?: number;
+  out?: string;
+  shrink: boolean;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+function positiveInt(name: string) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return n;
+  };
+}
+
+function seedArg(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) {
+    throw new InvalidArgumentError("the seed must be an integer in 0..4294967295");
+  }
+  return n;
+}
+
+export function fuzzCommand(): Command {
+  return new Command("fuzz")
+    .description("search for schedules (workload + faults) that make a lock target accept a stale write")
+    .requiredOption("--target <name>", `what to fuzz, e.g. sim:redlock (one of: ${targetNames().join(", ")})`)
+    .option("--resource <mode>", "how the protected resource treats tokens: unfenced, fenced or fenced-txn (default: the target's)")
+    .option("--runs <n>", "schedules to try (default 1000, or unbounded with --time-limit)", positiveInt("--runs"))
+    .option("--time-limit <duration>", "stop searching after this long, e.g. 60s or 5m")
+    .option("--seed <n>", "seed of the search (default: random, printed); same seed ⇒ same runs", seedArg)
+    .option("--faults <list>", `comma-separated fault categories: ${FAULT_CATEGORIES.join(",")}`, FAULT_CATEGORIES.join(","))
+    .option("--clients <n>", "most clients in a schedule (default 4)", positiveInt("--clients"))
+    .option("--out <dir>", "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>)")
+    .option("--no-shrink", "save the first failing schedule as found")
+    .option("--quiet", "no progress line")
+    .option("--json", "print a JSON summary on stdout instead of the human report")
+    .action(async (flags: FuzzFlags) => {
+      process.exitCode = await runFuzz(flags);
+    });
+}
+
+interface ParsedFlags {
+  resource: ResourceMode | undefined;
+  faults: FaultCategory[];
+  timeLimitMs: number | undefined;
+}
+
+function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: false; error: InputError } {
+  let resource: ResourceMode | undefined;
+  if (flags.resource !== undefined) {
+    const r = resourceModeSchema.safeParse(flags.resource);
+    if (!r.success) return { ok: false, error: { field: "--resource", message: `expected one of ${resourceModeSchema.options.join(", ")}` } };
+    resource = r.data;
+  }
+  const faults: FaultCategory[] = [];
+  for (const f of flags.faults.split(",").map((x) => x.trim()).filter((x) => x !== "" && x !== "none")) {
+    if (!(FAULT_CATEGORIES as readonly string[]).includes(f)) {
+      return { ok: false, error: { field: "--faults", message: `unknown fault category "${f}"; expected some of ${FAULT_CATEGORIES.join(", ")} (or none)` } };
+    }
+    faults.push(f as FaultCategory);
+  }
+  let timeLimitMs: number | undefined;
+  if (flags.timeLimit !== undefined) {
+    const d = parseDuration(flags.timeLimit, "--time-limit");
+    if (!d.ok) return d;
+    timeLimitMs = d.value;
+  }
+  return { ok: true, value: { resource, faults, timeLimitMs } };
+}
+
+function sizeText(s: Schedule): string {
+  const z = scheduleSize(s);
+  return `${z.clients} client${z.clients === 1 ? "" : "s"}, ${z.cycles} lock cycle${z.cycles === 1 ? "" : "s"}, ${z.faults} fault${z.faults === 1 ? "" : "s"}`;
+}
+
+async function runFuzz(flags: FuzzFlags): Promise<number> {
+  const errc = colorsFor(process.stderr);
+  const fail = (e: InputError): number => {
+    process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
+    return 2;
+  };
+  const target = findTarget(flags.target, "--target");
+  if (!target.ok) return fail(target.error);
+  const parsed = parseFlags(flags);
+  if (!parsed.ok) return fail(parsed.error);
+  const { resource, faults, timeLimitMs } = parsed.value;
+  if (resource !== undefined && !target.value.resources.includes(resource)) {
+    return fail({ field: "--resource", message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}` });
+  }
+  const seed = flags.seed ?? randomInt(0, 0x7fffffff);
+  const runs = flags.runs ?? (timeLimitMs === undefined ? 1000 : undefined);
+  const effectiveResource = resource ?? target.value.resources[0];
+  const title = `fuzz ${target.value.name} (${effectiveResource}) seed ${seed}`;
+  const progress = startProgress({ title, quiet: flags.quiet === true || flags.json === true, ...(runs === undefined ? {} : { total: runs }) });
+
+  let result: FuzzResult;
+  try {
+    result = await fuzz({
+      target: target.value,
+      resource: effectiveResource,
+      seed,
+      faults,
+      ...(runs === undefined ? {} : { runs }),
+      ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
+      ...(flags.clients === undefined ? {} : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
+      ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
+      onProgress: (p) =>
+        progress.update({
+          done: p.runs,
+          violations: p.violations,
+          note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
+        }),
+    });
+  } finally {
+    progress.stop();
+  }
+  return report(result, flags);
+}
+
+async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
+  const c = colorsFor(process.stdout);
+  const rate = result.elapsedMs > 0 ? Math.round((result.runs * 1000) / result.elapsedMs) : result.runs;
+  const what = `${result.target} (${result.resource}), seed ${result.seed}, faults ${flags.faults}`;
+  if (result.error !== null) {
+    process.stderr.write(`${colorsFor(process.stderr).red("error")}: lockcheck failed while running ${what}: ${result.error.message}\n`);
+    if (result.error.schedule !== null) process.stderr.write(`schedule:\n${JSON.stringify(result.error.schedule)}\n`);
+    return 2;
+  }
+  const ce = result.counterexample;
+  if (ce === null) {
+    if (flags.json === true) {
+      process.stdout.write(`${JSON.stringify({ ...summary(result), violation: false })}\n`);
+    } else {
+      const stop = result.interrupted ? " (time limit reached)" : "";
+      process.stdout.write(`${c.green("no violation")} in ${result.runs} runs of ${what}${stop} — ${rate} runs/s\n`);
+    }
+    return 0;
+  }
+  const dir = flags.out ?? defaultRunDir(result.target, result.seed, ce.foundAtRun);
+  const replay = `lockcheck replay ${dir}/schedule.json`;
+  const saved = await saveRun(dir, { schedule: ce.schedule, ops: ce.ops, verdicts: ce.verdicts, replayCommand: replay });
+  if (!saved.ok) {
+    process.stderr.write(`${colorsFor(process.stderr).red("error")}: ${formatInputError(saved.error)}\n`);
+    return 2;
+  }
+  if (flags.json === true) {
+    process.stdout.write(
+      `${JSON.stringify({ ...summary(result), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns })}\n`,
+    );
+    return 1;
+  }
+  const out = [
+    `${c.bold(c.red("violation found"))} in run ${ce.foundAtRun} of ${what}`,
+    `shrunk from ${sizeText(ce.original)} to ${c.bold(sizeText(ce.schedule))} in ${(ce.shrinkMs / 1000).toFixed(1)} s (${ce.shrinkRuns} runs)`,
+    "",
+    c.bold("minimal counterexample:"),
+    ...ce.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
+    "",
+    ...formatTimeline(ce.ops, ce.verdicts, { colors: c }),
+    "",
+    `saved ${dir}/ (schedule.json, history.jsonl, verdict.json, report.html)`,
+    `replay: ${c.bold(replay)}`,
+  ];
+  process.stdout.write(`${out.join("\n")}\n`);
+  return 1;
+}
+
+function summary(r: FuzzResult) {
+  return { target: r.target, resource: r.resource, seed: r.seed, runs: r.runs, elapsedMs: r.elapsedMs, interrupted: r.interrupted };
+}

@@ -1,0 +1,80 @@
+/**
+ * `lockcheck replay <schedule.json|run-folder>`: runs a saved schedule again and prints the
+ * verdict of every checker. Exits like `check`: 0 valid, 1 violation, 2 unknown or bad input.
+ * `--twice` runs it twice and fails (exit 1) if the two histories differ.
+ */
+import { Command } from "commander";
+import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
+import { colorsFor } from "../../report/colors.js";
+import { formatInputError } from "../../result.js";
+import { replaySchedule } from "../../runner/replay.js";
+import { formatTimeline } from "../../runner/timeline.js";
+import { loadScheduleArg } from "./schedule-arg.js";
+
+interface ReplayFlags {
+  twice?: boolean;
+  target?: string;
+  timeline?: boolean;
+  json?: boolean;
+}
+
+export function replayCommand(): Command {
+  return new Command("replay")
+    .description("run a saved schedule again and check its history (exit 0 valid, 1 violation, 2 unknown/bad input)")
+    .argument("<schedule>", "a schedule.json, or a run folder that holds one")
+    .option("--twice", "run it twice and fail if the two histories differ")
+    .option("--target <name>", "run on this target instead of the schedule's own (e.g. redis:lease)")
+    .option("--timeline", "print the history as a timeline")
+    .option("--json", "print the verdicts as JSON on stdout")
+    .action(async (path: string, flags: ReplayFlags) => {
+      process.exitCode = await runReplay(path, flags);
+    });
+}
+
+export function formatVerdictLines(verdicts: readonly Verdict[], c = colorsFor(process.stdout)): string[] {
+  const lines: string[] = [];
+  for (const v of verdicts) {
+    const mark = v.valid === true ? c.green("valid") : v.valid === false ? c.red("INVALID") : c.yellow("unknown");
+    lines.push(`${v.checker.padEnd(18)} ${mark}`);
+    for (const a of v.anomalies) lines.push(`  ${c.red(a.kind)}: ${a.explanation}`);
+  }
+  return lines;
+}
+
+async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
+  const errc = colorsFor(process.stderr);
+  const schedule = await loadScheduleArg(path);
+  if (!schedule.ok) {
+    process.stderr.write(`${errc.red("error")}: ${formatInputError(schedule.error)}\n`);
+    return 2;
+  }
+  const replayed = await replaySchedule(schedule.value, {
+    twice: flags.twice === true,
+    ...(flags.target === undefined ? {} : { target: flags.target }),
+  });
+  if (!replayed.ok) {
+    process.stderr.write(`${errc.red("error")}: ${formatInputError(replayed.error)}\n`);
+    return 2;
+  }
+  const { run, difference } = replayed.value;
+  const valid = combineValidity(run.verdicts.map((v) => v.valid));
+  const code = difference !== null ? 1 : valid === true ? 0 : valid === false ? 1 : 2;
+  if (flags.json === true) {
+    process.stdout.write(`${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference })}\n`);
+    return code;
+  }
+  const c = colorsFor(process.stdout);
+  const out: string[] = [];
+  if (flags.timeline === true) out.push(...formatTimeline(run.ops, run.verdicts, { colors: c }), "");
+  out.push(`${run.schedule.target} (${run.schedule.resource}), seed ${run.schedule.seed}: ${run.ops.length} ops`);
+  out.push(...formatVerdictLines(run.verdicts, c));
+  if (flags.twice === true) {
+    out.push(
+      difference === null
+        ? c.green("ran twice: identical histories")
+        : c.red(`ran twice: histories differ at op ${difference.index}:\n  first:  ${difference.first}\n  second: ${difference.second}`),
+    );
+  }
+  process.stdout.write(`${out.join("\n")}\n`);
+  return code;
+}

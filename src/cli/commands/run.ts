@@ -1,0 +1,285 @@
+/**
+ * `lockcheck run --target redis:lease|redis:lease-token|redis:redlock|etcd:lock …`: one run
+ * of a schedule against real servers that lockcheck starts itself on 127.0.0.1, with real
+ * faults; writes the run folder (schedule.json, history.jsonl, verdict.json, report.html,
+ * events/) and exits like `check`: 0 valid, 1 violation, 2 unknown verdict or bad input.
+ *
+ * The schedule comes from `--schedule` (e.g. one saved by `fuzz` in the simulator: its world
+ * prefix is replaced) or is generated from `--seed` with the same generators as `fuzz`.
+ */
+import { randomInt } from "node:crypto";
+import { Command, InvalidArgumentError } from "commander";
+import fc from "fast-check";
+import { checkOps } from "../../../checkers/index.js";
+import { combineValidity } from "../../../checkers/verdict.js";
+import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
+import type { PartitionMode } from "../../real/faults/context.js";
+import { REAL_TARGETS, realTargetFor } from "../../real/targets.js";
+import { colorsFor } from "../../report/colors.js";
+import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
+import { fuzzScheduleArb } from "../../runner/fuzz.js";
+import { defaultRunDir, saveRun } from "../../runner/save.js";
+import { type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
+import type { Target } from "../../targets/target.js";
+import { parseDuration } from "../duration.js";
+import { formatVerdictLines } from "./replay.js";
+import { loadScheduleArg } from "./schedule-arg.js";
+
+interface RunFlags {
+  target?: string;
+  resource?: string;
+  faults: string;
+  seed?: number;
+  duration: string;
+  clients?: number;
+  schedule?: string;
+  out?: string;
+  partitionMode: string;
+  redisServer?: string;
+  etcd?: string;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+const REAL_NAMES = REAL_TARGETS.map((t) => t.name);
+
+function seedArg(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+    throw new InvalidArgumentError("the seed must be an integer in 0..4294967295");
+  return n;
+}
+
+function positiveInt(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
+  return n;
+}
+
+export function runCommand(): Command {
+  return new Command("run")
+    .description(
+      "run a schedule against real redis-server / etcd processes with real faults, and check the history",
+    )
+    .option("--target <name>", `real target: ${REAL_NAMES.join(", ")} (default: from --schedule)`)
+    .option(
+      "--resource <mode>",
+      "protected resource: unfenced, fenced, or fenced-txn (etcd only) (default: the target's)",
+    )
+    .option(
+      "--faults <list>",
+      `fault categories for a generated schedule: ${FAULT_CATEGORIES.join(",")} (or none)`,
+      "pause",
+    )
+    .option("--seed <n>", "seed for the generated schedule (default: random, printed)", seedArg)
+    .option(
+      "--duration <d>",
+      "how long clients keep starting lock cycles, e.g. 20s (the run stops at twice this)",
+      "20s",
+    )
+    .option("--clients <n>", "most clients in a generated schedule (default 4)", positiveInt)
+    .option(
+      "--schedule <file>",
+      "run this schedule (schedule.json or a run folder) instead of generating one",
+    )
+    .option("--out <dir>", "run folder (default lockcheck-out/<target>-<seed>-real)")
+    .option(
+      "--partition-mode <mode>",
+      "what a two-way partition does to TCP: cut (reset; messages lost) or blackhole (held until the heal)",
+      "cut",
+    )
+    .option("--redis-server <path>", "redis-server binary (default: $LOCKCHECK_REDIS_SERVER, then PATH)")
+    .option("--etcd <path>", "etcd binary (default: $LOCKCHECK_ETCD, then PATH)")
+    .option("--quiet", "no progress output")
+    .option("--json", "print the verdicts as JSON on stdout")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Servers run on free 127.0.0.1 ports in temp dirs and are removed on exit, error, SIGINT and SIGTERM.",
+        "Each client is its own process: a client pause is SIGSTOP/SIGCONT (its lease keep-alives freeze too).",
+        "Faults: pause/resume of clients and servers (server:leader = the etcd leader), kill/restart (Redis",
+        "restarts empty; the resource is durable), partitions and delays on per-link TCP proxies, and clock",
+        "jumps/drift: on clients, and on redis-servers through an LD_PRELOAD shim built with cc at set-up.",
+        "etcd ignores clock faults (Go does not read the clock through libc; its leases use a monotonic clock).",
+        "Partitions between two servers (etcd peers) are not proxied: they are recorded as unsupported.",
+        "The schedule's latency and loss options do not apply: the network is the real loopback.",
+        "",
+        "Exit status: 0 valid, 1 a violation was found, 2 unknown verdict or bad input.",
+      ].join("\n"),
+    )
+    .action(async (flags: RunFlags) => {
+      process.exitCode = await runReal(flags);
+    });
+}
+
+interface Plan {
+  target: Target;
+  schedule: Schedule;
+}
+
+function parseFaults(text: string): Result<FaultCategory[], InputError> {
+  const out: FaultCategory[] = [];
+  for (const f of text
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "" && x !== "none")) {
+    if (!(FAULT_CATEGORIES as readonly string[]).includes(f)) {
+      return err({
+        field: "--faults",
+        message: `unknown fault category "${f}"; expected some of ${FAULT_CATEGORIES.join(", ")} (or none)`,
+      });
+    }
+    out.push(f as FaultCategory);
+  }
+  return ok(out);
+}
+
+function pickTarget(name: string | undefined, fromSchedule: string | undefined): Result<Target, InputError> {
+  const wanted = name ?? fromSchedule;
+  if (wanted === undefined)
+    return err({
+      field: "--target",
+      message: `give --target (one of ${REAL_NAMES.join(", ")}) or --schedule`,
+    });
+  const t = name !== undefined ? REAL_TARGETS.find((x) => x.name === name) : realTargetFor(wanted);
+  if (t === undefined) {
+    return err({
+      field: name !== undefined ? "--target" : "target",
+      message: `no real target for "${wanted}"; valid real targets: ${REAL_NAMES.join(", ")}`,
+    });
+  }
+  return ok(t);
+}
+
+async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
+  let resource: ResourceMode | undefined;
+  if (flags.resource !== undefined) {
+    const r = resourceModeSchema.safeParse(flags.resource);
+    if (!r.success)
+      return err({
+        field: "--resource",
+        message: `expected one of ${resourceModeSchema.options.join(", ")}`,
+      });
+    resource = r.data;
+  }
+  if (flags.partitionMode !== "cut" && flags.partitionMode !== "blackhole") {
+    return err({
+      field: "--partition-mode",
+      message: `expected cut or blackhole, got "${flags.partitionMode}"`,
+    });
+  }
+  if (flags.schedule !== undefined) {
+    const loaded = await loadScheduleArg(flags.schedule);
+    if (!loaded.ok) return loaded;
+    const target = pickTarget(flags.target, loaded.value.target);
+    if (!target.ok) return target;
+    const schedule: Schedule = {
+      ...loaded.value,
+      target: target.value.name,
+      resource: resource ?? loaded.value.resource,
+    };
+    if (!target.value.resources.includes(schedule.resource)) {
+      return err({
+        field: "resource",
+        message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${schedule.resource}`,
+      });
+    }
+    return ok({ target: target.value, schedule });
+  }
+  const target = pickTarget(flags.target, undefined);
+  if (!target.ok) return target;
+  const faults = parseFaults(flags.faults);
+  if (!faults.ok) return faults;
+  const duration = parseDuration(flags.duration, "--duration");
+  if (!duration.ok) return duration;
+  if (resource !== undefined && !target.value.resources.includes(resource)) {
+    return err({
+      field: "--resource",
+      message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
+    });
+  }
+  const seed = flags.seed ?? randomInt(0, 0x7fffffff);
+  const { ttlMs } = target.value.defaults;
+  const horizonMs = duration.value;
+  // Enough lock cycles to keep the clients busy for the whole duration.
+  const maxCycles = Math.min(200, Math.max(1, Math.ceil(horizonMs / ttlMs)));
+  const maxClients = flags.clients ?? 4;
+  const arb = fuzzScheduleArb({
+    target: target.value,
+    seed,
+    faults: faults.value,
+    ...(resource === undefined ? {} : { resource }),
+    options: { horizonMs },
+    workload: { maxClients, maxCycles },
+    faultBounds: { maxClients, maxCycles, maxFaults: Math.max(4, Math.ceil(horizonMs / 5000)) },
+  });
+  const [generated] = fc.sample(arb, { seed, numRuns: 1 });
+  if (generated === undefined) return err({ message: "could not generate a schedule" });
+  return ok({ target: target.value, schedule: { ...generated, seed } });
+}
+
+async function runReal(flags: RunFlags): Promise<number> {
+  const errc = colorsFor(process.stderr);
+  const fail = (e: InputError): number => {
+    process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
+    return 2;
+  };
+  const planned = await plan(flags);
+  if (!planned.ok) return fail(planned.error);
+  const { target, schedule } = planned.value;
+  const outDir = flags.out ?? defaultRunDir(target.name, schedule.seed, 0).replace(/-0$/, "-real");
+  const quiet = flags.quiet === true || flags.json === true;
+  const say = (line: string): void => {
+    if (!quiet) process.stderr.write(`${line}\n`);
+  };
+  say(
+    `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
+  );
+
+  const { runReal: run } = await import("../../real/run.js");
+  const r = await run(
+    schedule,
+    { algorithm: target.algorithm, servers: target.name.startsWith("etcd:") ? "etcd" : "redis" },
+    {
+      outDir,
+      partitionMode: flags.partitionMode as PartitionMode,
+      ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
+      ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
+      onProgress: (p) =>
+        say(
+          `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
+            p.activeFaults.length === 0 ? "none" : p.activeFaults.join(", ")
+          }`,
+        ),
+    },
+  );
+  if (!r.ok) return fail({ message: r.error });
+  for (const w of r.value.warnings) say(`${errc.yellow("warning")}: ${w}`);
+
+  const verdicts = checkOps(r.value.ops);
+  const valid = combineValidity(verdicts.map((v) => v.valid));
+  const saved = await saveRun(outDir, {
+    schedule,
+    ops: r.value.ops,
+    verdicts,
+    replayCommand: `lockcheck run --schedule ${outDir}`,
+  });
+  if (!saved.ok) return fail(saved.error);
+  const code = valid === true ? 0 : valid === false ? 1 : 2;
+  if (flags.json === true) {
+    process.stdout.write(
+      `${JSON.stringify({ valid, verdicts, ops: r.value.ops.length, out: outDir, stats: r.value.stats })}\n`,
+    );
+    return code;
+  }
+  const c = colorsFor(process.stdout);
+  const s = r.value.stats;
+  const lines = [
+    `${target.name} (${schedule.resource}), seed ${schedule.seed}: ${r.value.ops.length} ops in ${(s.runMs / 1000).toFixed(1)} s (set-up ${(s.setupMs / 1000).toFixed(1)} s)`,
+    ...formatVerdictLines(verdicts, c),
+    `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: lockcheck run --schedule ${outDir}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return code;
+}

@@ -1,0 +1,123 @@
+/**
+ * Entry point of a client child process: one simulated client of a real run. It runs the same
+ * workload and lock-algorithm code as the simulator (src/workload/client.ts, src/locks/),
+ * against real servers through real client libraries, and records its own history events.
+ *
+ * A pause of this client is a SIGSTOP of this whole process, so its lease keep-alives freeze
+ * too, as in a real GC pause. A `pause-at` fault stops the process from inside
+ * env.checkpoint(): it tells the parent, then SIGSTOPs itself; the parent SIGCONTs it later.
+ *
+ * It exits when its workload is done, and at once when the IPC channel to the parent closes
+ * (the parent died): a client never outlives the run that started it.
+ */
+import type { Redis } from "ioredis";
+import type { LockEnv, RedisApi, ResourceApi } from "../../env/env.js";
+import { LOCK_ALGORITHMS } from "../../locks/index.js";
+import type { Checkpoint } from "../../schedule/schedule.js";
+import { runClient } from "../../workload/client.js";
+import { connectRedis, redisApi } from "../adapters/redis.js";
+import { redisResourceApi } from "../adapters/resource.js";
+import { createClientClock } from "./clock.js";
+import type { ChildConfig, ChildMessage, ParentMessage } from "./protocol.js";
+import { createFileRecorder } from "./recorder.js";
+
+const send = (msg: ChildMessage, then?: () => void): void => {
+  if (process.send === undefined || !process.connected) {
+    then?.();
+    return;
+  }
+  process.send(msg, undefined, {}, () => then?.());
+};
+
+process.on("disconnect", () => process.exit(0));
+
+const clock = createClientClock();
+let startGun: ((t0: bigint) => void) | null = null;
+const started = new Promise<bigint>((resolve) => {
+  startGun = resolve;
+});
+
+process.on("message", (raw: unknown) => {
+  const msg = raw as ParentMessage;
+  switch (msg.type) {
+    case "init":
+      run(msg.config).catch((e: unknown) => {
+        send({ type: "failed", message: e instanceof Error ? (e.stack ?? e.message) : String(e) }, () =>
+          process.exit(1),
+        );
+      });
+      return;
+    case "start":
+      startGun?.(BigInt(msg.t0));
+      return;
+    case "clock-jump":
+      clock.jump(msg.deltaMs);
+      return;
+    case "clock-drift":
+      clock.drift(msg.rate);
+  }
+});
+
+async function run(config: ChildConfig): Promise<void> {
+  const algorithm = LOCK_ALGORITHMS.find((a) => a.name === config.algorithm);
+  if (algorithm === undefined) throw new Error(`unknown lock algorithm "${config.algorithm}"`);
+  const timeout = config.callTimeoutMs;
+  let t0 = 0n;
+  const redisConns: Redis[] = config.redisPorts.map((port) => connectRedis(port));
+  // etcd3 (gRPC, protobuf) takes a second to load: only etcd targets pay for it.
+  const etcdAdapter = config.etcdPorts.length > 0 ? await import("../adapters/etcd.js") : null;
+  const etcdClient = etcdAdapter?.connectEtcd(config.etcdPorts, 2000) ?? null;
+  const resourceConn = config.resource.port !== null ? connectRedis(config.resource.port) : null;
+  await Promise.all(
+    [...redisConns, ...(resourceConn === null ? [] : [resourceConn])].map((c) => c.connect()),
+  );
+
+  const redis: RedisApi[] = redisConns.map((c, i) => redisApi(`server:${i}`, c, timeout));
+  let resource: ResourceApi;
+  if (config.resource.mode === "fenced-txn") {
+    if (etcdAdapter === null || etcdClient === null)
+      throw new Error("fenced-txn resource needs an etcd cluster");
+    resource = etcdAdapter.etcdTxnResourceApi(etcdClient, timeout);
+  } else {
+    if (resourceConn === null) throw new Error("resource: no resource server port");
+    resource = redisResourceApi(resourceConn, config.resource.mode === "fenced", timeout);
+  }
+
+  const reached = new Map<Checkpoint, number>();
+  const env: LockEnv = {
+    clientId: config.clientId,
+    now: clock.now,
+    sleep: clock.sleep,
+    redis,
+    etcd: etcdAdapter === null || etcdClient === null ? null : etcdAdapter.etcdApi(etcdClient, timeout),
+    zk: null,
+    resource,
+    checkpoint(point) {
+      const occurrence = reached.get(point) ?? 0;
+      reached.set(point, occurrence + 1);
+      const fault = config.pauseAt.find((p) => p.checkpoint === point && p.occurrence === occurrence);
+      if (fault === undefined) return Promise.resolve();
+      const time = Number(process.hrtime.bigint() - t0);
+      // Stop only once the parent has the message, so it knows to resume us.
+      return new Promise<void>((resolve) =>
+        send({ type: "pause-me", checkpoint: point, occurrence, durationMs: fault.durationMs, time }, () => {
+          process.kill(process.pid, "SIGSTOP");
+          resolve();
+        }),
+      );
+    },
+  };
+
+  send({ type: "ready" });
+  t0 = await started;
+  const recorder = createFileRecorder(config.eventsFile, t0, (kind) => send({ type: "event", kind }));
+  try {
+    await runClient(env, algorithm, config.plan, config.workload, recorder);
+  } finally {
+    recorder.close();
+    for (const c of redisConns) c.disconnect();
+    resourceConn?.disconnect();
+    etcdClient?.close();
+  }
+  send({ type: "done" }, () => process.exit(0));
+}

@@ -1,0 +1,71 @@
+/**
+ * The messages between lockcheck (the parent) and a client child process, over Node's IPC
+ * channel, and the line format of the events file each child appends to.
+ *
+ * Times are nanoseconds of the machine-wide monotonic clock (process.hrtime.bigint() is
+ * CLOCK_MONOTONIC, shared by every process) minus the run's start `t0`, stamped in the child
+ * right before a request is sent and right after its reply arrived. The parent never stamps
+ * client events on receipt: a paused child's reports arrive late, and an invoke stamped late
+ * could make a history look like a violation that never happened.
+ */
+import type { Checkpoint, ClientPlan, ResourceMode } from "../../schedule/schedule.js";
+import type { CompletionFields, InvokeFields } from "../../workload/client.js";
+
+/** Everything a child needs to run one client; sent once, as the first message. */
+export interface ChildConfig {
+  runId: string;
+  clientId: number;
+  /** Lock algorithm name (src/locks/), e.g. "redlock". */
+  algorithm: string;
+  plan: ClientPlan;
+  workload: { lockName: string; ttlMs: number; horizonMs: number };
+  callTimeoutMs: number;
+  /** Proxy ports of this client's links to server:0 … server:N-1 (Redis targets). */
+  redisPorts: number[];
+  /** Proxy ports of this client's links to each etcd member (etcd targets). */
+  etcdPorts: number[];
+  resource: { mode: ResourceMode; port: number | null };
+  /** This client's `pause-at` faults. */
+  pauseAt: { checkpoint: Checkpoint; occurrence: number; durationMs: number }[];
+  /** Where the child appends its events, one JSON line each. */
+  eventsFile: string;
+}
+
+export type ParentMessage =
+  | { type: "init"; config: ChildConfig }
+  /** Go: `t0` is the run's start, ns of the monotonic clock, as a decimal string. */
+  | { type: "start"; t0: string }
+  /** Client-side clock faults: step by deltaMs, or set the drift rate. */
+  | { type: "clock-jump"; deltaMs: number }
+  | { type: "clock-drift"; rate: number };
+
+export type ChildMessage =
+  | { type: "ready" }
+  /** One event was recorded (for progress display; the file is the record). */
+  | { type: "event"; kind: "invoke" | "ok" | "fail" | "info" }
+  /**
+   * Sent just before the child SIGSTOPs itself at a checkpoint; the parent SIGCONTs it
+   * `durationMs` after `time`.
+   */
+  | { type: "pause-me"; checkpoint: Checkpoint; occurrence: number; durationMs: number; time: number }
+  | { type: "done" }
+  | { type: "failed"; message: string };
+
+/** One line of a child's events file. Tokens are decimal strings (they may exceed 2^53). */
+export type EventLine =
+  | { call: number; time: number; type: "invoke"; fields: WireFields }
+  | { call: number; time: number; type: "ok" | "fail" | "info"; fields: WireFields };
+
+/** Invoke or completion fields as written to the file: the token (if any) as a decimal string. */
+export type WireFields = Record<string, unknown> & { token?: string };
+
+export function tokenToWire(fields: InvokeFields | CompletionFields): WireFields {
+  const { token, ...rest } = fields as { token?: bigint };
+  return token === undefined ? rest : { ...rest, token: token.toString() };
+}
+
+/** Back from the file: the token (if any) as a BigInt again. */
+export function tokenFromWire(fields: WireFields): Record<string, unknown> {
+  const { token, ...rest } = fields;
+  return token === undefined ? rest : { ...rest, token: BigInt(token) };
+}

@@ -1,0 +1,165 @@
+/**
+ * The client processes of a real run: one child process per schedule client, started with
+ * an IPC channel (they exit by themselves when it closes), configured, then released all at
+ * once by a "start" message.
+ */
+import type { Schedule } from "../schedule/schedule.js";
+import type { ChildConfig, ChildMessage, ParentMessage } from "./client/protocol.js";
+import { clientEventsFile } from "./history.js";
+import { type ManagedProcess, spawnManaged } from "./hygiene/managed.js";
+import { nodeCommand, siblingEntry } from "./hygiene/processes.js";
+import type { Reaper } from "./hygiene/reaper.js";
+import type { RealWorld } from "./world.js";
+
+export interface PauseRequest {
+  clientId: number;
+  checkpoint: string;
+  occurrence: number;
+  durationMs: number;
+  /** ns since t0, stamped by the child just before it stopped itself. */
+  time: number;
+}
+
+export interface ClientFleet {
+  readonly ids: readonly number[];
+  process(id: number): ManagedProcess | undefined;
+  /** Releases every client at once; `t0` is the run's start on the monotonic clock. */
+  start(t0: bigint): void;
+  /** Resolves when every client process has exited (done, crashed or killed). */
+  readonly allExited: Promise<void>;
+  /** Client events recorded so far (from the children's reports; for progress only). */
+  eventCount(): number;
+  /** Clients that reported a failure of lockcheck's own code, with the message. */
+  failures(): string[];
+  crash(id: number): Promise<void>;
+  crashed(): ReadonlySet<number>;
+  send(id: number, msg: ParentMessage): void;
+  killAll(): Promise<void>;
+}
+
+export interface FleetOptions {
+  runId: string;
+  schedule: Schedule;
+  algorithm: string;
+  world: RealWorld;
+  eventsDir: string;
+  reaper: Reaper | null;
+  onPauseRequest(req: PauseRequest): void;
+  /** How long children may take to start and connect. */
+  startTimeoutMs?: number;
+}
+
+export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
+  const { schedule } = opts;
+  const { command, args } = nodeCommand(siblingEntry(import.meta.url, "./client/child-main"));
+  const procs = new Map<number, ManagedProcess>();
+  const crashed = new Set<number>();
+  const failures: string[] = [];
+  let events = 0;
+
+  const readyAll = schedule.clients.map((plan) => {
+    const proc = spawnManaged(
+      {
+        label: `client:${plan.id}`,
+        command,
+        args: [...args, "--lockcheck-run", opts.runId, "--client", String(plan.id)],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      },
+      opts.reaper,
+    );
+    procs.set(plan.id, proc);
+    const ports = opts.world.portsFor(plan.id);
+    const config: ChildConfig = {
+      runId: opts.runId,
+      clientId: plan.id,
+      algorithm: opts.algorithm,
+      plan,
+      workload: {
+        lockName: schedule.options.lockName,
+        ttlMs: schedule.options.ttlMs,
+        horizonMs: schedule.options.horizonMs,
+      },
+      callTimeoutMs: schedule.options.callTimeoutMs,
+      redisPorts: ports.redisPorts,
+      etcdPorts: ports.etcdPorts,
+      resource: { mode: schedule.resource, port: ports.resourcePort },
+      pauseAt: schedule.faults.flatMap((f) =>
+        f.kind === "pause-at" && f.client === plan.id
+          ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence, durationMs: f.durationMs }]
+          : [],
+      ),
+      eventsFile: clientEventsFile(opts.eventsDir, plan.id),
+    };
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`client:${plan.id} did not become ready`)),
+        opts.startTimeoutMs ?? 60_000,
+      );
+      proc.child.on("message", (raw: unknown) => {
+        const msg = raw as ChildMessage;
+        switch (msg.type) {
+          case "ready":
+            clearTimeout(timer);
+            resolve();
+            return;
+          case "event":
+            events++;
+            return;
+          case "pause-me":
+            proc.notePausedBySelf();
+            opts.onPauseRequest({ clientId: plan.id, ...msg });
+            return;
+          case "failed":
+            failures.push(`client:${plan.id}: ${msg.message}`);
+            clearTimeout(timer);
+            reject(new Error(`client:${plan.id} failed: ${msg.message}`));
+            return;
+          case "done":
+            return;
+        }
+      });
+      void proc.exited.then((info) => {
+        clearTimeout(timer);
+        reject(
+          new Error(
+            `client:${plan.id} exited before it was ready (code ${info.code}, signal ${info.signal})`,
+          ),
+        );
+      });
+      proc.child.send({ type: "init", config } satisfies ParentMessage);
+    });
+  });
+
+  const fleet: ClientFleet = {
+    ids: schedule.clients.map((c) => c.id),
+    process: (id) => procs.get(id),
+    start(t0) {
+      for (const id of procs.keys()) fleet.send(id, { type: "start", t0: t0.toString() });
+    },
+    allExited: Promise.all([...procs.values()].map((p) => p.exited)).then(() => undefined),
+    eventCount: () => events,
+    failures: () => [...failures],
+    async crash(id) {
+      const p = procs.get(id);
+      if (p === undefined || p.hasExited()) return;
+      crashed.add(id);
+      await p.kill();
+    },
+    crashed: () => crashed,
+    send(id, msg) {
+      const p = procs.get(id);
+      if (p !== undefined && !p.hasExited() && p.child.connected) p.child.send(msg, () => {});
+    },
+    async killAll() {
+      await Promise.all([...procs.values()].map((p) => p.kill()));
+    },
+  };
+
+  try {
+    await Promise.all(readyAll);
+  } catch (e) {
+    await fleet.killAll();
+    throw e;
+  }
+  return fleet;
+}

@@ -1,0 +1,57 @@
+/**
+ * partition: cut the links between every node of `a` and every node of `b` for `durationMs`
+ * (or only a→b traffic when `oneWay`), through the links' TCP proxies. See PartitionMode for
+ * what a cut does to TCP. Overlapping partitions nest: each heal undoes only its own cut.
+ */
+import type { Fault } from "../../schedule/schedule.js";
+import type { FaultContext, RealNode } from "./context.js";
+import { directedLink, unsupportedPair } from "./links.js";
+
+type PartitionFault = Extract<Fault, { kind: "partition" }>;
+
+async function resolveGroup(ctx: FaultContext, refs: readonly string[]): Promise<RealNode[]> {
+  const nodes: RealNode[] = [];
+  for (const ref of refs) {
+    const node = await ctx.resolve(ref);
+    if (node !== undefined && !nodes.some((n) => n.name === node.name)) nodes.push(node);
+  }
+  return nodes;
+}
+
+export async function startPartition(ctx: FaultContext, fault: PartitionFault): Promise<string | null> {
+  const a = await resolveGroup(ctx, fault.a);
+  const b = await resolveGroup(ctx, fault.b);
+  const releases: (() => void)[] = [];
+  const unsupported: string[] = [];
+  for (const x of a) {
+    for (const y of b) {
+      if (x.name === y.name) continue;
+      const why = unsupportedPair(x, y);
+      if (why !== null) unsupported.push(why);
+      const forward = directedLink(ctx.world, x, y);
+      if (forward === null) continue;
+      if (fault.oneWay) releases.push(forward.proxy.hold(forward.dir));
+      else if (ctx.partitionMode === "cut") releases.push(forward.proxy.cut());
+      else {
+        releases.push(forward.proxy.hold("up"));
+        releases.push(forward.proxy.hold("down"));
+      }
+    }
+  }
+  const value: Record<string, unknown> = {
+    a: a.map((n) => n.name),
+    b: b.map((n) => n.name),
+    oneWay: fault.oneWay,
+    durationMs: fault.durationMs,
+    mode: fault.oneWay ? "blackhole" : ctx.partitionMode,
+  };
+  if (unsupported.length > 0)
+    value.unsupported = `server↔server links are not proxied: ${unsupported.join(", ")}`;
+  if (releases.length === 0 && unsupported.length === 0) return null;
+  ctx.record("partition", undefined, value);
+  ctx.after(fault.durationMs, () => {
+    ctx.record("heal", undefined, value);
+    for (const release of releases) release();
+  });
+  return `partition ${value.a}|${value.b}`;
+}

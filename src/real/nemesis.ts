@@ -1,0 +1,145 @@
+/**
+ * The real world's nemesis: starts each timed fault of the schedule at its time (ms after the
+ * run's start), serves clients' `pause-at` requests, records every fault start and end as a
+ * `nemesis` op, and knows which faults are active (for the progress line). One fault kind
+ * per file under faults/.
+ */
+import type { NemesisF } from "../history/op.js";
+import type { Fault, Schedule } from "../schedule/schedule.js";
+import type { ClientFleet, PauseRequest } from "./clients.js";
+import { startClockFault } from "./faults/clock.js";
+import { type FaultContext, type PartitionMode, resolveNode } from "./faults/context.js";
+import { startCrash } from "./faults/crash.js";
+import { startDelay } from "./faults/delay.js";
+import { startPartition } from "./faults/partition.js";
+import { startPause } from "./faults/pause.js";
+import { handlePauseRequest } from "./faults/pause-at.js";
+import { appendNemesisEvent } from "./history.js";
+import type { RealWorld } from "./world.js";
+
+export interface Nemesis {
+  /** Starts the timers; call once, right when the clients are released. */
+  start(clients: ClientFleet): void;
+  onPauseRequest(req: PauseRequest): void;
+  /** Labels of the faults in effect now. */
+  active(): string[];
+  /** Faults that failed to apply (lockcheck trouble, e.g. a restart that did not come up). */
+  errors(): string[];
+  /** Cancels pending fault starts and ends (teardown then kills and closes everything). */
+  stop(): void;
+}
+
+export interface NemesisOptions {
+  schedule: Schedule;
+  world: RealWorld;
+  eventsDir: string;
+  t0: bigint;
+  partitionMode: PartitionMode;
+}
+
+type TimedFault = Exclude<Fault, { kind: "pause-at" }>;
+
+/** How long a started fault stays in effect, for the progress line. */
+function durationOf(f: TimedFault): number {
+  switch (f.kind) {
+    case "pause":
+    case "partition":
+    case "delay":
+      return f.durationMs;
+    case "crash":
+      return f.restartAfterMs ?? Number.POSITIVE_INFINITY;
+    case "clock-jump":
+    case "clock-drift":
+      return 0;
+  }
+}
+
+export function createNemesis(opts: NemesisOptions): Nemesis {
+  const timers = new Set<NodeJS.Timeout>();
+  const active = new Map<number, { label: string; until: number }>();
+  const errors: string[] = [];
+  let nextActive = 0;
+  let stopped = false;
+  let ctx: FaultContext | null = null;
+
+  const nowNs = (): number => Number(process.hrtime.bigint() - opts.t0);
+  const nowMs = (): number => nowNs() / 1e6;
+
+  const schedule = (ms: number, fn: () => void | Promise<void>): void => {
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        if (stopped) return;
+        Promise.resolve()
+          .then(fn)
+          .catch((e: unknown) => errors.push(String(e)));
+      },
+      Math.max(0, ms),
+    );
+    timers.add(timer);
+  };
+
+  const track = (label: string | null, durationMs: number): void => {
+    if (label === null || durationMs <= 0) return;
+    const id = nextActive++;
+    active.set(id, { label, until: nowMs() + durationMs });
+  };
+
+  const startFault = async (c: FaultContext, f: TimedFault): Promise<string | null> => {
+    switch (f.kind) {
+      case "pause":
+        return startPause(c, f);
+      case "crash":
+        return startCrash(c, f);
+      case "partition":
+        return startPartition(c, f);
+      case "clock-jump":
+      case "clock-drift":
+        return startClockFault(c, f);
+      case "delay":
+        return startDelay(c, f);
+    }
+  };
+
+  return {
+    start(clients) {
+      const c: FaultContext = {
+        world: opts.world,
+        clients,
+        partitionMode: opts.partitionMode,
+        record(f: NemesisF, node: string | undefined, value: unknown, time?: number) {
+          const ev = { time: time ?? nowNs(), f, value, ...(node === undefined ? {} : { node }) };
+          appendNemesisEvent(opts.eventsDir, ev);
+        },
+        nowNs,
+        after: schedule,
+        resolve: (ref) => resolveNode(opts.world, clients, ref),
+      };
+      ctx = c;
+      for (const fault of opts.schedule.faults) {
+        if (fault.kind === "pause-at") continue;
+        schedule(fault.at - nowMs(), async () => track(await startFault(c, fault), durationOf(fault)));
+      }
+    },
+    onPauseRequest(req) {
+      const c = ctx;
+      if (c === null || stopped) return;
+      void handlePauseRequest(c, req).then(
+        (label) => track(label, req.durationMs),
+        (e: unknown) => errors.push(String(e)),
+      );
+    },
+    active() {
+      const now = nowMs();
+      for (const [id, a] of active) if (a.until <= now) active.delete(id);
+      return [...active.values()].map((a) => a.label);
+    },
+    errors: () => [...errors],
+    stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      active.clear();
+    },
+  };
+}

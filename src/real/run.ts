@@ -1,0 +1,234 @@
+/**
+ * One run of a schedule against real servers: start the world (servers, resource, proxies),
+ * start one child process per client, release them together, inject the schedule's faults,
+ * wait until every client is done (or 2 × horizon), then assemble the history from what the
+ * processes wrote down, and tear everything down.
+ *
+ * Teardown happens on every path: normal end, error, and SIGINT/SIGTERM (through the undo
+ * list, which also writes the partial history). After a SIGKILL of this process the reaper
+ * kills what is left and the clients exit when their IPC channel closes; the events files
+ * on disk still hold the partial history (`lockcheck`'s merge can be rerun on them).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Op } from "../history/op.js";
+import type { LockAlgorithm } from "../locks/lock.js";
+import { err, ok, type Result } from "../result.js";
+import type { Schedule } from "../schedule/schedule.js";
+import { type ClientFleet, startClients } from "./clients.js";
+import { findBinary } from "./cluster/binaries.js";
+import type { PartitionMode } from "./faults/context.js";
+import { mergeHistory, writeHistorySync } from "./history.js";
+import type { Reaper } from "./hygiene/reaper.js";
+import { startReaper } from "./hygiene/reaper.js";
+import { registerUndo } from "./hygiene/undo.js";
+import { createNemesis, type Nemesis } from "./nemesis.js";
+import { ensureClockShim } from "./shim/build.js";
+import { type ServerKind, startWorld } from "./world.js";
+
+export interface RealTargetSpec {
+  algorithm: LockAlgorithm;
+  servers: ServerKind;
+}
+
+export interface RealRunOptions {
+  /** Folder for schedule.json, events/ and history.jsonl (created if missing). */
+  outDir: string;
+  partitionMode?: PartitionMode;
+  redisServer?: string;
+  etcd?: string;
+  cc?: string;
+  /** Called about once a second while the clients run. */
+  onProgress?: (p: RealProgress) => void;
+  /** Start the reaper (default true); only tests of the reaper itself turn it off. */
+  reaper?: boolean;
+}
+
+export interface RealProgress {
+  elapsedMs: number;
+  /** Client events recorded so far (invokes and completions). */
+  events: number;
+  activeFaults: string[];
+}
+
+export interface RealRun {
+  ops: Op[];
+  /** Path of the merged history.jsonl. */
+  historyFile: string;
+  stats: {
+    /** Time to start servers, resource, proxies and client processes. */
+    setupMs: number;
+    /** Of which: servers, resource and proxies. */
+    worldMs: number;
+    /** Time from releasing the clients to the last one finishing. */
+    runMs: number;
+    teardownMs: number;
+    /** Whether the run hit 2 × horizon and its clients were killed. */
+    timedOut: number;
+  };
+  /** Things that went wrong in lockcheck's own machinery (fault not applied, client crashed by a bug). */
+  warnings: string[];
+}
+
+const RUN_ID_PREFIX = "lcrun";
+
+/** A fresh run id; it appears in the argv of every process and temp dir of the run. */
+export function newRunId(): string {
+  return `${RUN_ID_PREFIX}${randomBytes(5).toString("hex")}`;
+}
+
+function needsClockShim(schedule: Schedule, servers: ServerKind): boolean {
+  return (
+    servers === "redis" &&
+    schedule.faults.some(
+      (f) =>
+        (f.kind === "clock-jump" || f.kind === "clock-drift") &&
+        (f.node.startsWith("server:") || f.node === "resource"),
+    )
+  );
+}
+
+export async function runReal(
+  schedule: Schedule,
+  target: RealTargetSpec,
+  opts: RealRunOptions,
+  runId: string = newRunId(),
+): Promise<Result<RealRun, string>> {
+  const redisServer = findBinary("redis-server", opts.redisServer);
+  const needsRedis = target.servers === "redis" || schedule.resource !== "fenced-txn";
+  if (needsRedis && !redisServer.ok) return err(redisServer.error);
+  let etcdBinary: string | null = null;
+  if (target.servers === "etcd") {
+    const e = findBinary("etcd", opts.etcd);
+    if (!e.ok) return err(e.error);
+    etcdBinary = e.value;
+  }
+  if (schedule.resource === "fenced-txn" && target.servers !== "etcd") {
+    return err(`resource fenced-txn needs an etcd target, not ${schedule.target}`);
+  }
+  let clockShim: string | null = null;
+  if (needsClockShim(schedule, target.servers)) {
+    const shim = ensureClockShim(opts.cc);
+    if (!shim.ok) return err(shim.error);
+    clockShim = shim.value;
+  }
+
+  const eventsDir = join(opts.outDir, "events");
+  mkdirSync(eventsDir, { recursive: true });
+  writeFileSync(join(opts.outDir, "schedule.json"), `${JSON.stringify(schedule, null, 2)}\n`);
+  const historyFile = join(opts.outDir, "history.jsonl");
+  const clientIds = schedule.clients.map((c) => c.id);
+  const setupStart = Date.now();
+
+  const reaper: Reaper | null = opts.reaper === false ? null : await startReaper(runId);
+  // Registered first so it runs last: by then everything it guards has been cleaned up.
+  const dismissReaper = registerUndo("reaper", () => reaper?.dismiss());
+  let t0: bigint | null = null;
+  let fleet: ClientFleet | null = null;
+  let nemesis: Nemesis | null = null;
+  const world = await startWorld({
+    runId,
+    servers: { kind: target.servers, count: schedule.options.servers },
+    resource: schedule.resource,
+    clientIds,
+    redisServerBinary: redisServer.ok ? redisServer.value : "",
+    etcdBinary,
+    clockShim,
+    reaper,
+  });
+  const worldMs = Date.now() - setupStart;
+  if (!world.ok) {
+    dismissReaper.run();
+    return err(world.error);
+  }
+
+  const merge = (): Op[] => {
+    const endTime = t0 === null ? 0 : Number(process.hrtime.bigint() - t0);
+    return mergeHistory({ eventsDir, clientIds, crashed: fleet?.crashed() ?? new Set(), endTime });
+  };
+  // On SIGINT/SIGTERM: stop the clients (the newest undo entries) and then write what we have.
+  const writePartialHistory = registerUndo("partial history", () => {
+    nemesis?.stop();
+    writeHistorySync(historyFile, merge());
+  });
+
+  let historyWritten = false;
+  try {
+    const startedClients = await startClients({
+      runId,
+      schedule,
+      algorithm: target.algorithm.name,
+      world: world.value,
+      eventsDir,
+      reaper,
+      onPauseRequest: (req) => nemesis?.onPauseRequest(req),
+    }).then(
+      (f) => ok(f),
+      (e: unknown) => err(`starting clients: ${e instanceof Error ? e.message : String(e)}`),
+    );
+    if (!startedClients.ok) return startedClients;
+    const clients = startedClients.value;
+    fleet = clients;
+    const setupMs = Date.now() - setupStart;
+
+    // Children wait for "start" before recording anything, so no pause request can come
+    // before the nemesis exists.
+    t0 = process.hrtime.bigint();
+    const faults = createNemesis({
+      schedule,
+      world: world.value,
+      eventsDir,
+      t0,
+      partitionMode: opts.partitionMode ?? "cut",
+    });
+    nemesis = faults;
+    clients.start(t0);
+    faults.start(clients);
+
+    const runStart = Date.now();
+    const progress =
+      opts.onProgress === undefined
+        ? null
+        : setInterval(() => {
+            opts.onProgress?.({
+              elapsedMs: Date.now() - runStart,
+              events: clients.eventCount(),
+              activeFaults: faults.active(),
+            });
+          }, 1000);
+    let limitTimer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      clients.allExited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        limitTimer = setTimeout(() => resolve(true), 2 * schedule.options.horizonMs);
+      }),
+    ]);
+    clearTimeout(limitTimer);
+    if (progress !== null) clearInterval(progress);
+    const runMs = Date.now() - runStart;
+
+    const teardownStart = Date.now();
+    faults.stop();
+    await clients.killAll();
+    const ops = merge();
+    writeHistorySync(historyFile, ops);
+    historyWritten = true;
+    await world.value.stop();
+    const teardownMs = Date.now() - teardownStart;
+    return ok({
+      ops,
+      historyFile,
+      stats: { setupMs, worldMs, runMs, teardownMs, timedOut: timedOut ? 1 : 0 },
+      warnings: [...clients.failures(), ...faults.errors()],
+    });
+  } finally {
+    nemesis?.stop();
+    await fleet?.killAll();
+    // On an error path, still leave the partial history on disk.
+    if (historyWritten) writePartialHistory.cancel();
+    else writePartialHistory.run();
+    await world.value.stop();
+    dismissReaper.run();
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The real-server targets: `redis:<lock>` (standalone redis-servers) and `etcd:lock` (a
+ * 3-member etcd cluster, the `consensus` algorithm), each with a durable redis-server as the
+ * protected resource (or, for `fenced-txn`, the etcd cluster itself).
+ *
+ * Defaults are short so real runs stay quick: TTLs of about a second (etcd rounds lease
+ * TTLs up to whole seconds), loopback call timeouts. The schedule's latency and loss options
+ * do not apply here: the network is the real loopback, changed only by faults.
+ *
+ * This module is cheap to import (the registry loads it at start-up): the machinery of a
+ * real run is imported only when a run starts.
+ */
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { consensus } from "../locks/consensus.js";
+import { lease } from "../locks/lease.js";
+import { leaseToken } from "../locks/lease-token.js";
+import type { LockAlgorithm } from "../locks/lock.js";
+import { redlock } from "../locks/redlock.js";
+import { redlockNocheck } from "../locks/redlock-nocheck.js";
+import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import type { Target, TargetRun } from "../targets/target.js";
+
+export const REAL_BASE_OPTIONS: Omit<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs"> = {
+  lockName: "lock",
+  horizonMs: 4000,
+  latencyMs: { min: 0, max: 0 },
+  lossRate: 0,
+};
+
+export type RealWorldName = "redis" | "etcd";
+
+function realTarget(
+  world: RealWorldName,
+  lockName: string,
+  algorithm: LockAlgorithm,
+  options: Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs">,
+  resources: readonly [ResourceMode, ...ResourceMode[]],
+  description: string,
+): Target {
+  return {
+    name: `${world}:${lockName}`,
+    description,
+    algorithm,
+    defaults: { ...REAL_BASE_OPTIONS, ...options },
+    resources,
+    hasLeader: world === "etcd",
+    deterministic: false,
+    async run(schedule: Schedule): Promise<TargetRun> {
+      const { runReal, newRunId } = await import("./run.js");
+      const runId = newRunId();
+      const outDir = join(tmpdir(), `lockcheck-${runId}-out`);
+      try {
+        const r = await runReal(schedule, { algorithm, servers: world }, { outDir }, runId);
+        if (!r.ok) throw new Error(`${world}:${lockName}: ${r.error}`);
+        return { ops: r.value.ops, stats: { ...r.value.stats } };
+      } finally {
+        rmSync(outDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export const REAL_TARGETS: readonly Target[] = [
+  realTarget(
+    "redis",
+    "lease",
+    lease,
+    { servers: 1, ttlMs: 500, callTimeoutMs: 200 },
+    ["unfenced", "fenced"],
+    "real redis-server, SET NX PX, no fencing token",
+  ),
+  realTarget(
+    "redis",
+    "lease-token",
+    leaseToken,
+    { servers: 1, ttlMs: 500, callTimeoutMs: 200 },
+    ["fenced", "unfenced"],
+    "real redis-server, SET NX PX + INCR fencing token",
+  ),
+  realTarget(
+    "redis",
+    "redlock",
+    redlock,
+    { servers: 5, ttlMs: 1000, callTimeoutMs: 100 },
+    ["unfenced", "fenced"],
+    "Redlock over 5 real redis-servers, with the validity check",
+  ),
+  realTarget(
+    "redis",
+    "redlock-nocheck",
+    redlockNocheck,
+    { servers: 5, ttlMs: 1000, callTimeoutMs: 100 },
+    ["unfenced", "fenced"],
+    "Redlock over 5 real redis-servers, without the validity check",
+  ),
+  realTarget(
+    "etcd",
+    "lock",
+    consensus,
+    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000 },
+    ["fenced", "unfenced", "fenced-txn"],
+    "real 3-member etcd cluster: lease + keep-alive, token = create revision",
+  ),
+];
+
+/** The real target that runs the same lock algorithm as `name` (e.g. "sim:consensus" → "etcd:lock"). */
+export function realTargetFor(name: string): Target | undefined {
+  const lockPart = name.slice(name.indexOf(":") + 1);
+  return REAL_TARGETS.find((t) => t.name === name || t.algorithm.name === lockPart);
+}

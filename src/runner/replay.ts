@@ -1,0 +1,52 @@
+/**
+ * Replaying a saved schedule: run it again on its target (or another one, e.g. the real
+ * world's version of a simulated target) and check the history. `twice` runs it a second
+ * time and compares the two histories byte for byte — a determinism check for the simulator,
+ * and a flakiness check for real targets.
+ */
+import { serializeOp } from "../history/jsonl.js";
+import { err, type InputError, ok, type Result } from "../result.js";
+import type { Schedule } from "../schedule/schedule.js";
+import { findTarget } from "../targets/index.js";
+import { type CheckedRun, runAndCheck } from "./execute.js";
+
+export interface ReplayOptions {
+  /** Run on this target instead of the schedule's own. */
+  target?: string;
+  twice?: boolean;
+}
+
+export interface HistoryDifference {
+  /** First line (0-based op position) where the two histories differ. */
+  index: number;
+  first: string | null;
+  second: string | null;
+}
+
+export interface ReplayResult {
+  run: CheckedRun;
+  /** With `twice`: null if both runs recorded identical histories, else where they differ. */
+  difference: HistoryDifference | null;
+}
+
+/** Where two histories first differ, serialized as JSONL lines; null if identical. */
+export function firstDifference(a: CheckedRun["ops"], b: CheckedRun["ops"]): HistoryDifference | null {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i] === undefined ? null : serializeOp(a[i]!);
+    const y = b[i] === undefined ? null : serializeOp(b[i]!);
+    if (x !== y) return { index: i, first: x, second: y };
+  }
+  return null;
+}
+
+export async function replaySchedule(schedule: Schedule, o: ReplayOptions = {}): Promise<Result<ReplayResult, InputError>> {
+  const name = o.target ?? schedule.target;
+  const target = findTarget(name, o.target === undefined ? "target" : "--target");
+  if (!target.ok) return err(target.error);
+  const s = name === schedule.target ? schedule : { ...schedule, target: name };
+  const run = await runAndCheck(target.value, s);
+  if (!o.twice) return ok({ run, difference: null });
+  const again = await runAndCheck(target.value, s);
+  return ok({ run, difference: firstDifference(run.ops, again.ops) });
+}

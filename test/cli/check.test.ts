@@ -1,0 +1,143 @@
+/**
+ * `lockcheck check` end to end: spawns the CLI from source through tsx
+ * (`node --import tsx src/cli/main.ts`), so the test needs no build and always runs the
+ * current code.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+
+const ROOT = join(import.meta.dirname, "../..");
+const HISTORIES = join(ROOT, "histories");
+const tmp = mkdtempSync(join(tmpdir(), "lockcheck-cli-check-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function lockcheck(...args: string[]) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const exitFor = (v: Validity) => (v === true ? 0 : v === false ? 1 : 2);
+const expectedOf = (name: string) =>
+  JSON.parse(readFileSync(join(HISTORIES, name, "expected.json"), "utf8")) as {
+    verdicts: Record<string, Validity>;
+  };
+const streamingOnly = (verdicts: Record<string, Validity>) =>
+  Object.fromEntries(
+    Object.entries(verdicts).filter(([k]) => ["stale-write", "mutual-exclusion", "token-order", "liveness"].includes(k)),
+  );
+const entries = readdirSync(HISTORIES).filter((n) => existsSync(join(HISTORIES, n, "history.jsonl")));
+
+interface JsonOutput {
+  history: string;
+  ops: number;
+  valid: Validity;
+  verdicts: Verdict[];
+  warnings: unknown[];
+}
+
+describe("lockcheck check", () => {
+  it.each(entries)("%s: --json verdicts and exit code match expected.json", (name) => {
+    const expected = streamingOnly(expectedOf(name).verdicts);
+    const r = lockcheck("check", join("histories", name, "history.jsonl"), "--json");
+    const out = JSON.parse(r.stdout) as JsonOutput;
+    expect(Object.fromEntries(out.verdicts.map((v) => [v.checker, v.valid]))).toEqual(expected);
+    expect(r.code).toBe(exitFor(combineValidity(Object.values(expected))));
+  });
+
+  it("explains the GC-pause stale write in the human summary", () => {
+    const r = lockcheck("check", "histories/gc-pause-unfenced/history.jsonl");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/stale-write\s+VIOLATION \(1 anomaly\)/);
+    expect(r.stdout).toMatch(/mutual-exclusion\s+valid/);
+    expect(r.stdout).toContain("(ops 11, 6, 1, 4)");
+    expect(r.stdout).toContain("client 1 (grant 1:0, token 33)");
+    expect(r.stdout).toContain("Result: VIOLATION found by stale-write.");
+  });
+
+  it("--checker limits the checkers (comma-separated or repeated)", () => {
+    const one = lockcheck("check", "histories/redlock-clock-jump-double-grant/history.jsonl", "--checker", "token-order", "--json");
+    expect((JSON.parse(one.stdout) as JsonOutput).verdicts.map((v) => v.checker)).toEqual(["token-order"]);
+    expect(one.code).toBe(0);
+    const two = lockcheck("check", "histories/redlock-clock-jump-double-grant/history.jsonl", "-c", "liveness,mutual-exclusion", "-c", "liveness", "--json");
+    expect((JSON.parse(two.stdout) as JsonOutput).verdicts.map((v) => v.checker)).toEqual(["liveness", "mutual-exclusion"]);
+    expect(two.code).toBe(1);
+  });
+
+  it("an unknown checker is bad input (exit 2)", () => {
+    const r = lockcheck("check", "histories/clean-serial/history.jsonl", "--checker", "fairness");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--checker: unknown checker "fairness"');
+  });
+
+  it("bad input prints file:line: field: message and exits 2", () => {
+    const path = join(tmp, "bad.jsonl");
+    writeFileSync(
+      path,
+      [
+        '{"index":0,"time":0,"process":1,"type":"invoke","f":"acquire","lock":"L"}',
+        '{"index":1,"time":5,"process":1,"type":"ok","f":"acquire","lock":"L","grant":"1:0","token":"seven"}',
+      ].join("\n"),
+    );
+    const r = lockcheck("check", path);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${path}:2: token: token must be an integer`);
+    const json = lockcheck("check", path, "--json");
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: "unknown", errors: [{ file: path, line: 2, field: "token" }] });
+  });
+
+  it("a missing file is bad input", () => {
+    const r = lockcheck("check", join(tmp, "missing.jsonl"));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("missing.jsonl: cannot read the history");
+  });
+
+  it("a truncated last line is a warning; the prefix is checked", () => {
+    const source = readFileSync(join(HISTORIES, "gc-pause-unfenced", "history.jsonl"), "utf8");
+    const path = join(tmp, "truncated.jsonl");
+    writeFileSync(path, `${source}{"index":14,"time":2200000`);
+    const r = lockcheck("check", path);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`warning: ${path}:15: the last line is cut off`);
+    expect(r.stdout).toContain(": 14 ops");
+  });
+
+  it("--export converts to Jepsen EDN and back; checking the EDN gives the same verdicts", () => {
+    const edn = join(tmp, "redlock.edn");
+    const exported = lockcheck("check", "histories/redlock-clock-jump-double-grant/history.jsonl", "--export", edn);
+    expect(exported.code).toBe(1);
+    expect(readFileSync(edn, "utf8").split("\n")[0]).toMatch(/^\{:index 0, :time 0, :type :invoke, :process 1, :f :acquire/);
+    const fromEdn = lockcheck("check", edn, "--json", "--export", join(tmp, "back.jsonl"));
+    const out = JSON.parse(fromEdn.stdout) as JsonOutput;
+    expect(Object.fromEntries(out.verdicts.map((v) => [v.checker, v.valid]))).toEqual(
+      expectedOf("redlock-clock-jump-double-grant").verdicts,
+    );
+    expect(readFileSync(join(tmp, "back.jsonl"), "utf8")).toBe(
+      readFileSync(join(HISTORIES, "redlock-clock-jump-double-grant", "history.jsonl"), "utf8"),
+    );
+  });
+
+  it("--checker linearizable rejects an unknown model, and uses src/cli/lin-check.ts when present", () => {
+    const bad = lockcheck("check", "histories/clean-serial/history.jsonl", "--checker", "linearizable", "--model", "queue");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--model: unknown model "queue"');
+    const r = lockcheck("check", "histories/clean-serial/history.jsonl", "--checker", "linearizable", "--json");
+    if (existsSync(join(ROOT, "src/cli/lin-check.ts"))) {
+      const out = JSON.parse(r.stdout) as JsonOutput;
+      expect(out.verdicts).toHaveLength(1);
+      expect([0, 1, 2]).toContain(r.code);
+    } else {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("the linearizability checker is not available");
+    }
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Whether the docker tests can run here, and with which images. They need a running engine
+ * and the images named by LOCKCHECK_REDIS_IMAGE / LOCKCHECK_ETCD_IMAGE (default: the local
+ * images docker/build-images.sh builds; the tests never pull). Outside CI a missing piece
+ * skips the docker tests with the reason printed; in CI (CI set) it fails them.
+ */
+import { randomBytes } from "node:crypto";
+import type Docker from "dockerode";
+import { beforeAll } from "vitest";
+import { connectEngine } from "../../src/real/docker/engine.js";
+import type { DockerImages } from "../../src/real/docker/topology.js";
+
+export type DockerTestEnv =
+  | { available: true; docker: Docker; images: Required<DockerImages> }
+  | { available: false; reason: string };
+
+export const TEST_IMAGES: Required<DockerImages> = {
+  redis: process.env.LOCKCHECK_REDIS_IMAGE || "lockcheck-local/redis:debian",
+  etcd: process.env.LOCKCHECK_ETCD_IMAGE || "lockcheck-local/etcd:debian",
+};
+
+export async function dockerTestEnv(): Promise<DockerTestEnv> {
+  const docker = await connectEngine();
+  if (!docker.ok) return { available: false, reason: docker.error };
+  for (const image of Object.values(TEST_IMAGES)) {
+    try {
+      await docker.value.getImage(image).inspect();
+    } catch {
+      return {
+        available: false,
+        reason: `image ${image} is not on the engine (build it with docker/build-images.sh, or set LOCKCHECK_*_IMAGE)`,
+      };
+    }
+  }
+  return { available: true, docker: docker.value, images: TEST_IMAGES };
+}
+
+/**
+ * True when the docker tests of a file should be skipped (printing why); in CI never: there a
+ * missing engine makes `failIfUnavailable` fail the suite.
+ */
+export function skipDockerTests(env: DockerTestEnv): boolean {
+  if (env.available || process.env.CI) return false;
+  console.warn(`docker tests skipped: ${env.reason}`);
+  return true;
+}
+
+/** In a describe block: fails every test of it when Docker is unavailable (the CI case). */
+export function failIfUnavailable(env: DockerTestEnv): void {
+  beforeAll(() => {
+    if (!env.available) throw new Error(`Docker is required in CI (CI is set): ${env.reason}`);
+  });
+}
+
+/** A run id no other test uses. */
+export function testRunId(tag: string): string {
+  return `t${tag}-${process.pid}-${randomBytes(3).toString("hex")}`;
+}
+
+/** The engine's lockcheck containers and networks of one run, by name. */
+export async function leftovers(docker: Docker, runId: string): Promise<string[]> {
+  const filters = { label: [`lockcheck.run=${runId}`] };
+  const containers = await docker.listContainers({ all: true, filters });
+  const networks = await docker.listNetworks({ filters });
+  return [...containers.map((c) => c.Names[0] ?? c.Id), ...networks.map((n) => n.Name)];
+}

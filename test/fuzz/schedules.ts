@@ -1,0 +1,30 @@
+/** Hand-written schedules for tests: a target's default options plus the given clients and faults. */
+import type { ClientPlan, Fault, ResourceMode, Schedule, ScheduleOptions } from "../../src/schedule/schedule.js";
+import { findTarget } from "../../src/targets/index.js";
+import type { Target } from "../../src/targets/target.js";
+
+export function target(name: string): Target {
+  const t = findTarget(name);
+  if (!t.ok) throw new Error(t.error.message);
+  return t.value;
+}
+
+export interface ScheduleSpec {
+  resource: ResourceMode;
+  clients: Array<ClientPlan["cycles"]>;
+  faults?: Fault[];
+  seed?: number;
+  options?: Partial<ScheduleOptions>;
+}
+
+export function scheduleFor(name: string, spec: ScheduleSpec): Schedule {
+  return {
+    version: 1,
+    target: name,
+    resource: spec.resource,
+    seed: spec.seed ?? 1,
+    options: { ...target(name).defaults, ...spec.options },
+    clients: spec.clients.map((cycles, id) => ({ id, cycles })),
+    faults: spec.faults ?? [],
+  };
+}

@@ -1,0 +1,59 @@
+/** The protected resource: unfenced accepts all, fenced rejects lower tokens, fenced-txn checks the lock key. */
+import { describe, expect, it } from "vitest";
+import type { LockEnv, ResourceWrite } from "../../src/env/env.js";
+import { consensus } from "../../src/locks/consensus.js";
+import { createResourceNode, writeResource } from "../../src/sim/servers/resource.js";
+import { simulate } from "../../src/sim/simulate.js";
+import { probe, scheduleOf } from "./helpers.js";
+
+const w = (token: bigint | null): ResourceWrite => ({ lock: "L", grant: "0:0", token, value: "v" });
+
+describe("the resource node", () => {
+  it("unfenced accepts every write", () => {
+    const r = createResourceNode(false);
+    expect([w(5n), w(3n), w(null)].map((x) => writeResource(r, x))).toEqual([true, true, true]);
+  });
+
+  it("fenced accepts equal and higher tokens, rejects lower ones and missing ones", () => {
+    const r = createResourceNode(true);
+    expect([w(5n), w(5n), w(3n), w(7n), w(6n), w(null)].map((x) => writeResource(r, x))).toEqual([
+      true,
+      true,
+      false,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it("fenced tokens compare as BigInts beyond 2^53", () => {
+    const r = createResourceNode(true);
+    const big = 2n ** 60n;
+    expect([w(big + 1n), w(big)].map((x) => writeResource(r, x))).toEqual([true, false]);
+  });
+});
+
+describe("fenced-txn", () => {
+  it("writes only while the lock key's create revision equals the token", async () => {
+    const accepted: boolean[] = [];
+    const alg = probe("etcd", async (env: LockEnv) => {
+      const grant = await consensus.acquire(env, { lock: "L", ttlMs: 5000, owner: "0:0" });
+      if (grant.outcome !== "granted") throw new Error("not granted");
+      const write = async (token: bigint | null) => {
+        const r = await env.resource.write({ lock: "L", grant: "0:0", token, value: "v" });
+        accepted.push(r.ok && r.value.accepted);
+      };
+      await write(grant.token);
+      await write(grant.token! - 1n);
+      await write(null);
+      await consensus.release(env, grant.handle);
+      await write(grant.token);
+    });
+    await simulate(scheduleOf({ servers: 3, resource: "fenced-txn" }), alg);
+    expect(accepted).toEqual([true, false, false, false]);
+  });
+
+  it("is refused for targets without an etcd-like cluster", () => {
+    expect(() => simulate(scheduleOf({ resource: "fenced-txn" }), probe("redis", async () => {}))).toThrow(/fenced-txn/);
+  });
+});
