@@ -72,7 +72,14 @@ function recordAccepted(s: LockState, w: DoneWrite): void {
   }
 }
 
-function explain(invoke: WriteOp, index: number, time: number, a: DoneWrite, b: DoneWrite, definite: boolean) {
+function explain(
+  invoke: WriteOp,
+  index: number,
+  time: number,
+  a: DoneWrite,
+  b: DoneWrite,
+  definite: boolean,
+) {
   const outcome = definite ? "was accepted" : "may have been accepted (its outcome is unknown)";
   return (
     `Client ${invoke.process} (grant ${invoke.grant}) wrote at ${formatMs(a.time)} (op ${a.index}), then client ` +

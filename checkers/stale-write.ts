@@ -77,13 +77,19 @@ function withAccepted(n: Newest, w: AcceptedWrite): Newest {
       ? w
       : n.byOrderUntokened;
   const byOrderAll = !n.byOrderAll || g.order > n.byOrderAll.grant.order ? w : n.byOrderAll;
-  if (byToken === n.byToken && byOrderUntokened === n.byOrderUntokened && byOrderAll === n.byOrderAll) return n;
+  if (byToken === n.byToken && byOrderUntokened === n.byOrderUntokened && byOrderAll === n.byOrderAll)
+    return n;
   return { byToken, byOrderUntokened, byOrderAll };
 }
 
-function explain(stale: OpenWrite, index: number, time: number, newer: AcceptedWrite, definite: boolean): string {
-  const newerWrite =
-    `a write from the newer holder ${describeHolder(newer.grant)}, accepted by ${formatMs(newer.time)} (op ${newer.index})`;
+function explain(
+  stale: OpenWrite,
+  index: number,
+  time: number,
+  newer: AcceptedWrite,
+  definite: boolean,
+): string {
+  const newerWrite = `a write from the newer holder ${describeHolder(newer.grant)}, accepted by ${formatMs(newer.time)} (op ${newer.index})`;
   const sent = `sent at ${formatMs(stale.invoke.time)}`;
   if (definite) {
     return (
@@ -110,7 +116,13 @@ export function createStaleWriteChecker(): Checker {
   let acceptedWrites = 0;
   let rejectedWrites = 0;
 
-  function anomaly(w: OpenWrite, index: number, time: number, newer: AcceptedWrite, definite: boolean): Anomaly {
+  function anomaly(
+    w: OpenWrite,
+    index: number,
+    time: number,
+    newer: AcceptedWrite,
+    definite: boolean,
+  ): Anomaly {
     const ops = [index, newer.index];
     if (w.grant.acquired) ops.push(w.grant.order);
     if (newer.grant.acquired) ops.push(newer.grant.order);
@@ -162,7 +174,8 @@ export function createStaleWriteChecker(): Checker {
       const newer = newerThan(w.newest, w.grant);
       if (newer) {
         violationCount++;
-        if (violations.length < MAX_LISTED_ANOMALIES) violations.push(anomaly(w, op.index, op.time, newer, true));
+        if (violations.length < MAX_LISTED_ANOMALIES)
+          violations.push(anomaly(w, op.index, op.time, newer, true));
       }
       const lock = w.invoke.lock;
       const accepted: AcceptedWrite = { grant: w.grant, index: op.index, time: op.time };

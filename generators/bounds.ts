@@ -56,10 +56,12 @@ export interface FaultBounds {
 /** Workload bounds derived from a target's schedule options. */
 export function defaultWorkloadBounds(options: ScheduleOptions, overrides: Partial<WorkloadBounds> = {}): WorkloadBounds {
   return {
-    minClients: 1,
+    // Two clients at least: one client alone cannot break mutual exclusion.
+    minClients: 2,
     maxClients: 4,
     maxCycles: 4,
-    maxThinkMs: Math.floor(options.ttlMs / 2),
+    // Short thinks keep clients contending for the lock, where the bugs are.
+    maxThinkMs: Math.floor(options.ttlMs / 4),
     maxHoldMs: Math.floor(options.ttlMs / 2),
     maxWrites: 3,
     ...overrides,
@@ -75,7 +77,7 @@ export function defaultFaultBounds(
   const ttl = options.ttlMs;
   return {
     categories,
-    maxFaults: 4,
+    maxFaults: 6,
     horizonMs: options.horizonMs,
     servers: options.servers,
     maxClients: 4,

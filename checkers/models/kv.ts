@@ -24,26 +24,77 @@ export interface KvOutput {
   value?: string;
 }
 
-/** Value strings ↔ numbers; id 0 is "". Appends are remembered per (value, suffix). */
+/**
+ * Value strings ↔ numbers, canonically: equal strings get equal numbers, so comparing states
+ * is comparing numbers. Id 0 is "". A value made by an append is stored as (earlier value,
+ * suffix) and never built as a string unless it must be compared or shown: appends cost the
+ * suffix's length, not the value's. Lookup is by a 53-bit rolling hash of the content; a hash
+ * match is confirmed by comparing the actual strings, so collisions cost time, never
+ * correctness.
+ */
 function valueTable() {
-  const ids = new Map<string, number>([["", 0]]);
-  const values: string[] = [""];
-  const appended: Map<string, number>[] = [];
+  const parent: number[] = [-1];
+  const suffix: string[] = [""];
+  const length: number[] = [0];
+  const hashHi: number[] = [0];
+  const hashLo: number[] = [0];
+  const byHash = new Map<number, number[]>();
+  /** Per value id, the ids its appends led to, by suffix. */
+  const appended: (Map<string, number> | undefined)[] = [];
+  /** Ids of whole strings already interned (puts, get results), by content. */
+  const whole = new Map<string, number>([["", 0]]);
+
+  const text = (id: number): string => {
+    const parts: string[] = [];
+    for (let i = id; i > 0; i = parent[i] as number) parts.push(suffix[i] as string);
+    return parts.reverse().join("");
+  };
+  const hashKey = (hi: number, lo: number) => (hi >>> 0) * 0x200000 + (lo & 0x1fffff);
+
+  /** The id of (value `base`) + `tail`, creating it if new. */
+  const extend = (base: number, tail: string): number => {
+    let hi = hashHi[base] as number;
+    let lo = hashLo[base] as number;
+    for (let i = 0; i < tail.length; i++) {
+      const c = tail.charCodeAt(i);
+      hi = (Math.imul(hi, 0x01000193) ^ c) | 0;
+      lo = (Math.imul(lo, 0x5bd1e995) + c) | 0;
+    }
+    const len = (length[base] as number) + tail.length;
+    const key = hashKey(hi, lo);
+    const candidates = byHash.get(key);
+    if (candidates !== undefined) {
+      let content: string | undefined;
+      for (const c of candidates) {
+        if (length[c] !== len) continue;
+        content ??= text(base) + tail;
+        if (text(c) === content) return c;
+      }
+    }
+    const id = parent.length;
+    parent.push(base);
+    suffix.push(tail);
+    length.push(len);
+    hashHi.push(hi);
+    hashLo.push(lo);
+    if (candidates === undefined) byHash.set(key, [id]);
+    else candidates.push(id);
+    return id;
+  };
   const intern = (v: string): number => {
-    let id = ids.get(v);
+    let id = whole.get(v);
     if (id === undefined) {
-      id = values.length;
-      values.push(v);
-      ids.set(v, id);
+      id = extend(0, v);
+      whole.set(v, id);
     }
     return id;
   };
+
   return {
-    value: (id: number): string => values[id] as string,
-    intern,
+    text,
     /** The value id after `input` in value `id`, or undefined if a get saw something else. */
     step(id: number, input: KvInput, output: KvOutput | undefined): number | undefined {
-      if (input.f === "get") return output?.value === undefined || output.value === values[id] ? id : undefined;
+      if (input.f === "get") return output?.value === undefined || intern(output.value) === id ? id : undefined;
       if (input.f === "put") return intern(input.value);
       let memo = appended[id];
       if (memo === undefined) {
@@ -52,7 +103,7 @@ function valueTable() {
       }
       let next = memo.get(input.value);
       if (next === undefined) {
-        next = intern((values[id] as string) + input.value);
+        next = extend(id, input.value);
         memo.set(input.value, next);
       }
       return next;
@@ -78,7 +129,7 @@ export function kvModel(): Model<number, KvInput, KvOutput> {
     key: (id) => id,
     partition: (ops) => partitionBy(ops, "key", (input) => input.key),
     describeOp: describeKvOp,
-    describeState: (id) => `value = ${JSON.stringify(table.value(id))}`,
+    describeState: (id) => `value = ${JSON.stringify(table.text(id))}`,
   };
 }
 
@@ -119,7 +170,7 @@ export function kvWholeModel(): Model<KvWholeState, KvInput, KvOutput> {
     },
     describeOp: describeKvOp,
     describeState(state) {
-      const parts = state.flatMap((id, k) => (id === 0 ? [] : [`${keyNames[k]}=${JSON.stringify(table.value(id))}`]));
+      const parts = state.flatMap((id, k) => (id === 0 ? [] : [`${keyNames[k]}=${JSON.stringify(table.text(id))}`]));
       return parts.length === 0 ? "all keys empty" : parts.join(", ");
     },
   };

@@ -1,8 +1,8 @@
 /**
  * Partitions: the links between every node of side `a` and every node of side `b` are cut
  * for a while (one way only if `oneWay`). Three shapes, the useful ones most often:
- * - a client cut off from some servers (it can still win a majority without them — the
- *   first half of the published Redlock counterexample);
+ * - a client cut off from a minority of the servers (it can still win a majority without
+ *   them — the first half of the published Redlock counterexample);
  * - the servers split in two (a leader isolated from its followers);
  * - any two sets of nodes, the resource included.
  * `fitFaultsToClients` removes nodes on both sides and drops partitions left with an empty
@@ -18,7 +18,8 @@ type Sides = { a: NodeRef[]; b: NodeRef[] };
 
 function clientFromServers(b: FaultBounds): fc.Arbitrary<Sides> {
   const servers = serverRefs(b.servers, false);
-  return fc.record({ a: nodeArb(clientRefs(b.maxClients)).map((c) => [c]), b: nodeSetArb(servers, servers.length) });
+  const minority = Math.max(1, Math.floor(servers.length / 2));
+  return fc.record({ a: nodeArb(clientRefs(b.maxClients)).map((c) => [c]), b: nodeSetArb(servers, minority) });
 }
 
 function serverSplit(b: FaultBounds): fc.Arbitrary<Sides> {

@@ -57,7 +57,8 @@ function status(v: Verdict, c: Colors): string {
   const n = v.anomalies.length;
   const counted = (what: string) => (n === 0 ? "" : ` (${n} ${what}${n === 1 ? "y" : "ies"})`);
   if (v.valid === true) return `${c.green("✓")} ${v.checker.padEnd(17)} ${c.green("valid")}`;
-  if (v.valid === false) return `${c.red("✗")} ${v.checker.padEnd(17)} ${c.red("VIOLATION")}${counted("anomal")}`;
+  if (v.valid === false)
+    return `${c.red("✗")} ${v.checker.padEnd(17)} ${c.red("VIOLATION")}${counted("anomal")}`;
   return `${c.yellow("?")} ${v.checker.padEnd(17)} ${c.yellow("unknown")}${counted("possible anomal")}`;
 }
 
@@ -71,7 +72,10 @@ export function formatCheckReport(o: CheckOutcome, c: Colors): string {
   for (const v of o.verdicts) {
     out += `${status(v, c)}\n`;
     if (v.checker === "liveness") out += wrap(livenessSummary(v.stats), "    ");
-    else if (!["stale-write", "mutual-exclusion", "token-order"].includes(v.checker) && Object.keys(v.stats).length > 0) {
+    else if (
+      !["stale-write", "mutual-exclusion", "token-order"].includes(v.checker) &&
+      Object.keys(v.stats).length > 0
+    ) {
       out += wrap(statsSummary(v.stats), "    ");
     }
     for (const a of v.anomalies.slice(0, SHOWN_ANOMALIES)) out += anomalyText(a, c);

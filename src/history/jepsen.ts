@@ -95,7 +95,15 @@ export function jepsenToOps(
         return;
       }
       const node = text(ednGet(fields, "node"));
-      ops.push({ index: e.index, time, process: "nemesis", type: e.type, f, ...(node && { node }), ...extra } as Op);
+      ops.push({
+        index: e.index,
+        time,
+        process: "nemesis",
+        type: e.type,
+        f,
+        ...(node && { node }),
+        ...extra,
+      } as Op);
       positions.push(position);
       return;
     }
@@ -135,11 +143,16 @@ export function jepsenToOps(
   const where = file === undefined ? {} : { file };
   const sink = { errors: [] as InputError[], warnings: [] as InputError[] };
   const validator = createHistoryValidator(file, sink);
-  ops.forEach((op, i) => validator.check(op, positions[i]! + 1));
+  ops.forEach((op, i) => {
+    validator.check(op, positions[i]! + 1);
+  });
   validator.finish();
   if (sink.errors.length > 0) return err(sink.errors);
   for (const [what, n] of dropped) {
-    sink.warnings.push({ ...where, message: `${n} ops with ${what} do not map to lock operations and were skipped` });
+    sink.warnings.push({
+      ...where,
+      message: `${n} ops with ${what} do not map to lock operations and were skipped`,
+    });
   }
   return ok({ ops, warnings: sink.warnings });
 }
@@ -197,5 +210,3 @@ export function writeJepsenEdn(
 ): Promise<Result<void, InputError>> {
   return writeLines(path, ops, opToJepsenEdn);
 }
-
-

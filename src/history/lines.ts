@@ -30,7 +30,8 @@ export async function* readLineBatches(path: string): AsyncGenerator<LineBatch> 
       const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
       if (end > start) {
         const line = text.slice(start, end);
-        if (line.trim() !== "") {
+        // Most lines start with "{": skip the whitespace scan for them.
+        if (line.charCodeAt(0) === 123 || line.trim() !== "") {
           lines.push(line);
           lineNumbers.push(lineNo);
         }

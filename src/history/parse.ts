@@ -40,7 +40,9 @@ function parseToken(v: unknown, line: string): bigint | string {
     if (!Number.isInteger(v)) return `token must be an integer, got ${v}`;
     if (Number.isSafeInteger(v)) return BigInt(v);
     const digits = rawTokenDigits(line, v);
-    return digits !== undefined ? BigInt(digits) : `token ${v} is too large to read exactly; write it as a string`;
+    return digits !== undefined
+      ? BigInt(digits)
+      : `token ${v} is too large to read exactly; write it as a string`;
   }
   if (typeof v === "string" && DECIMAL.test(v)) return BigInt(v);
   return `token must be an integer (a JSON integer or a decimal string), got ${describe(v)}`;
@@ -52,7 +54,12 @@ function parseToken(v: unknown, line: string): bigint | string {
  */
 export function parseOpLine(line: string, lineNo: number, file?: string): Result<Op, InputError> {
   const fail = (field: string | undefined, message: string) =>
-    err<InputError>({ ...(file !== undefined && { file }), line: lineNo, ...(field !== undefined && { field }), message });
+    err<InputError>({
+      ...(file !== undefined && { file }),
+      line: lineNo,
+      ...(field !== undefined && { field }),
+      message,
+    });
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -63,7 +70,8 @@ export function parseOpLine(line: string, lineNo: number, file?: string): Result
     return fail(undefined, `expected a JSON object (one op per line), got ${describe(raw)}`);
   }
   const o = raw as Record<string, unknown>;
-  if (!isNonNegativeInt(o.index)) return fail("index", `must be a non-negative integer, got ${describe(o.index)}`);
+  if (!isNonNegativeInt(o.index))
+    return fail("index", `must be a non-negative integer, got ${describe(o.index)}`);
   if (!isNonNegativeInt(o.time)) {
     return fail("time", `must be a non-negative integer (ns since start), got ${describe(o.time)}`);
   }
@@ -79,7 +87,8 @@ export function parseOpLine(line: string, lineNo: number, file?: string): Result
     if (typeof o.f !== "string" || !NEMESIS_F_SET.has(o.f)) {
       return fail("f", `unknown nemesis f ${describe(o.f)} (expected one of ${NEMESIS_FS.join(", ")})`);
     }
-    if (o.node !== undefined && typeof o.node !== "string") return fail("node", `must be a string, got ${describe(o.node)}`);
+    if (o.node !== undefined && typeof o.node !== "string")
+      return fail("node", `must be a string, got ${describe(o.node)}`);
   } else {
     if (typeof o.f !== "string" || !CLIENT_F_SET.has(o.f)) {
       return fail("f", `unknown client f ${describe(o.f)} (expected acquire, release or write)`);
@@ -90,9 +99,11 @@ export function parseOpLine(line: string, lineNo: number, file?: string): Result
     if (o.grant !== undefined && typeof o.grant !== "string") {
       return fail("grant", `must be a string, got ${describe(o.grant)}`);
     }
-    if (o.f === "write" && o.grant === undefined) return fail("grant", "a write must name the grant it was made under");
+    if (o.f === "write" && o.grant === undefined)
+      return fail("grant", "a write must name the grant it was made under");
     if (o.accepted !== undefined) {
-      if (typeof o.accepted !== "boolean") return fail("accepted", `must be true or false, got ${describe(o.accepted)}`);
+      if (typeof o.accepted !== "boolean")
+        return fail("accepted", `must be true or false, got ${describe(o.accepted)}`);
       if (o.f !== "write") return fail("accepted", `only writes to the resource have it, not ${o.f}`);
     }
   }
@@ -101,6 +112,7 @@ export function parseOpLine(line: string, lineNo: number, file?: string): Result
     if (typeof token === "string") return fail("token", token);
     o.token = token;
   }
-  if (o.error !== undefined && typeof o.error !== "string") return fail("error", `must be a string, got ${describe(o.error)}`);
+  if (o.error !== undefined && typeof o.error !== "string")
+    return fail("error", `must be a string, got ${describe(o.error)}`);
   return ok(o as unknown as Op);
 }

@@ -70,8 +70,13 @@ export function createHistoryValidator(
 
   function checkOrder(op: Op, line: number): boolean {
     if (op.index <= lastIndex) {
-      const what = op.index === lastIndex ? `duplicate index ${op.index}` : `index ${op.index} goes backwards`;
-      return error(line, "index", `${what} (line ${lastIndexLine} has index ${lastIndex}); indices must increase`);
+      const what =
+        op.index === lastIndex ? `duplicate index ${op.index}` : `index ${op.index} goes backwards`;
+      return error(
+        line,
+        "index",
+        `${what} (line ${lastIndexLine} has index ${lastIndex}); indices must increase`,
+      );
     }
     if (op.index !== lastIndex + 1) {
       warn("gap", line, "index", `index jumps from ${lastIndex} to ${op.index}; ops may be missing`);
@@ -111,21 +116,36 @@ export function createHistoryValidator(
       open.set(op.process, { f: op.f, lock: op.lock, grant: op.grant, line });
       return true;
     }
-    if (!call) return error(line, "type", `${op.type} without invoke: process ${op.process} has no open call`);
+    if (!call)
+      return error(line, "type", `${op.type} without invoke: process ${op.process} has no open call`);
     open.delete(op.process);
-    if (op.f !== call.f) return error(line, "f", `completion is ${op.f} but the invoke on line ${call.line} is ${call.f}`);
+    if (op.f !== call.f)
+      return error(line, "f", `completion is ${op.f} but the invoke on line ${call.line} is ${call.f}`);
     if (op.lock !== call.lock) {
-      return error(line, "lock", `completion names lock "${op.lock}" but the invoke on line ${call.line} names "${call.lock}"`);
+      return error(
+        line,
+        "lock",
+        `completion names lock "${op.lock}" but the invoke on line ${call.line} names "${call.lock}"`,
+      );
     }
     if (op.f === "write" && call.grant !== undefined && op.grant !== call.grant) {
-      return error(line, "grant", `completion names grant "${op.grant}" but the invoke on line ${call.line} names "${call.grant}"`);
+      return error(
+        line,
+        "grant",
+        `completion names grant "${op.grant}" but the invoke on line ${call.line} names "${call.grant}"`,
+      );
     }
     if (op.f === "acquire" && op.type === "ok") {
-      if (op.grant === undefined) return error(line, "grant", "an acquire ok must carry the grant it handed out");
+      if (op.grant === undefined)
+        return error(line, "grant", "an acquire ok must carry the grant it handed out");
       const key = grantKey(op.lock, op.grant);
       const earlier = granted.get(key);
       if (earlier !== undefined) {
-        return error(line, "grant", `grant "${op.grant}" of lock "${op.lock}" was already handed out on line ${earlier}`);
+        return error(
+          line,
+          "grant",
+          `grant "${op.grant}" of lock "${op.lock}" was already handed out on line ${earlier}`,
+        );
       }
       granted.set(key, line);
     }

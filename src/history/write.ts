@@ -50,7 +50,10 @@ export function openHistoryWriter(path: string): Result<HistoryWriter, InputErro
 const FLUSH_CHARS = 1 << 20;
 
 /** Writes all `ops` to `path` (created or truncated), one JSONL line each. */
-export function writeHistory(path: string, ops: Iterable<Op> | AsyncIterable<Op>): Promise<Result<void, InputError>> {
+export function writeHistory(
+  path: string,
+  ops: Iterable<Op> | AsyncIterable<Op>,
+): Promise<Result<void, InputError>> {
   return writeLines(path, ops, serializeOp);
 }
 

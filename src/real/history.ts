@@ -11,7 +11,7 @@
  *
  * Everything here is synchronous so it can run inside a SIGINT handler.
  */
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NemesisF, Op } from "../history/op.js";
 import { serializeOp } from "../history/serialize.js";
@@ -129,7 +129,13 @@ export function mergeHistory(input: MergeInput): Op[] {
   return stamped.map((s, index) => s.make(index));
 }
 
-/** Writes a whole history synchronously (for SIGINT handlers; runs are small). */
-export function writeHistorySync(path: string, ops: readonly Op[]): void {
-  writeFileSync(path, ops.map((op) => `${serializeOp(op)}\n`).join(""));
+/**
+ * Writes a whole history synchronously (usable in SIGINT handlers; real runs are small),
+ * to a temp name then renamed over `path`: a reader never sees a half-written file, even if
+ * this process is killed mid-write.
+ */
+export function writeHistoryAtomically(path: string, ops: readonly Op[]): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, ops.map((op) => `${serializeOp(op)}\n`).join(""));
+  renameSync(tmp, path);
 }

@@ -10,22 +10,23 @@
  * on disk still hold the partial history (`lockcheck`'s merge can be rerun on them).
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
-import { err, ok, type Result } from "../result.js";
+import { err, formatInputError, ok, type Result } from "../result.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { type ClientFleet, startClients } from "./clients.js";
 import { findBinary } from "./cluster/binaries.js";
+import type { DockerRunOptions } from "./docker/world.js";
 import type { PartitionMode } from "./faults/context.js";
-import { mergeHistory, writeHistorySync } from "./history.js";
+import { mergeHistory, writeHistoryAtomically } from "./history.js";
 import type { Reaper } from "./hygiene/reaper.js";
 import { startReaper } from "./hygiene/reaper.js";
 import { registerUndo } from "./hygiene/undo.js";
 import { createNemesis, type Nemesis } from "./nemesis.js";
 import { ensureClockShim } from "./shim/build.js";
-import { type ServerKind, startWorld } from "./world.js";
+import { type RealWorld, type ServerKind, startWorld, type WorldSpec } from "./world.js";
 
 export interface RealTargetSpec {
   algorithm: LockAlgorithm;
@@ -43,6 +44,10 @@ export interface RealRunOptions {
   onProgress?: (p: RealProgress) => void;
   /** Start the reaper (default true); only tests of the reaper itself turn it off. */
   reaper?: boolean;
+  /** Where the servers run: local processes (default) or Docker containers (src/real/docker/). */
+  cluster?: "process" | "docker";
+  /** Images and Compose file for `cluster: "docker"`. */
+  docker?: DockerRunOptions;
 }
 
 export interface RealProgress {
@@ -95,11 +100,18 @@ export async function runReal(
   opts: RealRunOptions,
   runId: string = newRunId(),
 ): Promise<Result<RealRun, string>> {
-  const redisServer = findBinary("redis-server", opts.redisServer);
+  const onDocker = opts.cluster === "docker";
+  if (onDocker) {
+    // Containers share the host's clock: refuse server clock faults before starting anything.
+    const { checkScheduleForDocker } = await import("./docker/validate.js");
+    const fits = checkScheduleForDocker(schedule);
+    if (!fits.ok) return err(fits.error.map(formatInputError).join("\n"));
+  }
+  const redisServer = onDocker ? ok("") : findBinary("redis-server", opts.redisServer);
   const needsRedis = target.servers === "redis" || schedule.resource !== "fenced-txn";
   if (needsRedis && !redisServer.ok) return err(redisServer.error);
   let etcdBinary: string | null = null;
-  if (target.servers === "etcd") {
+  if (target.servers === "etcd" && !onDocker) {
     const e = findBinary("etcd", opts.etcd);
     if (!e.ok) return err(e.error);
     etcdBinary = e.value;
@@ -108,13 +120,15 @@ export async function runReal(
     return err(`resource fenced-txn needs an etcd target, not ${schedule.target}`);
   }
   let clockShim: string | null = null;
-  if (needsClockShim(schedule, target.servers)) {
+  if (!onDocker && needsClockShim(schedule, target.servers)) {
     const shim = ensureClockShim(opts.cc);
     if (!shim.ok) return err(shim.error);
     clockShim = shim.value;
   }
 
   const eventsDir = join(opts.outDir, "events");
+  // Children append to their events files: start from empty ones (the folder may be reused).
+  rmSync(eventsDir, { recursive: true, force: true });
   mkdirSync(eventsDir, { recursive: true });
   writeFileSync(join(opts.outDir, "schedule.json"), `${JSON.stringify(schedule, null, 2)}\n`);
   const historyFile = join(opts.outDir, "history.jsonl");
@@ -127,7 +141,7 @@ export async function runReal(
   let t0: bigint | null = null;
   let fleet: ClientFleet | null = null;
   let nemesis: Nemesis | null = null;
-  const world = await startWorld({
+  const worldSpec: WorldSpec = {
     runId,
     servers: { kind: target.servers, count: schedule.options.servers },
     resource: schedule.resource,
@@ -136,7 +150,11 @@ export async function runReal(
     etcdBinary,
     clockShim,
     reaper,
-  });
+  };
+  // A docker world also reports container operations that failed (as warnings).
+  const world: Result<RealWorld & { warnings?: () => string[] }, string> = onDocker
+    ? await (await import("./docker/world.js")).startDockerWorld(worldSpec, opts.docker ?? {})
+    : await startWorld(worldSpec);
   const worldMs = Date.now() - setupStart;
   if (!world.ok) {
     dismissReaper.run();
@@ -150,7 +168,7 @@ export async function runReal(
   // On SIGINT/SIGTERM: stop the clients (the newest undo entries) and then write what we have.
   const writePartialHistory = registerUndo("partial history", () => {
     nemesis?.stop();
-    writeHistorySync(historyFile, merge());
+    writeHistoryAtomically(historyFile, merge());
   });
 
   let historyWritten = false;
@@ -187,16 +205,17 @@ export async function runReal(
     faults.start(clients);
 
     const runStart = Date.now();
-    const progress =
-      opts.onProgress === undefined
-        ? null
-        : setInterval(() => {
-            opts.onProgress?.({
-              elapsedMs: Date.now() - runStart,
-              events: clients.eventCount(),
-              activeFaults: faults.active(),
-            });
-          }, 1000);
+    // Every second: a fresh snapshot of the history on disk (so even a SIGKILL of this process
+    // leaves a readable history.jsonl, at most a second old, beside the complete events/
+    // files), and a progress report.
+    const ticker = setInterval(() => {
+      writeHistoryAtomically(historyFile, merge());
+      opts.onProgress?.({
+        elapsedMs: Date.now() - runStart,
+        events: clients.eventCount(),
+        activeFaults: faults.active(),
+      });
+    }, 1000);
     let limitTimer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       clients.allExited.then(() => false),
@@ -205,14 +224,14 @@ export async function runReal(
       }),
     ]);
     clearTimeout(limitTimer);
-    if (progress !== null) clearInterval(progress);
+    clearInterval(ticker);
     const runMs = Date.now() - runStart;
 
     const teardownStart = Date.now();
     faults.stop();
     await clients.killAll();
     const ops = merge();
-    writeHistorySync(historyFile, ops);
+    writeHistoryAtomically(historyFile, ops);
     historyWritten = true;
     await world.value.stop();
     const teardownMs = Date.now() - teardownStart;
@@ -220,7 +239,7 @@ export async function runReal(
       ops,
       historyFile,
       stats: { setupMs, worldMs, runMs, teardownMs, timedOut: timedOut ? 1 : 0 },
-      warnings: [...clients.failures(), ...faults.errors()],
+      warnings: [...clients.failures(), ...faults.errors(), ...(world.value.warnings?.() ?? [])],
     });
   } finally {
     nemesis?.stop();

@@ -383,10 +383,15 @@ export function pairFaults(nemesis: readonly NemesisOp[], endMs: number): Fault[
     const ended = Object.values(STARTS).find((s) => s.end === op.f);
     if (ended) {
       let closed = false;
+      // A heal that repeats its partition's value ends that partition; any other heal ends all.
+      const healKey = `partition\u0000${JSON.stringify(op.value ?? op.node)}`;
+      const exactHeal = ended.kind === "partition" && open.has(healKey);
       for (const [key, f] of open) {
         if (f.kind !== ended.kind) continue;
         const sameNode =
-          op.node === undefined || ended.kind === "partition" || key === `${f.kind}\u0000${op.node}`;
+          ended.kind === "partition"
+            ? !exactHeal || key === healKey
+            : op.node === undefined || key === `${f.kind}\u0000${op.node}`;
         if (!sameNode) continue;
         f.end = Math.max(f.start, t);
         f.open = false;
@@ -402,7 +407,7 @@ export function pairFaults(nemesis: readonly NemesisOp[], endMs: number): Fault[
       continue;
     }
     if (op.f === "clock-jump") {
-      const delta = numberIn(op.value, ["deltaMs", "delta", "offsetMs", "offset", "ms"]);
+      const delta = numberIn(op.value, ["deltaMs", "jumpMs", "delta", "offsetMs", "offset", "ms"]);
       const prev = faults[faults.length - 1];
       if (prev?.kind === "clock-jump" && prev.lanes[0] === op.node && prev.start === t) {
         prev.ops.push(op.index);

@@ -3,7 +3,16 @@
  * calls over the simulated network to the world's servers, and checkpoints where the
  * schedule's `pause-at` faults freeze it.
  */
-import type { CallError, CallOptions, CallResult, EtcdApi, LockEnv, RedisApi, ResourceApi, ZkApi } from "../env/env.js";
+import type {
+  CallError,
+  CallOptions,
+  CallResult,
+  EtcdApi,
+  LockEnv,
+  RedisApi,
+  ResourceApi,
+  ZkApi,
+} from "../env/env.js";
 import { etcdLockKey } from "../locks/consensus.js";
 import type { Checkpoint } from "../schedule/schedule.js";
 import { wallAt } from "./clock.js";
@@ -60,7 +69,10 @@ function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf
         const v = incr(r, key);
         respond(
           v === null
-            ? { ok: false, error: { kind: "unreachable", node: to.name, detail: "ERR value is not an integer" } }
+            ? {
+                ok: false,
+                error: { kind: "unreachable", node: to.name, detail: "ERR value is not an integer" },
+              }
             : { ok: true, value: v },
         );
       }),
@@ -76,7 +88,10 @@ function submitter<Cmd extends { op: string }, Res extends { op: string }>(
 ) {
   const session = clusterSession(w.net, client, cluster.members);
   const idleWaitMs = w.timings.heartbeatMs;
-  return async <C extends Cmd>(cmd: C, opts?: CallOptions): Promise<CallResult<Extract<Res, { op: C["op"] }>>> => {
+  return async <C extends Cmd>(
+    cmd: C,
+    opts?: CallOptions,
+  ): Promise<CallResult<Extract<Res, { op: C["op"] }>>> => {
     const r = await submitToCluster<Cmd, Res>(w.net, cluster, session, cmd, timeout(opts), idleWaitMs);
     if (!r.ok) return r;
     if (r.value.op !== cmd.op) throw new Error(`sim: ${cmd.op} answered with ${r.value.op}`);
@@ -94,9 +109,15 @@ function etcdApi(w: SimWorld, client: SimNode, etcd: EtcdCluster, timeout: Timeo
   const map = <T, U>(r: CallResult<T>, f: (v: T) => CallResult<U>): CallResult<U> => (r.ok ? f(r.value) : r);
   return {
     leaseGrant: async (ttlMs, opts) =>
-      map(await submit({ op: "lease-grant", ttlMs }, opts), (v) => ({ ok: true, value: { leaseId: v.leaseId, ttlMs: v.ttlMs } })),
+      map(await submit({ op: "lease-grant", ttlMs }, opts), (v) => ({
+        ok: true,
+        value: { leaseId: v.leaseId, ttlMs: v.ttlMs },
+      })),
     leaseKeepAlive: async (leaseId, opts) =>
-      map(await submit({ op: "lease-keepalive", leaseId }, opts), (v) => ({ ok: true, value: { ttlMs: v.ttlMs } })),
+      map(await submit({ op: "lease-keepalive", leaseId }, opts), (v) => ({
+        ok: true,
+        value: { ttlMs: v.ttlMs },
+      })),
     leaseRevoke: async (leaseId, opts) =>
       map(await submit({ op: "lease-revoke", leaseId }, opts), () => ({ ok: true, value: undefined })),
     createIfAbsent: async (key, value, leaseId, opts) =>
@@ -105,7 +126,8 @@ function etcdApi(w: SimWorld, client: SimNode, etcd: EtcdCluster, timeout: Timeo
           ? { ok: true, value: { created: v.created, createRevision: v.createRevision } }
           : refused("etcd", "lease not found"),
       ),
-    get: async (key, opts) => map(await submit({ op: "get", key }, opts), (v) => ({ ok: true, value: v.info })),
+    get: async (key, opts) =>
+      map(await submit({ op: "get", key }, opts), (v) => ({ ok: true, value: v.info })),
     deleteIfCreateRevision: async (key, createRevision, opts) =>
       map(await submit({ op: "delete-if-create-revision", key, createRevision }, opts), (v) => ({
         ok: true,
@@ -119,7 +141,10 @@ function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf)
   const map = <T, U>(r: CallResult<T>, f: (v: T) => CallResult<U>): CallResult<U> => (r.ok ? f(r.value) : r);
   return {
     createSession: async (timeoutMs, opts) =>
-      map(await submit({ op: "create-session", timeoutMs }, opts), (v) => ({ ok: true, value: { sessionId: v.sessionId } })),
+      map(await submit({ op: "create-session", timeoutMs }, opts), (v) => ({
+        ok: true,
+        value: { sessionId: v.sessionId },
+      })),
     heartbeat: async (sessionId, opts) =>
       map(await submit({ op: "heartbeat", sessionId }, opts), (v) => ({ ok: true, value: v.alive })),
     closeSession: async (sessionId, opts) =>
@@ -130,7 +155,8 @@ function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf)
       ),
     children: async (prefix, opts) =>
       map(await submit({ op: "children", prefix }, opts), (v) => ({ ok: true, value: v.nodes })),
-    delete: async (path, opts) => map(await submit({ op: "delete", path }, opts), (v) => ({ ok: true, value: v.deleted })),
+    delete: async (path, opts) =>
+      map(await submit({ op: "delete", path }, opts), (v) => ({ ok: true, value: v.deleted })),
   };
 }
 

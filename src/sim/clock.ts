@@ -52,5 +52,5 @@ export function setClockRate(c: NodeClock, t: number, rate: number): void {
 /** The true time at which the monotonic clock reads `mono` (never before `now`). */
 export function trueTimeOfMono(c: NodeClock, mono: number, now: number): number {
   const t = c.rate === 0 ? c.t0 + (mono - c.mono0) : c.t0 + (mono - c.mono0) / (1 + c.rate);
-  return t < now ? now : t;
+  return Math.max(now, t);
 }

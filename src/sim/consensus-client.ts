@@ -25,7 +25,11 @@ export interface ClusterSession {
   preferred: number;
 }
 
-export function clusterSession(net: Network, client: SimNode, members: readonly { node: SimNode }[]): ClusterSession {
+export function clusterSession(
+  net: Network,
+  client: SimNode,
+  members: readonly { node: SimNode }[],
+): ClusterSession {
   return { client, channels: members.map((m) => channel(net, client, m.node)), preferred: 0 };
 }
 

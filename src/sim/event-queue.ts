@@ -11,7 +11,7 @@
 export interface SimEvent {
   readonly time: number;
   readonly seq: number;
-  readonly run: (a: any, b: any) => void;
+  readonly run: (a: never, b: never) => void;
   readonly a: unknown;
   readonly b: unknown;
   cancelled: boolean;
@@ -30,7 +30,13 @@ function before(a: SimEvent, b: SimEvent): boolean {
   return a.time < b.time || (a.time === b.time && a.seq < b.seq);
 }
 
-export function pushEvent<A, B>(q: EventQueue, time: number, run: (a: A, b: B) => void, a: A, b: B): SimEvent {
+export function pushEvent<A, B>(
+  q: EventQueue,
+  time: number,
+  run: (a: A, b: B) => void,
+  a: A,
+  b: B,
+): SimEvent {
   const ev: SimEvent = { time, seq: q.nextSeq++, run, a, b, cancelled: false };
   const heap = q.heap;
   let i = heap.length;

@@ -3,8 +3,8 @@
  * the end of each one as a `nemesis` op (node and parameters in `node` and `value`).
  *
  * - Node refs are resolved when the fault starts (`server:leader` names whoever leads then)
- *   and the fault's end applies to that same node. For Redis-like targets, which have no
- *   leader, `server:leader` is server:0. A fault naming a node the world does not have (a
+ *   and the fault's end applies to that same node. When there is no leader (Redis-like
+ *   targets, or an election under way) `server:leader` is server:0. A fault naming a node the world does not have (a
  *   client removed while shrinking) does nothing and records nothing.
  * - Clients are never restarted after a crash (a crashed client never releases).
  * - Partitions and delays are reference counted per directed link, so overlapping faults
@@ -136,7 +136,12 @@ export function pauseAtCheckpoint(
 ): Promise<void> {
   let matched = false;
   for (const f of w.schedule.faults) {
-    if (f.kind !== "pause-at" || f.client !== clientId || f.checkpoint !== point || f.occurrence !== occurrence) {
+    if (
+      f.kind !== "pause-at" ||
+      f.client !== clientId ||
+      f.checkpoint !== point ||
+      f.occurrence !== occurrence
+    ) {
       continue;
     }
     matched = true;

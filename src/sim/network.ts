@@ -64,7 +64,15 @@ export function linkBetween(net: Network, from: SimNode, to: SimNode): Link {
   }
   let l = out.get(to.name);
   if (l === undefined) {
-    l = { net, from, to, rand: net.streams.stream(`link:${from.name}>${to.name}`), cuts: 0, extraMs: 0, lastArrival: 0 };
+    l = {
+      net,
+      from,
+      to,
+      rand: net.streams.stream(`link:${from.name}>${to.name}`),
+      cuts: 0,
+      extraMs: 0,
+      lastArrival: 0,
+    };
     out.set(to.name, l);
   }
   return l;
@@ -89,7 +97,9 @@ export function send<T>(
 ): void {
   const { latencyMs, lossRate } = net.spec;
   const latency =
-    latencyMs.max <= latencyMs.min ? latencyMs.min : latencyMs.min + link.rand() * (latencyMs.max - latencyMs.min);
+    latencyMs.max <= latencyMs.min
+      ? latencyMs.min
+      : latencyMs.min + link.rand() * (latencyMs.max - latencyMs.min);
   const dropped = lossRate > 0 && link.rand() < lossRate;
   net.sent++;
   if (dropped || link.cuts > 0) {

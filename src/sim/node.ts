@@ -20,7 +20,7 @@ import { atWith, type SimCore } from "./scheduler.js";
 export interface Timer {
   readonly node: SimNode;
   readonly deadlineMono: number;
-  readonly fire: (arg: any, node: SimNode) => void;
+  readonly fire: (arg: never, node: SimNode) => void;
   readonly arg: unknown;
   event: SimEvent | null;
   prev: Timer | null;
@@ -29,8 +29,8 @@ export interface Timer {
 
 /** Work that reached a node: `handle(arg)` there, or `refuse(arg)` if the node is down. */
 export interface Delivery {
-  readonly handle: (arg: any) => void;
-  readonly refuse: ((arg: any) => void) | null;
+  readonly handle: (arg: never) => void;
+  readonly refuse: ((arg: never) => void) | null;
   readonly arg: unknown;
 }
 
@@ -91,10 +91,16 @@ export function setTimer(node: SimNode, delayMs: number, fire: () => void): Time
 }
 
 /** `setTimer` calling `fire(arg, node)`: the allocation-free form for hot paths. */
-export function setTimerWith<T>(node: SimNode, delayMs: number, fire: (arg: T, node: SimNode) => void, arg: T): Timer {
+export function setTimerWith<T>(
+  node: SimNode,
+  delayMs: number,
+  fire: (arg: T, node: SimNode) => void,
+  arg: T,
+): Timer {
   const timer: Timer = {
     node,
-    deadlineMono: monoAt(node.clock, node.core.now) + delayMs,
+    // A negative or NaN delay (a bug in client code) fires at once rather than corrupting the agenda.
+    deadlineMono: monoAt(node.clock, node.core.now) + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs)),
     fire,
     arg,
     event: null,
@@ -126,14 +132,14 @@ function timerDue(timer: Timer): void {
   unlink(timer);
   if (node.crashed) return;
   if (node.pauseDepth > 0) node.dueTimers.push(timer);
-  else timer.fire(timer.arg, node);
+  else timer.fire(timer.arg as never, node);
 }
 
 /** Hands work that arrived over the network to the node. */
 export function deliver(node: SimNode, d: Delivery): void {
-  if (node.crashed) d.refuse?.(d.arg);
+  if (node.crashed) d.refuse?.(d.arg as never);
   else if (node.pauseDepth > 0) node.inbox.push(d);
-  else d.handle(d.arg);
+  else d.handle(d.arg as never);
 }
 
 export function pauseNode(node: SimNode): void {
@@ -155,7 +161,7 @@ function runDueTimer(timer: Timer): void {
   const node = timer.node;
   if (node.crashed) return;
   if (node.pauseDepth > 0) node.dueTimers.push(timer);
-  else timer.fire(timer.arg, node);
+  else timer.fire(timer.arg as never, node);
 }
 
 export function crashNode(node: SimNode): void {
@@ -169,7 +175,7 @@ export function crashNode(node: SimNode): void {
   node.dueTimers.length = 0;
   const refused = node.inbox.splice(0);
   node.onCrash?.();
-  for (const d of refused) d.refuse?.(d.arg);
+  for (const d of refused) d.refuse?.(d.arg as never);
 }
 
 export function restartNode(node: SimNode): void {

@@ -63,7 +63,12 @@ function completeCall(
   } as Op);
 }
 
-export function recordNemesis(h: HistoryRecorder, f: NemesisF, node: string | undefined, value: unknown): void {
+export function recordNemesis(
+  h: HistoryRecorder,
+  f: NemesisF,
+  node: string | undefined,
+  value: unknown,
+): void {
   const op: Op =
     node === undefined
       ? { index: h.ops.length, time: nowNs(h.core), process: "nemesis", type: "info", f, value }

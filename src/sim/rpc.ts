@@ -54,14 +54,21 @@ function refuseRequest<T>(c: PendingCall<T>): void {
 }
 
 function deliverRefusal<T>(c: PendingCall<T>): void {
-  settle(c, { ok: false, error: { kind: "unreachable", node: c.ch.out.to.name, detail: "connection refused" } });
+  settle(c, {
+    ok: false,
+    error: { kind: "unreachable", node: c.ch.out.to.name, detail: "connection refused" },
+  });
 }
 
 function timeOut<T>(c: PendingCall<T>): void {
   settle(c, { ok: false, error: { kind: "timeout", node: c.ch.out.to.name } });
 }
 
-export function call<T>(ch: Channel, timeoutMs: number, serve: (respond: Respond<T>) => void): Promise<CallResult<T>> {
+export function call<T>(
+  ch: Channel,
+  timeoutMs: number,
+  serve: (respond: Respond<T>) => void,
+): Promise<CallResult<T>> {
   return new Promise((resolve) => {
     const c: PendingCall<T> = { ch, serve, resolve, timer: null, settled: false };
     c.timer = setTimerWith(ch.out.from, timeoutMs, timeOut, c);

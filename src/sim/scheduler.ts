@@ -14,7 +14,14 @@
  * Consequence: a simulation does not yield to timers or I/O until it finishes. Callers that
  * need to stay responsive (progress bars) await something between runs.
  */
-import { createEventQueue, dropTop, type EventQueue, peekEvent, pushEvent, type SimEvent } from "./event-queue.js";
+import {
+  createEventQueue,
+  dropTop,
+  type EventQueue,
+  peekEvent,
+  pushEvent,
+  type SimEvent,
+} from "./event-queue.js";
 
 export interface SimCore {
   readonly queue: EventQueue;
@@ -34,12 +41,12 @@ const callThunk = (f: () => void): void => f();
 
 /** Runs `run` at virtual time `time` (never before now). */
 export function at(core: SimCore, time: number, run: () => void): SimEvent {
-  return pushEvent(core.queue, time < core.now ? core.now : time, callThunk, run, undefined);
+  return pushEvent(core.queue, Math.max(core.now, time), callThunk, run, undefined);
 }
 
 /** Runs `run(a, b)` at virtual time `time`: the allocation-free form for hot paths. */
 export function atWith<A, B>(core: SimCore, time: number, run: (a: A, b: B) => void, a: A, b: B): SimEvent {
-  return pushEvent(core.queue, time < core.now ? core.now : time, run, a, b);
+  return pushEvent(core.queue, Math.max(core.now, time), run, a, b);
 }
 
 export function after(core: SimCore, delayMs: number, run: () => void): SimEvent {
@@ -56,6 +63,8 @@ export interface LoopControl {
   failure(): unknown;
   /** No event later than this runs. */
   endTime: number;
+  /** Stop with an error after this many events (a client that loops without waiting). */
+  maxEvents: number;
 }
 
 /** Runs events until `done()`, the agenda is empty, or the next event is after `endTime`. */
@@ -65,14 +74,28 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
       try {
         for (;;) {
           const failure = ctl.failure();
-          if (failure !== undefined) return reject(failure);
-          if (ctl.done()) return resolve();
+          if (failure !== undefined) {
+            reject(failure);
+            return;
+          }
           const next = peekEvent(core.queue);
-          if (next === undefined || next.time > ctl.endTime) return resolve();
+          if (ctl.done() || next === undefined || next.time > ctl.endTime) {
+            resolve();
+            return;
+          }
+          if (core.events >= ctl.maxEvents) {
+            reject(
+              new Error(
+                `simulate: gave up after ${core.events} events at virtual time ${core.now} ms ` +
+                  "(does a client loop without waiting?)",
+              ),
+            );
+            return;
+          }
           dropTop(core.queue);
           core.now = next.time;
           core.events++;
-          next.run(next.a, next.b);
+          next.run(next.a as never, next.b as never);
           if (core.settled) {
             core.settled = false;
             resolved.then(resumeAfterMicrotasks);

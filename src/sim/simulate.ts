@@ -41,7 +41,11 @@ export interface PreparedSimulation {
 }
 
 /** Runs `schedule` against `algorithm` in the simulator and returns the history. */
-export function simulate(schedule: Schedule, algorithm: LockAlgorithm, opts: SimOptions = {}): Promise<SimRun> {
+export function simulate(
+  schedule: Schedule,
+  algorithm: LockAlgorithm,
+  opts: SimOptions = {},
+): Promise<SimRun> {
   return prepareSimulation(schedule, algorithm, opts).run();
 }
 
@@ -79,7 +83,11 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm): Promise<SimRun> 
     );
   }
   const endTime = 2 * options.horizonMs;
-  await runLoop(w.core, { done: () => finished === schedule.clients.length, failure: () => failure, endTime });
+  await runLoop(w.core, {
+    done: () => finished === schedule.clients.length,
+    failure: () => failure,
+    endTime,
+  });
   if (finished < schedule.clients.length) w.core.now = Math.max(w.core.now, endTime);
   closeOpenCalls(w.history, (process) => (w.clients.get(process)?.crashed ? "crashed" : "run-ended"));
   return {

@@ -2,11 +2,12 @@
  * The simulated world of one run: nodes, network, servers and the history being recorded,
  * built from a schedule. Everything random is drawn from the schedule's seed.
  */
-import type { Schedule } from "../schedule/schedule.js";
+
 import type { LockAlgorithm } from "../locks/lock.js";
-import { createHistoryRecorder, type HistoryRecorder } from "./recorder.js";
+import type { Schedule } from "../schedule/schedule.js";
 import { createNetwork, type Network } from "./network.js";
 import { createNode, type SimNode } from "./node.js";
+import { createHistoryRecorder, type HistoryRecorder } from "./recorder.js";
 import { createRandomStreams, type RandomStreams } from "./rng.js";
 import { createCore, type SimCore } from "./scheduler.js";
 import { type ConsensusTimings, createEtcdCluster, type EtcdCluster } from "./servers/etcd.js";
@@ -35,18 +36,29 @@ export interface SimWorld {
 export interface WorldOptions {
   /** Raft timing of the etcd-like and zk-like clusters (defaults: etcd's). */
   consensus?: Partial<ConsensusTimings>;
+  /** A run that needs more events than this fails (default 20 million: a runaway client). */
+  maxEvents?: number;
 }
 
 export const DEFAULT_CONSENSUS_TIMINGS: ConsensusTimings = { heartbeatMs: 100, electionMs: 1000 };
 
-export function createWorld(schedule: Schedule, servers: LockAlgorithm["servers"], opts: WorldOptions = {}): SimWorld {
+export function createWorld(
+  schedule: Schedule,
+  servers: LockAlgorithm["servers"],
+  opts: WorldOptions = {},
+): SimWorld {
   const { options } = schedule;
   if (schedule.resource === "fenced-txn" && servers !== "etcd") {
     throw new RangeError(`simulate: resource "fenced-txn" needs an etcd-like target, not ${servers}`);
   }
   const core = createCore();
   const nodes = new Map<string, SimNode>();
-  const net = createNetwork(core, schedule.seed, { latencyMs: options.latencyMs, lossRate: options.lossRate }, nodes);
+  const net = createNetwork(
+    core,
+    schedule.seed,
+    { latencyMs: options.latencyMs, lossRate: options.lossRate },
+    nodes,
+  );
   const streams = createRandomStreams(schedule.seed);
   const add = (name: string): SimNode => {
     const n = createNode(core, name);

@@ -25,7 +25,10 @@ export interface Move {
 const moveArb = (maxClients: number) =>
   fc.record({ client: fc.nat(maxClients - 1), choice: fc.nat(9), dt: fc.nat(4) });
 
-type Pending = { kind: "acquire" } | { kind: "write"; grant: string; token: bigint; applied?: boolean } | { kind: "release"; grant: string };
+type Pending =
+  | { kind: "acquire" }
+  | { kind: "write"; grant: string; token: bigint; applied?: boolean }
+  | { kind: "release"; grant: string };
 
 interface FencedClient {
   held: { grant: string; token: bigint } | undefined;
@@ -98,8 +101,26 @@ export function simulateFencedLock(params: FencedParams): Op[] {
       }
       c.pending = undefined;
       const lost = m.choice === 8 || pend.applied === undefined;
-      if (lost) push({ process: p, type: "info", f: "write", lock, grant: pend.grant, token: pend.token, error: "timeout" });
-      else push({ process: p, type: "ok", f: "write", lock, grant: pend.grant, token: pend.token, accepted: pend.applied });
+      if (lost)
+        push({
+          process: p,
+          type: "info",
+          f: "write",
+          lock,
+          grant: pend.grant,
+          token: pend.token,
+          error: "timeout",
+        });
+      else
+        push({
+          process: p,
+          type: "ok",
+          f: "write",
+          lock,
+          grant: pend.grant,
+          token: pend.token,
+          accepted: pend.applied,
+        });
     } else {
       c.pending = undefined;
       c.held = undefined;
@@ -190,7 +211,14 @@ export function simulateChaos(params: ChaosParams): Op[] {
         const g = { grant, token, lock: openLock };
         c.grants.push(g);
         all.push(g);
-        push({ process: p, type: "ok", f: "acquire", lock: openLock, grant, ...(token === undefined ? {} : { token }) });
+        push({
+          process: p,
+          type: "ok",
+          f: "acquire",
+          lock: openLock,
+          grant,
+          ...(token === undefined ? {} : { token }),
+        });
       } else if (m.choice < 8) push({ process: p, type: "fail", f: "acquire", lock: openLock });
       else push({ process: p, type: "info", f: "acquire", lock: openLock });
     } else if (pend.kind === "write") {
@@ -201,7 +229,13 @@ export function simulateChaos(params: ChaosParams): Op[] {
       else if (m.choice < 9) push({ ...base, type: "info" });
       else push({ ...base, type: "fail" });
     } else {
-      push({ process: p, type: m.choice < 5 ? "ok" : "fail", f: "release", lock: openLock, grant: pend.grant });
+      push({
+        process: p,
+        type: m.choice < 5 ? "ok" : "fail",
+        f: "release",
+        lock: openLock,
+        grant: pend.grant,
+      });
     }
   }
   return ops;

@@ -35,7 +35,8 @@ export function build(): Builder {
     acquire: (ms, p, lock = "L") => push({ time: t(ms), process: p, type: "invoke", f: "acquire", lock }),
     granted: (ms, p, grant, token, lock = "L") =>
       push({ time: t(ms), process: p, type: "ok", f: "acquire", lock, grant, ...tok(token) }),
-    denied: (ms, p, lock = "L") => push({ time: t(ms), process: p, type: "fail", f: "acquire", lock, error: "held" }),
+    denied: (ms, p, lock = "L") =>
+      push({ time: t(ms), process: p, type: "fail", f: "acquire", lock, error: "held" }),
     acquireInfo: (ms, p, lock = "L") =>
       push({ time: t(ms), process: p, type: "info", f: "acquire", lock, error: "timeout" }),
     write: (ms, p, grant, token, lock = "L") =>
@@ -43,9 +44,20 @@ export function build(): Builder {
     wrote: (ms, p, grant, accepted, token, lock = "L") =>
       push({ time: t(ms), process: p, type: "ok", f: "write", lock, grant, ...tok(token), accepted }),
     writeInfo: (ms, p, grant, token, lock = "L") =>
-      push({ time: t(ms), process: p, type: "info", f: "write", lock, grant, ...tok(token), error: "timeout" }),
-    release: (ms, p, grant, lock = "L") => push({ time: t(ms), process: p, type: "invoke", f: "release", lock, grant }),
-    released: (ms, p, grant, lock = "L") => push({ time: t(ms), process: p, type: "ok", f: "release", lock, grant }),
+      push({
+        time: t(ms),
+        process: p,
+        type: "info",
+        f: "write",
+        lock,
+        grant,
+        ...tok(token),
+        error: "timeout",
+      }),
+    release: (ms, p, grant, lock = "L") =>
+      push({ time: t(ms), process: p, type: "invoke", f: "release", lock, grant }),
+    released: (ms, p, grant, lock = "L") =>
+      push({ time: t(ms), process: p, type: "ok", f: "release", lock, grant }),
     nemesis: (ms, f, node, type = "info") => push({ time: t(ms), process: "nemesis", type, f, node }),
   };
 }

@@ -1,7 +1,13 @@
 /** Hand-written scenarios for each checker: what is flagged, where, and how it is explained. */
 import { describe, expect, it } from "vitest";
 import type { Checker } from "../../checkers/checker.js";
-import { CHECKER_NAMES, checkOps, createCheckers, isCheckerName, SAFETY_CHECKERS } from "../../checkers/index.js";
+import {
+  CHECKER_NAMES,
+  checkOps,
+  createCheckers,
+  isCheckerName,
+  SAFETY_CHECKERS,
+} from "../../checkers/index.js";
 import { createLivenessChecker } from "../../checkers/liveness.js";
 import { createMutualExclusionChecker } from "../../checkers/mutual-exclusion.js";
 import { createStaleWriteChecker } from "../../checkers/stale-write.js";
@@ -197,20 +203,47 @@ describe("token-order", () => {
   }
 
   it("accepts strictly increasing tokens", () => {
-    expect(run(createTokenOrderChecker, grants([[1, 1n, "serial"], [2, 2n, "serial"], [3, 2n ** 64n, "serial"]])).valid).toBe(
-      true,
-    );
+    expect(
+      run(
+        createTokenOrderChecker,
+        grants([
+          [1, 1n, "serial"],
+          [2, 2n, "serial"],
+          [3, 2n ** 64n, "serial"],
+        ]),
+      ).valid,
+    ).toBe(true);
   });
 
   it("flags a lower token after a completed grant", () => {
-    const v = run(createTokenOrderChecker, grants([[1, 9n, "serial"], [2, 3n, "serial"]]));
+    const v = run(
+      createTokenOrderChecker,
+      grants([
+        [1, 9n, "serial"],
+        [2, 3n, "serial"],
+      ]),
+    );
     expect(v.valid).toBe(false);
     expect(v.anomalies[0]).toMatchObject({ kind: "token-not-increasing", ops: [3, 1] });
   });
 
   it("allows a lower token for overlapping acquires, but never a reused one", () => {
-    expect(run(createTokenOrderChecker, grants([[1, 9n, "serial"], [2, 3n, "overlap"]])).valid).toBe(true);
-    const v = run(createTokenOrderChecker, grants([[1, 9n, "serial"], [2, 9n, "overlap"]]));
+    expect(
+      run(
+        createTokenOrderChecker,
+        grants([
+          [1, 9n, "serial"],
+          [2, 3n, "overlap"],
+        ]),
+      ).valid,
+    ).toBe(true);
+    const v = run(
+      createTokenOrderChecker,
+      grants([
+        [1, 9n, "serial"],
+        [2, 9n, "overlap"],
+      ]),
+    );
     expect(v.valid).toBe(false);
     expect(v.anomalies[0]!.kind).toBe("token-reuse");
     expect(v.anomalies[0]!.explanation).toContain("token 9 to two grants");

@@ -4,12 +4,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Checker } from "../../checkers/checker.js";
 import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
 import { createLivenessChecker } from "../../checkers/liveness.js";
 import { createMutualExclusionChecker } from "../../checkers/mutual-exclusion.js";
 import { createStaleWriteChecker } from "../../checkers/stale-write.js";
 import { createTokenOrderChecker } from "../../checkers/token-order.js";
-import type { Checker } from "../../checkers/checker.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
 import { createHistoryValidator } from "../../src/history/validate.js";
@@ -31,7 +31,9 @@ function run(make: () => Checker, ops: readonly Op[]): Verdict {
 
 function expectValidHistory(ops: readonly Op[]): void {
   const v = createHistoryValidator();
-  ops.forEach((op, i) => v.check(op, i + 1));
+  ops.forEach((op, i) => {
+    v.check(op, i + 1);
+  });
   expect(v.errors).toEqual([]);
 }
 
@@ -46,7 +48,9 @@ function expectAgrees(v: Verdict, ref: RefResult): void {
 }
 
 const hasUncertainWrite = (ops: readonly Op[]) =>
-  calls(ops).some((c) => c.invoke.f === "write" && (c.completion === undefined || c.completion.type === "info"));
+  calls(ops).some(
+    (c) => c.invoke.f === "write" && (c.completion === undefined || c.completion.type === "info"),
+  );
 
 describe("correct fenced lock", () => {
   it("generates well-formed histories", () => {
@@ -68,8 +72,12 @@ describe("correct fenced lock", () => {
   it("an inserted stale accepted write is always flagged, at its index, against a newer accepted write", () => {
     // Pick an accepted write w_new, an older grant, and a place after w_new completed.
     const withInsertion = fencedLockHistory.chain((ops) => {
-      const accepted = ops.filter((o): o is WriteOp => o.f === "write" && o.type === "ok" && o.accepted === true);
-      const grants = ops.filter((o) => o.f === "acquire" && o.type === "ok") as Array<Op & { token: bigint; grant: string }>;
+      const accepted = ops.filter(
+        (o): o is WriteOp => o.f === "write" && o.type === "ok" && o.accepted === true,
+      );
+      const grants = ops.filter((o) => o.f === "acquire" && o.type === "ok") as Array<
+        Op & { token: bigint; grant: string }
+      >;
       const pairs = accepted.flatMap((w) => grants.filter((g) => g.token < w.token!).map((g) => ({ w, g })));
       if (pairs.length === 0) return fc.constant(undefined);
       return fc
@@ -87,7 +95,10 @@ describe("correct fenced lock", () => {
           { ...fields, type: "invoke" },
           { ...fields, type: "ok", accepted: true },
         ] as unknown as Op[];
-        const ops = [...c.ops.slice(0, c.at), ...stale, ...c.ops.slice(c.at)].map((op, index) => ({ ...op, index }));
+        const ops = [...c.ops.slice(0, c.at), ...stale, ...c.ops.slice(c.at)].map((op, index) => ({
+          ...op,
+          index,
+        }));
         expectValidHistory(ops);
         const v = run(createStaleWriteChecker, ops);
         expect(v.valid).toBe(false);

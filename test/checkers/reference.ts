@@ -54,12 +54,24 @@ interface Rank {
 /** Grant rank: from its acquire ok if any, else from the first write naming it. */
 function rankOf(ops: readonly Op[], lock: string, grant: string): Rank {
   for (const op of ops) {
-    if (op.process !== "nemesis" && op.f === "acquire" && op.type === "ok" && op.lock === lock && op.grant === grant) {
+    if (
+      op.process !== "nemesis" &&
+      op.f === "acquire" &&
+      op.type === "ok" &&
+      op.lock === lock &&
+      op.grant === grant
+    ) {
       return { order: op.index, token: op.token };
     }
   }
   for (const op of ops) {
-    if (op.process !== "nemesis" && op.f === "write" && op.type === "invoke" && op.lock === lock && op.grant === grant) {
+    if (
+      op.process !== "nemesis" &&
+      op.f === "write" &&
+      op.type === "invoke" &&
+      op.lock === lock &&
+      op.grant === grant
+    ) {
       return { order: op.index, token: op.token };
     }
   }
@@ -117,7 +129,10 @@ export function refMutualExclusion(ops: readonly Op[]): RefResult {
 
 export function refTokenOrder(ops: readonly Op[]): RefResult {
   const grants = calls(ops).filter(
-    (c) => c.invoke.f === "acquire" && c.completion?.type === "ok" && (c.completion as { token?: bigint }).token !== undefined,
+    (c) =>
+      c.invoke.f === "acquire" &&
+      c.completion?.type === "ok" &&
+      (c.completion as { token?: bigint }).token !== undefined,
   );
   const tokenOf = (c: Call) => (c.completion as { token: bigint }).token;
   const grantOf = (c: Call) => (c.completion as { grant?: string }).grant;
@@ -126,7 +141,9 @@ export function refTokenOrder(ops: readonly Op[]): RefResult {
     for (const g1 of grants) {
       if (g1 === g2 || g1.invoke.lock !== g2.invoke.lock) continue;
       const reuse =
-        tokenOf(g1) === tokenOf(g2) && grantOf(g1) !== grantOf(g2) && g1.completion!.index < g2.completion!.index;
+        tokenOf(g1) === tokenOf(g2) &&
+        grantOf(g1) !== grantOf(g2) &&
+        g1.completion!.index < g2.completion!.index;
       const decrease = g2.invoke.index > g1.completion!.index && tokenOf(g2) < tokenOf(g1);
       if (reuse || decrease) definite.add(g2.completion!.index);
     }

@@ -1,22 +1,26 @@
 /**
- * `lockcheck check` end to end: spawns the CLI from source through tsx
- * (`node --import tsx src/cli/main.ts`), so the test needs no build and always runs the
- * current code.
+ * `lockcheck check` end to end: spawns the built CLI, `node dist/src/cli/main.js`, as users
+ * run it. `npm test` builds first; when running this file alone, run `npm run build` before.
+ * (Spawning through tsx instead costs seconds per run on this machine.)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const HISTORIES = join(ROOT, "histories");
+const CLI = join(ROOT, "dist/src/cli/main.js");
 const tmp = mkdtempSync(join(tmpdir(), "lockcheck-cli-check-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+});
 
 function lockcheck(...args: string[]) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1" },
@@ -32,7 +36,9 @@ const expectedOf = (name: string) =>
   };
 const streamingOnly = (verdicts: Record<string, Validity>) =>
   Object.fromEntries(
-    Object.entries(verdicts).filter(([k]) => ["stale-write", "mutual-exclusion", "token-order", "liveness"].includes(k)),
+    Object.entries(verdicts).filter(([k]) =>
+      ["stale-write", "mutual-exclusion", "token-order", "liveness"].includes(k),
+    ),
   );
 const entries = readdirSync(HISTORIES).filter((n) => existsSync(join(HISTORIES, n, "history.jsonl")));
 
@@ -64,11 +70,28 @@ describe("lockcheck check", () => {
   });
 
   it("--checker limits the checkers (comma-separated or repeated)", () => {
-    const one = lockcheck("check", "histories/redlock-clock-jump-double-grant/history.jsonl", "--checker", "token-order", "--json");
+    const one = lockcheck(
+      "check",
+      "histories/redlock-clock-jump-double-grant/history.jsonl",
+      "--checker",
+      "token-order",
+      "--json",
+    );
     expect((JSON.parse(one.stdout) as JsonOutput).verdicts.map((v) => v.checker)).toEqual(["token-order"]);
     expect(one.code).toBe(0);
-    const two = lockcheck("check", "histories/redlock-clock-jump-double-grant/history.jsonl", "-c", "liveness,mutual-exclusion", "-c", "liveness", "--json");
-    expect((JSON.parse(two.stdout) as JsonOutput).verdicts.map((v) => v.checker)).toEqual(["liveness", "mutual-exclusion"]);
+    const two = lockcheck(
+      "check",
+      "histories/redlock-clock-jump-double-grant/history.jsonl",
+      "-c",
+      "liveness,mutual-exclusion",
+      "-c",
+      "liveness",
+      "--json",
+    );
+    expect((JSON.parse(two.stdout) as JsonOutput).verdicts.map((v) => v.checker)).toEqual([
+      "liveness",
+      "mutual-exclusion",
+    ]);
     expect(two.code).toBe(1);
   });
 
@@ -92,7 +115,10 @@ describe("lockcheck check", () => {
     expect(r.stderr).toContain(`${path}:2: token: token must be an integer`);
     const json = lockcheck("check", path, "--json");
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ valid: "unknown", errors: [{ file: path, line: 2, field: "token" }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      valid: "unknown",
+      errors: [{ file: path, line: 2, field: "token" }],
+    });
   });
 
   it("a missing file is bad input", () => {
@@ -113,9 +139,16 @@ describe("lockcheck check", () => {
 
   it("--export converts to Jepsen EDN and back; checking the EDN gives the same verdicts", () => {
     const edn = join(tmp, "redlock.edn");
-    const exported = lockcheck("check", "histories/redlock-clock-jump-double-grant/history.jsonl", "--export", edn);
+    const exported = lockcheck(
+      "check",
+      "histories/redlock-clock-jump-double-grant/history.jsonl",
+      "--export",
+      edn,
+    );
     expect(exported.code).toBe(1);
-    expect(readFileSync(edn, "utf8").split("\n")[0]).toMatch(/^\{:index 0, :time 0, :type :invoke, :process 1, :f :acquire/);
+    expect(readFileSync(edn, "utf8").split("\n")[0]).toMatch(
+      /^\{:index 0, :time 0, :type :invoke, :process 1, :f :acquire/,
+    );
     const fromEdn = lockcheck("check", edn, "--json", "--export", join(tmp, "back.jsonl"));
     const out = JSON.parse(fromEdn.stdout) as JsonOutput;
     expect(Object.fromEntries(out.verdicts.map((v) => [v.checker, v.valid]))).toEqual(
@@ -126,12 +159,25 @@ describe("lockcheck check", () => {
     );
   });
 
-  it("--checker linearizable rejects an unknown model, and uses src/cli/lin-check.ts when present", () => {
-    const bad = lockcheck("check", "histories/clean-serial/history.jsonl", "--checker", "linearizable", "--model", "queue");
+  it("--checker linearizable rejects an unknown model, and uses lin-check.js when built", () => {
+    const bad = lockcheck(
+      "check",
+      "histories/clean-serial/history.jsonl",
+      "--checker",
+      "linearizable",
+      "--model",
+      "queue",
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--model: unknown model "queue"');
-    const r = lockcheck("check", "histories/clean-serial/history.jsonl", "--checker", "linearizable", "--json");
-    if (existsSync(join(ROOT, "src/cli/lin-check.ts"))) {
+    const r = lockcheck(
+      "check",
+      "histories/clean-serial/history.jsonl",
+      "--checker",
+      "linearizable",
+      "--json",
+    );
+    if (existsSync(join(ROOT, "dist/src/cli/lin-check.js"))) {
       const out = JSON.parse(r.stdout) as JsonOutput;
       expect(out.verdicts).toHaveLength(1);
       expect([0, 1, 2]).toContain(r.code);

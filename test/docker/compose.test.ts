@@ -80,13 +80,16 @@ describe("the shipped Compose files", () => {
     expect(args).toContain("--election-timeout=500");
   });
 
-  it("run Redis without persistence, so a restarted server comes back empty", () => {
-    const t = topologyFor("redis", 5, {});
-    if (!t.ok) throw new Error(t.error.message);
-    for (const s of t.value.services) {
-      const cmd = s.command.join(" ");
-      expect(cmd).toContain("--appendonly no");
-      expect(s.command[s.command.indexOf("--save") + 1]).toBe("");
+  it("run Redis lock servers without persistence (a restart comes back empty) and a durable resource", () => {
+    for (const [kind, servers] of [["redis", 1], ["redis", 5], ["etcd", 3]] as const) {
+      const t = topologyFor(kind, servers, {});
+      if (!t.ok) throw new Error(t.error.message);
+      for (const s of t.value.services) {
+        const cmd = s.command.join(" ");
+        if (s.node === "resource") expect(cmd).toContain("--appendonly yes --appendfsync always");
+        else if (kind === "redis") expect(cmd).toContain("--appendonly no");
+        if (s.probe === "redis") expect(s.command[s.command.indexOf("--save") + 1]).toBe("");
+      }
     }
   });
 });

@@ -129,6 +129,7 @@ describe.skipIf(skipDockerTests(env))("lockcheck clean", () => {
       await deadNet.remove().catch(() => {});
     }
   });
+});
 
 describe("lockcheck clean --help", () => {
   it("lists its options and says it touches only labelled objects", async () => {

@@ -48,10 +48,19 @@ describe("Jepsen history.edn", () => {
       grant: "1:0",
       token: 2n ** 64n,
     });
-    expect(line).toBe('{:index 4, :time 12, :type :ok, :process 1, :f :acquire, :value nil, :lock "L", :grant "1:0", :token 18446744073709551616}');
-    expect(opToJepsenEdn({ index: 0, time: 0, process: "nemesis", type: "info", f: "pause", value: { ms: 5, "a b": [1] } })).toBe(
-      '{:index 0, :time 0, :type :info, :process :nemesis, :f :pause, :value {:ms 5, "a b" [1]}}',
+    expect(line).toBe(
+      '{:index 4, :time 12, :type :ok, :process 1, :f :acquire, :value nil, :lock "L", :grant "1:0", :token 18446744073709551616}',
     );
+    expect(
+      opToJepsenEdn({
+        index: 0,
+        time: 0,
+        process: "nemesis",
+        type: "info",
+        f: "pause",
+        value: { ms: 5, "a b": [1] },
+      }),
+    ).toBe('{:index 0, :time 0, :type :info, :process :nemesis, :f :pause, :value {:ms 5, "a b" [1]}}');
   });
 
   it("imports a plain Jepsen mutex history: tokens from :value, grants per process, other ops dropped", () => {
@@ -85,6 +94,11 @@ describe("Jepsen history.edn", () => {
   it("reports a malformed Jepsen history by op position", () => {
     const r = importText("{:type :invoke, :process 0, :f :acquire}\n{:type :ok, :process 1, :f :acquire}\n");
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error[0]).toMatchObject({ file: "history.edn", line: 2, message: expect.stringContaining("without invoke") });
+    if (!r.ok)
+      expect(r.error[0]).toMatchObject({
+        file: "history.edn",
+        line: 2,
+        message: expect.stringContaining("without invoke"),
+      });
   });
 });

@@ -23,7 +23,10 @@ function fileWith(text: string): string {
   return path;
 }
 
-const tokenArb = fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }));
+const tokenArb = fc.oneof(
+  fc.bigInt({ min: 0n, max: 1000n }),
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
+);
 const base = {
   index: fc.nat(),
   time: fc.nat(),
@@ -54,7 +57,9 @@ const nemesisOpArb = fc.record(
 );
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   clientOpArb.chain((o) =>
-    o.f === "write" ? fc.option(fc.boolean(), { nil: undefined }).map((accepted) => ({ ...o, accepted })) : fc.constant(o),
+    o.f === "write"
+      ? fc.option(fc.boolean(), { nil: undefined }).map((accepted) => ({ ...o, accepted }))
+      : fc.constant(o),
   ),
   nemesisOpArb,
 ) as fc.Arbitrary<Op>;
@@ -88,7 +93,8 @@ describe("serializeOp / parseOpLine", () => {
   });
 
   it("recovers an exact token written as a huge JSON number", () => {
-    const line = '{"index":0,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L","grant":"1:0","token":9223372036854775807}';
+    const line =
+      '{"index":0,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L","grant":"1:0","token":9223372036854775807}';
     const r = parseOpLine(line, 7);
     expect(r.ok && (r.value as { token?: bigint }).token).toBe(9223372036854775807n);
   });
@@ -96,8 +102,16 @@ describe("serializeOp / parseOpLine", () => {
   it.each([
     ['{"index":0,"time":0,"process":1,"type":"done","f":"acquire","lock":"L"}', "type", "unknown type"],
     ['{"index":0,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L","token":1.5}', "token", "integer"],
-    ['{"index":0,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L","token":"12x"}', "token", "integer"],
-    ['{"index":0,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L","token":1e300}', "token", "too large"],
+    [
+      '{"index":0,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L","token":"12x"}',
+      "token",
+      "integer",
+    ],
+    [
+      '{"index":0,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L","token":1e300}',
+      "token",
+      "too large",
+    ],
     ['{"index":-1,"time":0,"process":1,"type":"ok","f":"acquire","lock":"L"}', "index", "non-negative"],
     ['{"index":0,"time":"5","process":1,"type":"ok","f":"acquire","lock":"L"}', "time", "integer"],
     ['{"index":0,"time":0,"process":"me","type":"ok","f":"acquire","lock":"L"}', "process", "client number"],
@@ -105,8 +119,16 @@ describe("serializeOp / parseOpLine", () => {
     ['{"index":0,"time":0,"process":"nemesis","type":"info","f":"write"}', "f", "unknown nemesis f"],
     ['{"index":0,"time":0,"process":1,"type":"ok","f":"acquire"}', "lock", "lock name"],
     ['{"index":0,"time":0,"process":1,"type":"ok","f":"write","lock":"L"}', "grant", "must name the grant"],
-    ['{"index":0,"time":0,"process":1,"type":"ok","f":"write","lock":"L","grant":"g","accepted":"yes"}', "accepted", "true or false"],
-    ['{"index":0,"time":0,"process":1,"type":"ok","f":"release","lock":"L","accepted":true}', "accepted", "only writes"],
+    [
+      '{"index":0,"time":0,"process":1,"type":"ok","f":"write","lock":"L","grant":"g","accepted":"yes"}',
+      "accepted",
+      "true or false",
+    ],
+    [
+      '{"index":0,"time":0,"process":1,"type":"ok","f":"release","lock":"L","accepted":true}',
+      "accepted",
+      "only writes",
+    ],
     ["[1,2]", undefined, "JSON object"],
     ['{"index":0,', undefined, "not valid JSON"],
   ])("rejects %s with field %s", (line, field, message) => {
@@ -120,15 +142,27 @@ describe("serializeOp / parseOpLine", () => {
   });
 
   it("never throws on malformed lines: every failure names the line", () => {
-    const valid = serializeOp({ index: 3, time: 9, process: 1, type: "invoke", f: "write", lock: "L", grant: "1:0", token: 4n });
+    const valid = serializeOp({
+      index: 3,
+      time: 9,
+      process: 1,
+      type: "invoke",
+      f: "write",
+      lock: "L",
+      grant: "1:0",
+      token: 4n,
+    });
     const mutated = fc.oneof(
       fc.nat(valid.length).map((n) => valid.slice(0, n)),
-      fc.tuple(fc.nat(valid.length - 1), fc.string({ minLength: 1, maxLength: 3 })).map(
-        ([i, s]) => valid.slice(0, i) + s + valid.slice(i + 1),
-      ),
-      fc.tuple(fc.constantFrom("index", "time", "process", "type", "f", "lock", "grant", "token", "accepted"), fc.jsonValue()).map(
-        ([k, v]) => JSON.stringify({ ...JSON.parse(valid), [k]: v }),
-      ),
+      fc
+        .tuple(fc.nat(valid.length - 1), fc.string({ minLength: 1, maxLength: 3 }))
+        .map(([i, s]) => valid.slice(0, i) + s + valid.slice(i + 1)),
+      fc
+        .tuple(
+          fc.constantFrom("index", "time", "process", "type", "f", "lock", "grant", "token", "accepted"),
+          fc.jsonValue(),
+        )
+        .map(([k, v]) => JSON.stringify({ ...JSON.parse(valid), [k]: v })),
       fc.string(),
     );
     fc.assert(
@@ -163,7 +197,16 @@ describe("reading and writing files", () => {
     const w = openHistoryWriter(path);
     if (!w.ok) throw new Error(w.error.message);
     w.value.append({ index: 0, time: 0, process: 1, type: "invoke", f: "acquire", lock: "L" });
-    w.value.append({ index: 1, time: 5, process: 1, type: "ok", f: "acquire", lock: "L", grant: "1:0", token: 1n });
+    w.value.append({
+      index: 1,
+      time: 5,
+      process: 1,
+      type: "ok",
+      f: "acquire",
+      lock: "L",
+      grant: "1:0",
+      token: 1n,
+    });
     w.value.close();
     appendFileSync(path, '{"index":2,"time":7,"pro');
     const r = await readHistoryFile(path);
@@ -176,7 +219,9 @@ describe("reading and writing files", () => {
   });
 
   it("a garbled line that is not the last is an error, not a warning", async () => {
-    const path = fileWith('{"index":0,"time":0,"pro\n{"index":1,"time":0,"process":1,"type":"invoke","f":"acquire","lock":"L"}\n');
+    const path = fileWith(
+      '{"index":0,"time":0,"pro\n{"index":1,"time":0,"process":1,"type":"invoke","f":"acquire","lock":"L"}\n',
+    );
     const r = await readHistoryFile(path);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error[0]).toMatchObject({ file: path, line: 1 });
@@ -192,25 +237,37 @@ describe("reading and writing files", () => {
     ],
     [
       "duplicate index",
-      [op({ index: 0, time: 0, type: "invoke", f: "acquire" }), op({ index: 0, time: 1, type: "fail", f: "acquire" })],
+      [
+        op({ index: 0, time: 0, type: "invoke", f: "acquire" }),
+        op({ index: 0, time: 1, type: "fail", f: "acquire" }),
+      ],
       { line: 2, field: "index" },
       "duplicate index 0",
     ],
     [
       "time going backwards within a process",
-      [op({ index: 0, time: 10, type: "invoke", f: "acquire" }), op({ index: 1, time: 9, type: "fail", f: "acquire" })],
+      [
+        op({ index: 0, time: 10, type: "invoke", f: "acquire" }),
+        op({ index: 1, time: 9, type: "fail", f: "acquire" }),
+      ],
       { line: 2, field: "time" },
       "backwards",
     ],
     [
       "completion of another f",
-      [op({ index: 0, time: 0, type: "invoke", f: "acquire" }), op({ index: 1, time: 1, type: "ok", f: "release" })],
+      [
+        op({ index: 0, time: 0, type: "invoke", f: "acquire" }),
+        op({ index: 1, time: 1, type: "ok", f: "release" }),
+      ],
       { line: 2, field: "f" },
       "line 1 is acquire",
     ],
     [
       "second invoke while a call is open",
-      [op({ index: 0, time: 0, type: "invoke", f: "acquire" }), op({ index: 1, time: 1, type: "invoke", f: "acquire" })],
+      [
+        op({ index: 0, time: 0, type: "invoke", f: "acquire" }),
+        op({ index: 1, time: 1, type: "invoke", f: "acquire" }),
+      ],
       { line: 2, field: "type" },
       "one call at a time",
     ],
@@ -227,7 +284,10 @@ describe("reading and writing files", () => {
     ],
     [
       "an acquire ok without grant",
-      [op({ index: 0, time: 0, type: "invoke", f: "acquire" }), op({ index: 1, time: 1, type: "ok", f: "acquire" })],
+      [
+        op({ index: 0, time: 0, type: "invoke", f: "acquire" }),
+        op({ index: 1, time: 1, type: "ok", f: "acquire" }),
+      ],
       { line: 2, field: "grant" },
       "must carry the grant",
     ],
@@ -246,7 +306,12 @@ describe("reading and writing files", () => {
     );
     const r = await readHistoryFile(path);
     expect(r.ok && r.value.warnings).toEqual([
-      expect.objectContaining({ file: path, line: 3, field: "index", message: expect.stringContaining("jumps from 0 to 5") }),
+      expect.objectContaining({
+        file: path,
+        line: 3,
+        field: "index",
+        message: expect.stringContaining("jumps from 0 to 5"),
+      }),
     ]);
   });
 
@@ -259,7 +324,10 @@ describe("reading and writing files", () => {
   it("streams in batches across chunk boundaries with correct line numbers", async () => {
     const lines: string[] = [];
     for (let i = 0; i < 30_000; i++) {
-      lines.push(op({ index: 2 * i, time: i, type: "invoke", f: "acquire" }), op({ index: 2 * i + 1, time: i, type: "fail", f: "acquire" }));
+      lines.push(
+        op({ index: 2 * i, time: i, type: "invoke", f: "acquire" }),
+        op({ index: 2 * i + 1, time: i, type: "fail", f: "acquire" }),
+      );
     }
     lines.push('{"index":"bad"');
     lines.push(op({ index: 60_000, time: 30_000, type: "invoke", f: "acquire" }));
@@ -286,18 +354,22 @@ describe("reading and writing files", () => {
   it("fuzz: files of random lines are read without throwing; every error has file and line", async () => {
     const valid = chaosHistory.map((ops) => ops.map(serializeOp));
     await fc.assert(
-      fc.asyncProperty(valid, fc.array(fc.tuple(fc.nat(), fc.string({ maxLength: 30 }))), async (lines, junk) => {
-        const all = [...lines];
-        for (const [at, s] of junk) all.splice(at % (all.length + 1), 0, s);
-        const path = join(dir, "fuzz.jsonl");
-        writeFileSync(path, all.join("\n"));
-        const stream = readHistory(path);
-        for await (const _ of stream.batches());
-        for (const e of stream.errors) {
-          expect(e.file).toBe(path);
-          expect(e.line).toBeGreaterThan(0);
-        }
-      }),
+      fc.asyncProperty(
+        valid,
+        fc.array(fc.tuple(fc.nat(), fc.string({ maxLength: 30 }))),
+        async (lines, junk) => {
+          const all = [...lines];
+          for (const [at, s] of junk) all.splice(at % (all.length + 1), 0, s);
+          const path = join(dir, "fuzz.jsonl");
+          writeFileSync(path, all.join("\n"));
+          const stream = readHistory(path);
+          for await (const _ of stream.batches());
+          for (const e of stream.errors) {
+            expect(e.file).toBe(path);
+            expect(e.line).toBeGreaterThan(0);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -3,17 +3,34 @@
  * lane per client and server and one link per anomaly, shows ops on hover, and zooms and
  * pans over thousands of ops. Screenshots go to test-artifacts/ (git-ignored).
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkOps } from "../../checkers/index.js";
+import { readHistoryFile } from "../../src/history/jsonl.js";
+import type { Op } from "../../src/history/op.js";
 import { renderHtmlReport } from "../../src/report/html.js";
 import { type HeadlessBrowser, launchChromium } from "./browser.js";
 import { longHistory, pausedHolderHistory, pausedHolderSchedule } from "./fixtures.js";
 
 const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
+const CORPUS = join(import.meta.dirname, "../../histories");
+
+/** Lanes a history should get with no schedule: its clients, and every node a fault names. */
+function expectedLanes(ops: readonly Op[]): number {
+  const lanes = new Set<string>();
+  for (const op of ops) {
+    if (op.process !== "nemesis") lanes.add(`client:${op.process}`);
+    else {
+      if (op.node) lanes.add(op.node);
+      const v = op.value as { a?: string[]; b?: string[] } | undefined;
+      for (const n of [...(v?.a ?? []), ...(v?.b ?? [])]) lanes.add(n);
+    }
+  }
+  return lanes.size;
+}
 
 let browser: HeadlessBrowser;
 let dir: string;
@@ -43,13 +60,37 @@ async function open(name: string, html: string): Promise<{ page: Page; problems:
     if (!r.url().startsWith("file:")) problems.push(`network request: ${r.url()}`);
   });
   await page.goto(`file://${file}`);
-  await page.waitForFunction(() => (window as unknown as { lockcheckReport?: unknown }).lockcheckReport !== undefined);
+  await page.waitForFunction(() => (globalThis as unknown as { lockcheckReport?: unknown }).lockcheckReport !== undefined);
   return { page, problems };
 }
 
 const rangeText = (page: Page) => page.locator("#tl-range").innerText();
 
 describe("report.html in Chromium", () => {
+  it("draws every corpus history with its lanes and one link per anomaly", async () => {
+    const entries = (await readdir(CORPUS, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(entries.length).toBeGreaterThan(0);
+    let linked = 0;
+    for (const name of entries) {
+      const history = await readHistoryFile(join(CORPUS, name, "history.jsonl"));
+      if (!history.ok) throw new Error(`${name}: ${JSON.stringify(history.error)}`);
+      const ops = history.value.ops;
+      const verdicts = checkOps(ops);
+      const anomalies = verdicts.reduce((n, v) => n + v.anomalies.length, 0);
+      linked += anomalies;
+      const { page, problems } = await open(name, renderHtmlReport({ ops, verdicts, title: name }));
+      expect(await page.locator("#tl-svg .lane").count(), name).toBe(expectedLanes(ops));
+      expect(await page.locator("#tl-svg .anomaly-link").count(), name).toBe(anomalies);
+      expect(await page.locator("#tl-svg .anomaly-label").count(), name).toBe(anomalies);
+      expect(problems, name).toEqual([]);
+      if (name === "redlock-clock-jump-double-grant" || name === "gc-pause-unfenced") {
+        await page.screenshot({ path: join(ARTIFACTS, `report-corpus-${name}.png`), fullPage: true });
+      }
+      await page.close();
+    }
+    expect(linked).toBeGreaterThan(0); // the corpus has failing histories, and they were drawn
+  });
+
   it("draws the lanes and anomaly links of a failing history", async () => {
     const ops = pausedHolderHistory();
     const verdicts = checkOps(ops);
@@ -93,7 +134,11 @@ describe("report.html in Chromium", () => {
     expect(await page.locator("#tl-svg .lane").count()).toBe(6);
     expect(await page.locator("#tl-svg .anomaly-link").count()).toBe(verdicts[0]?.anomalies.length);
     const drawn = () =>
-      page.evaluate(() => (window as unknown as { lockcheckReport: { drawn: { writes: number; denseWrites: boolean } } }).lockcheckReport.drawn);
+      page.evaluate(
+        () =>
+          (globalThis as unknown as { lockcheckReport: { drawn: { writes: number; denseWrites: boolean } } })
+            .lockcheckReport.drawn,
+      );
     // Fitted, the 6000 writes are too dense to draw one by one: dots per lane, except the 120 that
     // the 60 anomalies point at (each stale write and the newer write it follows).
     expect(await drawn()).toEqual({ writes: 120, denseWrites: true, denseHolds: true });

@@ -7,7 +7,7 @@ import type { ClientOp, NemesisOp, Op } from "../../src/history/op.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 
 type WithoutIndex<T> = T extends unknown ? Omit<T, "index"> : never;
-type Draft = WithoutIndex<ClientOp | NemesisOp>;
+export type Draft = WithoutIndex<ClientOp | NemesisOp>;
 const MS = 1_000_000;
 
 /** Numbers ops by time (stable), as a world would. */

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkOps } from "../../checkers/index.js";
-import type { ClientOp, Op } from "../../src/history/op.js";
+import type { Op } from "../../src/history/op.js";
 import { buildTimeline, pairFaults } from "../../src/report/timeline.js";
-import { longHistory, numbered, pausedHolderHistory, pausedHolderSchedule } from "./fixtures.js";
+import { type Draft, longHistory, numbered, pausedHolderHistory, pausedHolderSchedule } from "./fixtures.js";
 
 describe("buildTimeline on the paused-holder history", () => {
   const ops = pausedHolderHistory();
@@ -91,7 +91,7 @@ const historyArb = fc
     { maxLength: 60 },
   )
   .map((calls) => {
-    const drafts: Array<Omit<ClientOp, "index">> = [];
+    const drafts: Draft[] = [];
     let t = 0;
     const grants = new Map<number, string>();
     const openCall = new Set<number>();
@@ -148,5 +148,25 @@ describe("buildTimeline on random histories", () => {
       expect(a.to).not.toBeNull();
       expect(tl.writes.some((w) => w.lane === a.from?.lane && w.time === a.from?.time)).toBe(true);
     }
+  });
+});
+
+describe("pairFaults with overlapping partitions", () => {
+  it("ends only the partition a heal names, and every partition on a bare heal", () => {
+    const p1 = { a: ["server:0"], b: ["server:1"], oneWay: false };
+    const p2 = { a: ["server:2"], b: ["server:3"], oneWay: true };
+    const ops = numbered([
+      { time: 1e6, process: "nemesis", type: "info", f: "partition", value: p1 },
+      { time: 2e6, process: "nemesis", type: "info", f: "partition", value: p2 },
+      { time: 3e6, process: "nemesis", type: "info", f: "heal", value: p1 },
+      { time: 5e6, process: "nemesis", type: "info", f: "partition", value: p1 },
+      { time: 7e6, process: "nemesis", type: "info", f: "heal" },
+    ]);
+    const faults = pairFaults(ops as never, 10);
+    expect(faults.map((f) => [f.lanes.join("+"), f.start, f.end, f.label])).toEqual([
+      ["server:0+server:1", 1, 3, "partition server:0 ✕ server:1"],
+      ["server:2+server:3", 2, 7, "partition server:2 → server:3"],
+      ["server:0+server:1", 5, 7, "partition server:0 ✕ server:1"],
+    ]);
   });
 });

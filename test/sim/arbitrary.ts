@@ -39,9 +39,26 @@ function faultArb(clients: number, servers: number): fc.Arbitrary<Fault> {
       b: fc.array(node, { minLength: 1, maxLength: 3 }),
       oneWay: fc.boolean(),
     }),
-    fc.record({ kind: fc.constant("clock-jump" as const), node, at, deltaMs: fc.integer({ min: -3000, max: 3000 }) }),
-    fc.record({ kind: fc.constant("clock-drift" as const), node, at, rate: fc.double({ min: -0.5, max: 2, noNaN: true }) }),
-    fc.record({ kind: fc.constant("delay" as const), from: node, to: node, at, durationMs: duration, extraMs: duration }),
+    fc.record({
+      kind: fc.constant("clock-jump" as const),
+      node,
+      at,
+      deltaMs: fc.integer({ min: -3000, max: 3000 }),
+    }),
+    fc.record({
+      kind: fc.constant("clock-drift" as const),
+      node,
+      at,
+      rate: fc.double({ min: -0.5, max: 2, noNaN: true }),
+    }),
+    fc.record({
+      kind: fc.constant("delay" as const),
+      from: node,
+      to: node,
+      at,
+      durationMs: duration,
+      extraMs: duration,
+    }),
   );
 }
 

@@ -33,14 +33,20 @@ describe("a Redis-like node's clock", () => {
     const held = await simulate(scheduleOf(twoClients), setOnce);
     expect(completion(held.ops, 1, "acquire").type).toBe("fail");
     const jumped = await simulate(
-      scheduleOf({ ...twoClients, faults: [{ kind: "clock-jump", node: "server:0", at: 200, deltaMs: 1000 }] }),
+      scheduleOf({
+        ...twoClients,
+        faults: [{ kind: "clock-jump", node: "server:0", at: 200, deltaMs: 1000 }],
+      }),
       setOnce,
     );
     expect(completion(jumped.ops, 1, "acquire").type).toBe("ok");
   });
 
   it("keeps a key longer after a backward jump", async () => {
-    const late = { ...twoClients, clients: [twoClients.clients[0]!, { id: 1, cycles: [{ thinkMs: 1500, holdMs: 0, writes: 0 }] }] };
+    const late = {
+      ...twoClients,
+      clients: [twoClients.clients[0]!, { id: 1, cycles: [{ thinkMs: 1500, holdMs: 0, writes: 0 }] }],
+    };
     const plain = await simulate(scheduleOf(late), setOnce);
     expect(completion(plain.ops, 1, "acquire").type).toBe("ok");
     const back = await simulate(

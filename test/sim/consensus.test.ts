@@ -32,7 +32,10 @@ const waitFor = (env: LockEnv, untilMs: number) => env.sleep(Math.max(0, untilMs
 describe("the etcd-like cluster", () => {
   it("replaces a paused leader, and the old one follows when it wakes", async () => {
     const alg = probe("etcd", (env) => env.sleep(12_000));
-    const s = scheduleOf({ servers: 3, faults: [{ kind: "pause", node: "server:leader", at: 1000, durationMs: 5000 }] });
+    const s = scheduleOf({
+      servers: 3,
+      faults: [{ kind: "pause", node: "server:leader", at: 1000, durationMs: 5000 }],
+    });
     const sim = prepareSimulation(s, alg);
     const leaders = sampleAt(sim.world, [900, 5000, 8000], leaderName);
     const terms = sampleAt(sim.world, [900, 8000], (w) => w.etcd!.cluster.members.map((m) => m.term));
@@ -62,21 +65,36 @@ describe("the etcd-like cluster", () => {
       servers: 3,
       faults: [
         { kind: "pause", node: "server:0", at: 1000, durationMs: 3000 },
-        { kind: "partition", at: 1000, durationMs: 10_000, a: ["server:0"], b: ["server:1", "server:2"], oneWay: false },
+        {
+          kind: "partition",
+          at: 1000,
+          durationMs: 10_000,
+          a: ["server:0"],
+          b: ["server:1", "server:2"],
+          oneWay: false,
+        },
       ],
     });
     const sim = prepareSimulation(s, alg);
     const m0 = () => sim.world.etcd!.cluster.members[0]!;
     const before = sampleAt(sim.world, [999], () => ({ log: m0().log.length, commit: m0().commitIndex }));
-    const duringWake = sampleAt(sim.world, [4000.5], () => ({ log: m0().log.length, commit: m0().commitIndex }));
+    const duringWake = sampleAt(sim.world, [4000.5], () => ({
+      log: m0().log.length,
+      commit: m0().commitIndex,
+    }));
     await sim.run();
     // It appended the request (log grew) yet its commit index did not move.
     expect(duringWake[0]!.log).toBeGreaterThan(before[0]!.log);
     expect(duringWake[0]!.commit).toBe(before[0]!.commit);
-    expect(answer).toEqual({ ok: false, error: { kind: "timeout", node: "server:0", detail: "leader changed" } });
+    expect(answer).toEqual({
+      ok: false,
+      error: { kind: "timeout", node: "server:0", detail: "leader changed" },
+    });
     // The grant was never applied anywhere, and after the heal member 0's log agrees with the others.
     for (const m of sim.world.etcd!.cluster.members) expect(m.sm.leases.size).toBe(0);
-    const logs = sim.world.etcd!.cluster.members.map((m) => m.log.slice(0, m.commitIndex + 1).map((e) => e.term));
+    const logs = sim.world.etcd!.cluster.members.map((m) =>
+      m.log.slice(0, m.commitIndex + 1).map((e) => e.term),
+    );
     expect(logs[0]).toEqual(logs[1]!.slice(0, logs[0]!.length));
   });
 
@@ -132,7 +150,10 @@ describe("the etcd-like cluster", () => {
     });
     // The old leader (paused from 0.5 s) would have expired the lease at about 3.1 s; the new
     // one, elected at 1.5–2.5 s, gives it 3 s from its promotion.
-    const s = scheduleOf({ servers: 3, faults: [{ kind: "pause", node: "server:leader", at: 500, durationMs: 20_000 }] });
+    const s = scheduleOf({
+      servers: 3,
+      faults: [{ kind: "pause", node: "server:leader", at: 500, durationMs: 20_000 }],
+    });
     const sim = prepareSimulation(s, alg);
     const present = sampleAt(sim.world, [3500, 12_000], (w) => {
       const leader = w.etcd!.cluster.members.find((m) => m.node === w.etcd!.cluster.leader());
@@ -151,7 +172,10 @@ describe("the etcd-like cluster", () => {
         await env.sleep(100);
       }
     });
-    const s = scheduleOf({ servers: 3, faults: [{ kind: "crash", node: "server:1", at: 500, restartAfterMs: 1000 }] });
+    const s = scheduleOf({
+      servers: 3,
+      faults: [{ kind: "crash", node: "server:1", at: 500, restartAfterMs: 1000 }],
+    });
     const sim = prepareSimulation(s, alg);
     const logAtCrash = sampleAt(sim.world, [501], (w) => w.etcd!.cluster.members[1]!.log.length);
     await sim.run();
@@ -174,13 +198,22 @@ describe("the etcd-like cluster", () => {
         })),
         faults: [
           { kind: "pause", node: "server:leader", at: 1000 + 100 * seed, durationMs: 2500 },
-          { kind: "partition", at: 4000, durationMs: 1500, a: ["server:leader"], b: ["server:0", "server:1", "server:2"], oneWay: false },
+          {
+            kind: "partition",
+            at: 4000,
+            durationMs: 1500,
+            a: ["server:leader"],
+            b: ["server:0", "server:1", "server:2"],
+            oneWay: false,
+          },
           { kind: "crash", node: "server:2", at: 6000, restartAfterMs: 700 },
           { kind: "pause", node: "client:1", at: 2000 + 50 * seed, durationMs: 1500 },
         ],
       });
       const { ops } = await simulate(s, consensus);
-      const tokens = ops.filter((op) => op.f === "acquire" && op.type === "ok").map((op) => (op as { token: bigint }).token);
+      const tokens = ops
+        .filter((op) => op.f === "acquire" && op.type === "ok")
+        .map((op) => (op as { token: bigint }).token);
       expect(tokens.length).toBeGreaterThan(3);
       const [tokenOrder] = checkOps(ops, ["token-order"]);
       expect(tokenOrder!.valid).toBe(true);

@@ -43,7 +43,7 @@ describe.each(CASES)("simulating %s", (_name, algorithm, servers, resource) => {
       fc.asyncProperty(scheduleArb(servers, resource), async (schedule) => {
         const { ops, stats } = await simulate(schedule, algorithm);
         const v = createHistoryValidator();
-        ops.forEach((op, i) => v.check(op, i + 1));
+        for (const [i, op] of ops.entries()) v.check(op, i + 1);
         v.finish();
         expect(v.errors).toEqual([]);
         expect(v.warnings).toEqual([]);

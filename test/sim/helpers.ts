@@ -70,8 +70,13 @@ export const setOnce: LockAlgorithm = {
   fencing: false,
   async acquire(env, req): Promise<AcquireOutcome> {
     const r = await env.redis[0]!.setNxPx(`k:${req.lock}`, req.owner, req.ttlMs);
-    if (!r.ok) return r.error.kind === "timeout" ? { outcome: "unknown", reason: "timeout" } : { outcome: "denied", reason: "unreachable" };
-    return r.value ? { outcome: "granted", token: null, handle: { request: req, state: null } } : { outcome: "denied", reason: "held" };
+    if (!r.ok)
+      return r.error.kind === "timeout"
+        ? { outcome: "unknown", reason: "timeout" }
+        : { outcome: "denied", reason: "unreachable" };
+    return r.value
+      ? { outcome: "granted", token: null, handle: { request: req, state: null } }
+      : { outcome: "denied", reason: "held" };
   },
   async release(env, handle): Promise<ReleaseOutcome> {
     const r = await env.redis[0]!.delIfEquals(`k:${handle.request.lock}`, handle.request.owner);
@@ -84,7 +89,10 @@ export const setOnce: LockAlgorithm = {
  * An "algorithm" that runs `probe` as its acquire (and is then denied): a way to run
  * arbitrary client code against the simulated LockEnv and observe what it sees.
  */
-export function probe(servers: LockAlgorithm["servers"], body: (env: LockEnv) => Promise<void>): LockAlgorithm {
+export function probe(
+  servers: LockAlgorithm["servers"],
+  body: (env: LockEnv) => Promise<void>,
+): LockAlgorithm {
   return {
     name: "probe",
     servers,

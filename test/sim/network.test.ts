@@ -19,7 +19,9 @@ describe("partitions", () => {
   it("lose the request: the call times out and the server never saw it", async () => {
     const s = scheduleOf({
       ...contenders,
-      faults: [{ kind: "partition", at: 50, durationMs: 200, a: ["client:0"], b: ["server:0"], oneWay: false }],
+      faults: [
+        { kind: "partition", at: 50, durationMs: 200, a: ["client:0"], b: ["server:0"], oneWay: false },
+      ],
     });
     const { ops } = await simulate(s, setOnce);
     const lost = completion(ops, 0, "acquire");
@@ -30,7 +32,9 @@ describe("partitions", () => {
   it("one way: the request arrives, the reply is lost", async () => {
     const s = scheduleOf({
       ...contenders,
-      faults: [{ kind: "partition", at: 50, durationMs: 200, a: ["server:0"], b: ["client:0"], oneWay: true }],
+      faults: [
+        { kind: "partition", at: 50, durationMs: 200, a: ["server:0"], b: ["client:0"], oneWay: true },
+      ],
     });
     const { ops } = await simulate(s, setOnce);
     expect(completion(ops, 0, "acquire").type).toBe("info");
@@ -42,7 +46,9 @@ describe("partitions", () => {
     // The reply leaves server:0 at 110 ms and would arrive at 120 ms; the cut starts at 115 ms.
     const s = scheduleOf({
       ...contenders,
-      faults: [{ kind: "partition", at: 115, durationMs: 100, a: ["client:0"], b: ["server:0"], oneWay: false }],
+      faults: [
+        { kind: "partition", at: 115, durationMs: 100, a: ["client:0"], b: ["server:0"], oneWay: false },
+      ],
     });
     const { ops } = await simulate(s, setOnce);
     expect(completion(ops, 0, "acquire").type).toBe("info");

@@ -109,3 +109,25 @@ describe("a crashed client", () => {
     expect(nemesisOps(run.ops).map((op) => op.f)).toEqual(["crash"]);
   });
 });
+
+describe("a broken client", () => {
+  it("fails the run with an error naming the client", async () => {
+    const alg = probe("redis", async (env) => {
+      await env.sleep(10);
+      if (env.clientId === 1) throw new Error("boom");
+    });
+    const s = scheduleOf({
+      clients: [0, 1].map((id) => ({ id, cycles: [{ thinkMs: 0, holdMs: 0, writes: 0 }] })),
+    });
+    await expect(simulate(s, alg)).rejects.toThrow(/client 1 \(probe\) threw/);
+  });
+
+  it("that loops without waiting is stopped by the event budget", async () => {
+    const alg = probe("redis", async (env) => {
+      for (;;) await env.sleep(0);
+    });
+    await expect(simulate(scheduleOf({}), alg, { maxEvents: 10_000 })).rejects.toThrow(
+      /gave up after 10000 events/,
+    );
+  });
+});

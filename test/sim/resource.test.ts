@@ -54,6 +54,11 @@ describe("fenced-txn", () => {
   });
 
   it("is refused for targets without an etcd-like cluster", () => {
-    expect(() => simulate(scheduleOf({ resource: "fenced-txn" }), probe("redis", async () => {}))).toThrow(/fenced-txn/);
+    expect(() =>
+      simulate(
+        scheduleOf({ resource: "fenced-txn" }),
+        probe("redis", async () => {}),
+      ),
+    ).toThrow(/fenced-txn/);
   });
 });

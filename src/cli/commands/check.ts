@@ -61,7 +61,13 @@ export function checkCommand(): Command {
     .option(
       "-c, --checker <names>",
       `checkers to run, comma-separated or repeated: ${[...CHECKER_NAMES, LINEARIZABLE].join(", ")} (default: all but ${LINEARIZABLE})`,
-      (v: string, prev: string[]) => [...prev, ...v.split(",").map((s) => s.trim()).filter((s) => s !== "")],
+      (v: string, prev: string[]) => [
+        ...prev,
+        ...v
+          .split(",")
+          .map((s) => s.trim())
+          .filter((s) => s !== ""),
+      ],
       [] as string[],
     )
     .option("--model <model>", `model for --checker ${LINEARIZABLE}: ${MODELS.join(", ")}`, "mutex")
@@ -71,10 +77,7 @@ export function checkCommand(): Command {
       "--export <file>",
       "also write the history to <file>: Jepsen history EDN if it ends in .edn, else JSONL (converts in either direction)",
     )
-    .addHelpText(
-      "after",
-      "\nExit status: 0 valid, 1 a violation was found, 2 unknown verdict or bad input.",
-    )
+    .addHelpText("after", "\nExit status: 0 valid, 1 a violation was found, 2 unknown verdict or bad input.")
     .action(async (path: string, flags: CheckFlags) => {
       process.exitCode = await runCheck(path, flags);
     });
@@ -82,7 +85,8 @@ export function checkCommand(): Command {
 
 function positiveInt(v: string): number {
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("expected a positive whole number of milliseconds");
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new InvalidArgumentError("expected a positive whole number of milliseconds");
   return n;
 }
 
@@ -92,7 +96,9 @@ export function formatLocatedError(e: InputError): string {
   return `${where}${e.field === undefined ? "" : `${e.field}: `}${e.message}`;
 }
 
-function selectCheckers(names: string[]): Result<{ streaming: CheckerName[]; linearizable: boolean }, string> {
+function selectCheckers(
+  names: string[],
+): Result<{ streaming: CheckerName[]; linearizable: boolean }, string> {
   if (names.length === 0) return ok({ streaming: [...CHECKER_NAMES], linearizable: false });
   const streaming: CheckerName[] = [];
   let linearizable = false;
@@ -130,7 +136,10 @@ async function checkStreaming(
 
 async function checkLinearizable(path: string, flags: CheckFlags): Promise<Result<Verdict, InputError>> {
   if (!(MODELS as readonly string[]).includes(flags.model)) {
-    return err({ field: "--model", message: `unknown model "${flags.model}" (expected ${MODELS.join(", ")})` });
+    return err({
+      field: "--model",
+      message: `unknown model "${flags.model}" (expected ${MODELS.join(", ")})`,
+    });
   }
   let mod: LinCheckModule;
   try {
@@ -185,7 +194,10 @@ export async function runCheck(path: string, flags: CheckFlags): Promise<number>
   }
   for (const w of warnings) process.stderr.write(`${errOut.yellow("warning")}: ${formatLocatedError(w)}\n`);
   if (flags.export !== undefined) {
-    if (ops === undefined) return failWith([{ field: "--export", message: "needs a streaming checker to validate the history first" }]);
+    if (ops === undefined)
+      return failWith([
+        { field: "--export", message: "needs a streaming checker to validate the history first" },
+      ]);
     const exported = await exportHistory(path, flags.export);
     if (!exported.ok) return failWith([exported.error]);
   }

@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import { checkCommand } from "./check.js";
 import { cleanCommand } from "./clean.js";
 import { fuzzCommand } from "./fuzz.js";
+import { gateCommand } from "./gate.js";
+import { mergeCommand } from "./merge.js";
 import { replayCommand } from "./replay.js";
 import { reportCommand } from "./report.js";
 import { runCommand } from "./run.js";
@@ -15,5 +17,7 @@ export const commands: Array<() => Command> = [
   replayCommand,
   runCommand,
   shrinkCommand,
+  gateCommand,
+  mergeCommand,
   cleanCommand,
 ];

@@ -13,6 +13,7 @@ import fc from "fast-check";
 import { checkOps } from "../../../checkers/index.js";
 import { combineValidity } from "../../../checkers/verdict.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
+import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
 import { REAL_TARGETS, realTargetFor } from "../../real/targets.js";
 import { colorsFor } from "../../report/colors.js";
@@ -39,6 +40,10 @@ interface RunFlags {
   etcd?: string;
   quiet?: boolean;
   json?: boolean;
+  cluster: string;
+  redisImage?: string;
+  etcdImage?: string;
+  compose?: string;
 }
 
 const REAL_NAMES = REAL_TARGETS.map((t) => t.name);
@@ -90,6 +95,23 @@ export function runCommand(): Command {
     )
     .option("--redis-server <path>", "redis-server binary (default: $LOCKCHECK_REDIS_SERVER, then PATH)")
     .option("--etcd <path>", "etcd binary (default: $LOCKCHECK_ETCD, then PATH)")
+    .option(
+      "--cluster <kind>",
+      "where servers run: process (local processes) or docker (containers)",
+      "process",
+    )
+    .option(
+      "--redis-image <image>",
+      "with --cluster docker: Redis image (default: $LOCKCHECK_REDIS_IMAGE, then redis:7)",
+    )
+    .option(
+      "--etcd-image <image>",
+      "with --cluster docker: etcd image (default: $LOCKCHECK_ETCD_IMAGE, then gcr.io/etcd-development/etcd:v3.5.17)",
+    )
+    .option(
+      "--compose <file>",
+      "with --cluster docker: a Compose file of your own instead of docker/compose.*.yml",
+    )
     .option("--quiet", "no progress output")
     .option("--json", "print the verdicts as JSON on stdout")
     .addHelpText(
@@ -104,6 +126,13 @@ export function runCommand(): Command {
         "etcd ignores clock faults (Go does not read the clock through libc; its leases use a monotonic clock).",
         "Partitions between two servers (etcd peers) are not proxied: they are recorded as unsupported.",
         "The schedule's latency and loss options do not apply: the network is the real loopback.",
+        "",
+        "--cluster docker: the same targets, schedules, faults and checks with servers in Docker containers",
+        "(the topologies of docker/compose.*.yml, ports published on 127.0.0.1, labelled lockcheck=1 and removed",
+        "on exit, error, SIGINT, SIGTERM, and by a watcher after SIGKILL; `lockcheck clean` removes leftovers).",
+        "A server pause is docker pause (cgroup freezer); kill/restart act on the container; client-side",
+        "partitions and delays use the same proxies. Clock offsets are not available in containers: they share",
+        "the host's clock, so a schedule with a clock fault on a server or the resource is rejected.",
         "",
         "Exit status: 0 valid, 1 a violation was found, 2 unknown verdict or bad input.",
       ].join("\n"),
@@ -163,6 +192,9 @@ async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
       });
     resource = r.data;
   }
+  if (flags.cluster !== "process" && flags.cluster !== "docker") {
+    return err({ field: "--cluster", message: `expected process or docker, got "${flags.cluster}"` });
+  }
   if (flags.partitionMode !== "cut" && flags.partitionMode !== "blackhole") {
     return err({
       field: "--partition-mode",
@@ -219,6 +251,18 @@ async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
   return ok({ target: target.value, schedule: { ...generated, seed } });
 }
 
+/** The `--cluster docker` options of a run (images, Compose file), from the flags. */
+function dockerOptions(flags: RunFlags, say: (line: string) => void): DockerRunOptions {
+  return {
+    images: {
+      ...(flags.redisImage === undefined ? {} : { redis: flags.redisImage }),
+      ...(flags.etcdImage === undefined ? {} : { etcd: flags.etcdImage }),
+    },
+    ...(flags.compose === undefined ? {} : { composeFile: flags.compose }),
+    log: say,
+  };
+}
+
 async function runReal(flags: RunFlags): Promise<number> {
   const errc = colorsFor(process.stderr);
   const fail = (e: InputError): number => {
@@ -246,6 +290,9 @@ async function runReal(flags: RunFlags): Promise<number> {
       partitionMode: flags.partitionMode as PartitionMode,
       ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
       ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
+      ...(flags.cluster === "docker"
+        ? { cluster: "docker" as const, docker: dockerOptions(flags, say) }
+        : {}),
       onProgress: (p) =>
         say(
           `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
@@ -263,7 +310,7 @@ async function runReal(flags: RunFlags): Promise<number> {
     schedule,
     ops: r.value.ops,
     verdicts,
-    replayCommand: `lockcheck run --schedule ${outDir}`,
+    replayCommand: `lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}`,
   });
   if (!saved.ok) return fail(saved.error);
   const code = valid === true ? 0 : valid === false ? 1 : 2;
@@ -278,7 +325,7 @@ async function runReal(flags: RunFlags): Promise<number> {
   const lines = [
     `${target.name} (${schedule.resource}), seed ${schedule.seed}: ${r.value.ops.length} ops in ${(s.runMs / 1000).toFixed(1)} s (set-up ${(s.setupMs / 1000).toFixed(1)} s)`,
     ...formatVerdictLines(verdicts, c),
-    `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: lockcheck run --schedule ${outDir}`,
+    `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return code;

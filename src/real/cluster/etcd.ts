@@ -10,7 +10,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../../result.js";
-import { type ManagedProcess, spawnManaged } from "../hygiene/managed.js";
+import { type ManagedProcess, type ServerProcess, spawnManaged } from "../hygiene/managed.js";
 import type { Reaper } from "../hygiene/reaper.js";
 import { freePort, getJson, LOOPBACK, postJson, waitUntil } from "./net.js";
 
@@ -20,7 +20,7 @@ export interface EtcdMember {
   readonly clientPort: number;
   readonly peerPort: number;
   readonly dataDir: string;
-  current(): ManagedProcess | null;
+  current(): ServerProcess | null;
   crash(): Promise<void>;
   /** Restarts from the data dir; the member rejoins the cluster. */
   restart(): Promise<Result<void, string>>;

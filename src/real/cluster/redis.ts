@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { err, ok, type Result } from "../../result.js";
-import { type ManagedProcess, spawnManaged } from "../hygiene/managed.js";
+import { type ManagedProcess, type ServerProcess, spawnManaged } from "../hygiene/managed.js";
 import type { Reaper } from "../hygiene/reaper.js";
 import { type ClockFile, createClockFile } from "../shim/clock-file.js";
 import { freePort, LOOPBACK, redisPing, waitUntil } from "./net.js";
@@ -19,7 +19,7 @@ export interface RedisNode {
   /** The node's wall-clock control, when the shim is loaded. */
   readonly clock: ClockFile | null;
   /** The running incarnation; null while crashed. */
-  current(): ManagedProcess | null;
+  current(): ServerProcess | null;
   /** SIGKILL (after SIGCONT); the node stays down until `restart`. */
   crash(): Promise<void>;
   /** Starts a fresh, empty server on the same port. */

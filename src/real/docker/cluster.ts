@@ -46,6 +46,8 @@ export interface DockerNode {
   isolate(): Promise<void>;
   /** Back on the peer network under its service name. */
   rejoin(): Promise<void>;
+  /** Host pid of the container's main process (the server), or null while it is down. */
+  mainPid(): Promise<number | null>;
 }
 
 export interface DockerCluster {
@@ -137,6 +139,10 @@ function makeNode(
         .getNetwork(networks.peers)
         .connect({ Container: container.id, EndpointConfig: { Aliases: [spec.service] } });
       isolated = false;
+    },
+    async mainPid() {
+      const info = await container.inspect();
+      return info.State.Running && info.State.Pid > 0 ? info.State.Pid : null;
     },
   };
   return node;

@@ -4,7 +4,7 @@
  * or a frozen resource. A node crashed meanwhile is not resumed (there is nothing to resume).
  */
 import type { Fault } from "../../schedule/schedule.js";
-import type { ManagedProcess } from "../hygiene/managed.js";
+import type { ServerProcess } from "../hygiene/managed.js";
 import { type FaultContext, serverProcess } from "./context.js";
 
 type PauseFault = Extract<Fault, { kind: "pause" }>;
@@ -12,7 +12,7 @@ type PauseFault = Extract<Fault, { kind: "pause" }>;
 export async function startPause(ctx: FaultContext, fault: PauseFault): Promise<string | null> {
   const node = await ctx.resolve(fault.node);
   if (node === undefined || node.kind === "etcd-resource") return null;
-  const proc: ManagedProcess | null | undefined =
+  const proc: ServerProcess | null | undefined =
     node.kind === "client" ? ctx.clients.process(node.id) : serverProcess(node);
   if (proc === null || proc === undefined || proc.hasExited()) return null;
   const value = { ref: fault.node, durationMs: fault.durationMs };

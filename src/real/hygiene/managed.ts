@@ -13,6 +13,12 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
 }
 
+/**
+ * What the faults need of a server's process: a ManagedProcess here, or a container in the
+ * docker backend (src/real/docker/world.ts), where pause is the cgroup freezer.
+ */
+export type ServerProcess = Pick<ManagedProcess, "label" | "pid" | "hasExited" | "isPaused" | "pause" | "resume">;
+
 export interface ManagedProcess {
   readonly label: string;
   readonly pid: number;

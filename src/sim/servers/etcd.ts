@@ -13,8 +13,8 @@
  *   succeeds only while the lock key's create revision still equals the writer's token.
  */
 import type { EtcdKeyInfo } from "../../env/env.js";
-import type { SimNode } from "../node.js";
 import type { Network } from "../network.js";
+import type { SimNode } from "../node.js";
 import type { RandomStreams } from "../rng.js";
 import { type Cluster, type ConsensusTimings, createCluster, type StateMachineSpec } from "./raft.js";
 
@@ -104,7 +104,8 @@ export function applyEtcd(s: EtcdState, cmd: EtcdCmd): EtcdRes {
       if (existing !== undefined) {
         return { op: cmd.op, leaseFound: true, created: false, createRevision: existing.createRevision };
       }
-      if (!s.leases.has(cmd.leaseId)) return { op: cmd.op, leaseFound: false, created: false, createRevision: 0n };
+      if (!s.leases.has(cmd.leaseId))
+        return { op: cmd.op, leaseFound: false, created: false, createRevision: 0n };
       const info = put(s, cmd.key, cmd.value, cmd.leaseId);
       return { op: cmd.op, leaseFound: true, created: true, createRevision: info.createRevision };
     }
@@ -114,14 +115,16 @@ export function applyEtcd(s: EtcdState, cmd: EtcdCmd): EtcdRes {
     }
     case "delete-if-create-revision": {
       const info = s.kv.get(cmd.key);
-      if (info === undefined || info.createRevision !== cmd.createRevision) return { op: cmd.op, deleted: false };
+      if (info === undefined || info.createRevision !== cmd.createRevision)
+        return { op: cmd.op, deleted: false };
       s.revision++;
       removeKey(s, cmd.key);
       return { op: cmd.op, deleted: true };
     }
     case "put-if-create-revision": {
       const guard = s.kv.get(cmd.guardKey);
-      if (guard === undefined || guard.createRevision !== cmd.createRevision) return { op: cmd.op, written: false };
+      if (guard === undefined || guard.createRevision !== cmd.createRevision)
+        return { op: cmd.op, written: false };
       put(s, cmd.key, cmd.value, null);
       return { op: cmd.op, written: true };
     }

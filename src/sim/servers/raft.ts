@@ -192,7 +192,10 @@ export function createCluster<Cmd, Res, SM>(
     m.leaderId = null;
     m.votes = new Set([m.id]);
     resetElectionTimer(m);
-    if (m.votes.size >= majority) return becomeLeader(m);
+    if (m.votes.size >= majority) {
+      becomeLeader(m);
+      return;
+    }
     const term = m.term;
     const lastLogIndex = lastIndex(m);
     const lastLogTerm = m.log[lastLogIndex]!.term;
@@ -202,7 +205,13 @@ export function createCluster<Cmd, Res, SM>(
     }
   }
 
-  function onRequestVote(m: Member<Cmd, Res, SM>, candidate: number, term: number, lastLogIndex: number, lastLogTerm: number): void {
+  function onRequestVote(
+    m: Member<Cmd, Res, SM>,
+    candidate: number,
+    term: number,
+    lastLogIndex: number,
+    lastLogTerm: number,
+  ): void {
     if (term > m.term) stepDown(m, term, null);
     const myLastTerm = m.log[lastIndex(m)]!.term;
     const upToDate = lastLogTerm > myLastTerm || (lastLogTerm === myLastTerm && lastLogIndex >= lastIndex(m));
@@ -217,7 +226,10 @@ export function createCluster<Cmd, Res, SM>(
   }
 
   function onVoteReply(m: Member<Cmd, Res, SM>, voter: number, term: number, granted: boolean): void {
-    if (term > m.term) return stepDown(m, term, null);
+    if (term > m.term) {
+      stepDown(m, term, null);
+      return;
+    }
     if (m.role !== "candidate" || term !== m.term || !granted) return;
     m.votes.add(voter);
     if (m.votes.size >= majority) becomeLeader(m);
@@ -250,7 +262,10 @@ export function createCluster<Cmd, Res, SM>(
   function checkQuorum(m: Member<Cmd, Res, SM>): void {
     m.quorumTimer = null;
     if (m.role !== "leader") return;
-    if (m.heardFrom.size + 1 < majority) return stepDown(m, m.term, null);
+    if (m.heardFrom.size + 1 < majority) {
+      stepDown(m, m.term, null);
+      return;
+    }
     m.heardFrom = new Set();
     m.quorumTimer = setTimer(m.node, timings.electionMs, () => checkQuorum(m));
   }
@@ -279,11 +294,15 @@ export function createCluster<Cmd, Res, SM>(
       const l = members[leader]!;
       sendTo(m, l, () => onAppendReply(l, m.id, replyTerm, success, match));
     };
-    if (term < m.term) return reply(false, 0);
+    if (term < m.term) {
+      reply(false, 0);
+      return;
+    }
     if (term > m.term || m.role !== "follower" || m.leaderId !== leader) stepDown(m, term, leader);
     else resetElectionTimer(m);
     if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== prevTerm) {
-      return reply(false, Math.min(prevIndex - 1, lastIndex(m)));
+      reply(false, Math.min(prevIndex - 1, lastIndex(m)));
+      return;
     }
     for (let i = 0; i < entries.length; i++) {
       const idx = prevIndex + 1 + i;
@@ -301,8 +320,17 @@ export function createCluster<Cmd, Res, SM>(
     reply(true, matched);
   }
 
-  function onAppendReply(m: Member<Cmd, Res, SM>, from: number, term: number, success: boolean, match: number): void {
-    if (term > m.term) return stepDown(m, term, null);
+  function onAppendReply(
+    m: Member<Cmd, Res, SM>,
+    from: number,
+    term: number,
+    success: boolean,
+    match: number,
+  ): void {
+    if (term > m.term) {
+      stepDown(m, term, null);
+      return;
+    }
     if (m.role !== "leader" || term !== m.term) return;
     m.heardFrom.add(from);
     if (success) {

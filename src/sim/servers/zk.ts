@@ -6,8 +6,9 @@
  * the tree or the sessions. Heartbeats and reads go through the log too (linearizable; real
  * ZooKeeper reads are served by the member a client is connected to and may be stale).
  */
-import type { SimNode } from "../node.js";
+
 import type { Network } from "../network.js";
+import type { SimNode } from "../node.js";
 import type { RandomStreams } from "../rng.js";
 import { type Cluster, type ConsensusTimings, createCluster, type StateMachineSpec } from "./raft.js";
 
@@ -66,7 +67,12 @@ export function applyZk(s: ZkState, cmd: ZkCmd): ZkRes {
     }
     case "heartbeat": {
       const session = s.sessions.get(cmd.sessionId);
-      return { op: cmd.op, sessionId: cmd.sessionId, alive: session !== undefined, timeoutMs: session?.timeoutMs ?? 0 };
+      return {
+        op: cmd.op,
+        sessionId: cmd.sessionId,
+        alive: session !== undefined,
+        timeoutMs: session?.timeoutMs ?? 0,
+      };
     }
     case "close-session":
     case "expire-session":
@@ -86,7 +92,8 @@ export function applyZk(s: ZkState, cmd: ZkCmd): ZkRes {
     }
     case "children": {
       const nodes: ZkNodeInfo[] = [];
-      for (const n of s.nodes.values()) if (n.prefix === cmd.prefix) nodes.push({ path: n.path, seq: n.seq, zxid: n.zxid });
+      for (const n of s.nodes.values())
+        if (n.prefix === cmd.prefix) nodes.push({ path: n.path, seq: n.seq, zxid: n.zxid });
       nodes.sort((a, b) => a.seq - b.seq);
       return { op: cmd.op, nodes };
     }

@@ -1,0 +1,115 @@
+/**
+ * `lockcheck merge <results…> [--junit out.xml] [--json]`: combines the outputs of sharded
+ * `lockcheck gate --shard i/n` runs — their `--json` results and/or their `--junit` files —
+ * into one. With JSON results it prints the combined table and checks that the shards
+ * cover 1..n once each. Exit 0 when every expectation was met, 1 otherwise, 2 on bad input.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { Command } from "commander";
+import { z } from "zod";
+import { colorsFor } from "../../report/colors.js";
+import { formatGateReport } from "../../report/gate-table.js";
+import { type JUnitSuite, mergeJUnitSuites, parseJUnit, renderJUnit } from "../../report/junit.js";
+import { formatInputError, type InputError } from "../../result.js";
+import { type GateReport, gateJUnitSuites, mergeGateReports } from "../../runner/gate.js";
+
+interface MergeFlags {
+  junit?: string;
+  json?: boolean;
+}
+
+const reportSchema = z.looseObject({
+  version: z.literal(1),
+  shard: z.object({ index: z.number().int(), count: z.number().int() }).nullable(),
+  results: z.array(z.looseObject({ kind: z.enum(["target", "corpus"]), name: z.string(), met: z.boolean() })),
+  ok: z.boolean(),
+  elapsedMs: z.number(),
+});
+
+export function mergeCommand(): Command {
+  return new Command("merge")
+    .description("combine the JSON results and/or JUnit files of sharded `lockcheck gate` runs")
+    .argument("<files...>", "outputs of `lockcheck gate --json` (.json) and/or `--junit` (.xml)")
+    .option("--junit <file>", "write the combined JUnit XML here")
+    .option("--json", "print the combined JSON result on stdout")
+    .action(async (files: string[], flags: MergeFlags) => {
+      process.exitCode = await runMerge(files, flags);
+    });
+}
+
+/** Problems with the set of shards: a shard missing, repeated, or from a different split. */
+export function shardProblems(reports: readonly GateReport[]): string[] {
+  const shards = reports.map((r) => r.shard).filter((s) => s !== null);
+  if (shards.length === 0) return [];
+  const counts = new Set(shards.map((s) => s.count));
+  if (counts.size > 1 || shards.length !== reports.length) return ["the results come from different splits (--shard i/n with different n, or unsharded)"];
+  const n = shards[0]!.count;
+  const problems: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    const k = shards.filter((s) => s.index === i).length;
+    if (k === 0) problems.push(`shard ${i}/${n} is missing`);
+    if (k > 1) problems.push(`shard ${i}/${n} appears ${k} times`);
+  }
+  return problems;
+}
+
+async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
+  const errc = colorsFor(process.stderr);
+  const errors: InputError[] = [];
+  const reports: GateReport[] = [];
+  const junits: JUnitSuite[][] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (e) {
+      errors.push({ file, message: `cannot read: ${(e as Error).message}` });
+      continue;
+    }
+    if (text.trimStart().startsWith("<")) {
+      const parsed = parseJUnit(text, file);
+      if (parsed.ok) junits.push(parsed.value);
+      else errors.push(parsed.error);
+      continue;
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (e) {
+      errors.push({ file, message: `neither JUnit XML nor JSON: ${(e as Error).message}` });
+      continue;
+    }
+    const parsed = reportSchema.safeParse(data);
+    if (!parsed.success) errors.push({ file, message: "not the output of `lockcheck gate --json`" });
+    else reports.push(parsed.data as unknown as GateReport);
+  }
+  if (errors.length > 0) {
+    for (const e of errors) process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
+    return 2;
+  }
+  const problems = shardProblems(reports);
+  for (const p of problems) process.stderr.write(`${errc.red("error")}: ${p}\n`);
+
+  const merged = reports.length > 0 ? mergeGateReports(reports) : null;
+  // JUnit: from the JSON results when there are any, plus any JUnit files given.
+  const suites = mergeJUnitSuites([...(merged ? [gateJUnitSuites(merged)] : []), ...junits]);
+  const failures = suites.flatMap((s) => s.cases).filter((c) => c.outcome === "failed" || c.outcome === "error").length;
+  if (flags.junit !== undefined) {
+    try {
+      await writeFile(flags.junit, renderJUnit(suites, "lockcheck gate"), "utf8");
+    } catch (e) {
+      process.stderr.write(`${errc.red("error")}: ${flags.junit}: cannot write: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  if (flags.json === true) {
+    process.stdout.write(`${JSON.stringify(merged ?? { version: 1, shard: null, results: [], ok: failures === 0, elapsedMs: 0 })}\n`);
+  } else if (merged) {
+    process.stdout.write(`${formatGateReport(merged, colorsFor(process.stdout)).join("\n")}\n`);
+  } else {
+    const total = suites.reduce((n, s) => n + s.cases.length, 0);
+    process.stdout.write(`merged ${files.length} JUnit files: ${total} test cases, ${failures} failed\n`);
+  }
+  if (problems.length > 0) return 2;
+  return failures === 0 && (merged?.ok ?? true) ? 0 : 1;
+}

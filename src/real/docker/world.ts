@@ -1,0 +1,194 @@
+/**
+ * The real world of a run on Docker (`--cluster docker`): the same `RealWorld` the process
+ * backend builds (src/real/world.ts), so the clients, the nemesis, the faults and the history
+ * are exactly those of the process backend. Only what sits behind the proxies differs: each
+ * server and the resource is a container (cluster.ts) reached on its published 127.0.0.1
+ * port, and its "process" for the faults is the container:
+ *
+ * - pause/resume: `docker pause`/`unpause` (cgroup freezer: every process in it stops);
+ * - crash/restart: SIGKILL of the container, then `docker start` (Redis comes back empty;
+ *   an etcd member keeps its data in the container and rejoins; the resource is durable);
+ * - client-side partitions and delays: the same per-link TCP proxies as for processes;
+ * - partitions between servers: isolate a member from its peers (see `partitionServers`).
+ *
+ * Docker calls are asynchronous while the fault interface's pause/resume are not, so each
+ * node runs its container operations strictly in order on its own queue; a failure is kept
+ * for the run's warnings.
+ */
+import type Docker from "dockerode";
+import { err, ok, type Result } from "../../result.js";
+import type { EtcdCluster, EtcdMember } from "../cluster/etcd.js";
+import type { RedisNode } from "../cluster/redis.js";
+import type { ServerProcess } from "../hygiene/managed.js";
+import { makeTempDir } from "../hygiene/temp-dir.js";
+import { type LinkProxy, startLinkProxy } from "../proxy/link-proxy.js";
+import type { RealWorld, WorldSpec } from "../world.js";
+import { type DockerCluster, type DockerNode, startDockerCluster } from "./cluster.js";
+import type { Topology } from "./compose.js";
+import { connectEngine } from "./engine.js";
+import { type DockerImages, topologyFor } from "./topology.js";
+
+/** What `--cluster docker` adds to a real run's options. */
+export interface DockerRunOptions {
+  images?: DockerImages;
+  /** A Compose file of one's own instead of the shipped one for the target. */
+  composeFile?: string;
+  /** Progress lines (image pulls). */
+  log?: (line: string) => void;
+}
+
+export interface DockerWorld extends RealWorld {
+  readonly cluster: DockerCluster;
+  /** Container operations that failed during the run (lockcheck trouble, not findings). */
+  warnings(): string[];
+}
+
+/** Serializes a node's container operations; failures are collected, not thrown. */
+function operationQueue(label: string, failures: string[]) {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(op: () => Promise<T>): Promise<T | undefined> => {
+    const next = tail.then(op).catch((e: unknown) => {
+      failures.push(`${label}: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    });
+    tail = next;
+    return next;
+  };
+}
+
+interface NodeAdapter {
+  current(): ServerProcess | null;
+  crash(): Promise<void>;
+  restart(): Promise<Result<void, string>>;
+}
+
+async function adaptNode(node: DockerNode, failures: string[]): Promise<NodeAdapter> {
+  const label = `container ${node.containerName} (${node.name})`;
+  const enqueue = operationQueue(label, failures);
+  const incarnation = (pid: number): ServerProcess => ({
+    label,
+    pid,
+    hasExited: () => node.isDown(),
+    isPaused: () => node.isPaused(),
+    pause: () => void enqueue(() => node.pause()),
+    resume: () => void enqueue(() => node.resume()),
+  });
+  let current: ServerProcess | null = incarnation((await node.mainPid()) ?? -1);
+  return {
+    current: () => current,
+    async crash() {
+      current = null;
+      await enqueue(() => node.crash());
+    },
+    async restart() {
+      const restarted = await enqueue(() => node.restart());
+      if (restarted === undefined) return err(`${label}: restart failed (${failures.at(-1) ?? "unknown"})`);
+      if (!restarted.ok) return restarted;
+      current = incarnation((await node.mainPid()) ?? -1);
+      return ok(undefined);
+    },
+  };
+}
+
+function redisNode(node: DockerNode, a: NodeAdapter): RedisNode {
+  return {
+    name: node.name,
+    port: node.port,
+    dir: `${node.containerName}:/data`,
+    clock: null,
+    current: a.current,
+    crash: a.crash,
+    restart: a.restart,
+    stop: async () => {},
+  };
+}
+
+function etcdMember(node: DockerNode, a: NodeAdapter): EtcdMember {
+  return {
+    name: node.name,
+    clientPort: node.port,
+    peerPort: 2380,
+    dataDir: `${node.containerName}:/var/lib/etcd/data`,
+    current: a.current,
+    crash: a.crash,
+    restart: a.restart,
+  };
+}
+
+/** The topology without the resource container when the resource is the etcd cluster itself. */
+function withoutResourceIfTxn(topology: Topology, spec: WorldSpec): Topology {
+  if (spec.resource !== "fenced-txn") return topology;
+  return { ...topology, services: topology.services.filter((s) => s.node !== "resource") };
+}
+
+/** Starts the run's containers and the client↔node proxies in front of them. */
+export async function startDockerWorld(
+  spec: WorldSpec,
+  opts: DockerRunOptions,
+): Promise<Result<DockerWorld, string>> {
+  const topology = topologyFor(spec.servers.kind, spec.servers.count, {
+    ...(opts.images === undefined ? {} : { images: opts.images }),
+    ...(opts.composeFile === undefined ? {} : { composeFile: opts.composeFile }),
+  });
+  if (!topology.ok) {
+    const e = topology.error;
+    return err([e.file, e.field, e.message].filter((x) => x !== undefined).join(": "));
+  }
+  const docker: Result<Docker, string> = await connectEngine();
+  if (!docker.ok) return docker;
+  const started = await startDockerCluster({
+    docker: docker.value,
+    runId: spec.runId,
+    topology: withoutResourceIfTxn(topology.value, spec),
+    ...(opts.log === undefined ? {} : { log: opts.log }),
+  });
+  if (!started.ok) return started;
+  const cluster = started.value;
+  const dir = makeTempDir(spec.runId, spec.reaper);
+  const failures: string[] = [];
+  const links = new Map<string, LinkProxy>();
+  const stop = async (): Promise<void> => {
+    await Promise.all([...links.values()].map((p) => p.close()));
+    links.clear();
+    const removed = await cluster.stop();
+    if (!removed.ok) failures.push(removed.error);
+    dir.remove();
+  };
+
+  try {
+    const servers = await Promise.all(cluster.servers.map(async (n) => ({ n, a: await adaptNode(n, failures) })));
+    const resourceNode = spec.resource === "fenced-txn" ? null : cluster.resource;
+    const resource = resourceNode === null ? null : redisNode(resourceNode, await adaptNode(resourceNode, failures));
+    const redis = spec.servers.kind === "redis" ? servers.map(({ n, a }) => redisNode(n, a)) : [];
+    const etcd: EtcdCluster | null =
+      spec.servers.kind === "etcd"
+        ? { members: servers.map(({ n, a }) => etcdMember(n, a)), leader: (ms) => cluster.leader(ms), stop: async () => {} }
+        : null;
+
+    const key = (clientId: number, node: string): string => `client:${clientId}|${node}`;
+    const targets = [...cluster.servers, ...(resourceNode === null ? [] : [resourceNode])];
+    for (const id of spec.clientIds) {
+      for (const t of targets) links.set(key(id, t.name), await startLinkProxy(t.port));
+    }
+    const portOf = (id: number, node: string): number => links.get(key(id, node))!.port;
+    return ok({
+      spec,
+      dir,
+      redis,
+      etcd,
+      resource,
+      cluster,
+      link: (id, node) => links.get(key(id, node)),
+      portsFor: (id) => ({
+        redisPorts: redis.map((n) => portOf(id, n.name)),
+        etcdPorts: etcd?.members.map((m) => portOf(id, m.name)) ?? [],
+        resourcePort: resource === null ? null : portOf(id, "resource"),
+      }),
+      warnings: () => [...failures],
+      stop,
+    });
+  } catch (e) {
+    await stop();
+    return err(`docker world of run ${spec.runId}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * The `lockcheck gate` config: which targets to fuzz with which faults and budgets, what to
+ * expect of each, and which folders of saved counterexamples to replay. Plain JSON
+ * (lockcheck.config.json) or a module whose default export is the same object
+ * (lockcheck.config.ts / .mts / .js / .mjs — see `loadGateConfig`).
+ *
+ * Expectations: `safe` — no violation may be found within the budget; `unsafe` — a violation
+ * must be found within the budget. An `unsafe` entry is a canary: a known-broken lock that
+ * lockcheck must keep catching, so a checker or generator that went blind fails the build.
+ */
+import { access, readFile } from "node:fs/promises";
+import { dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import { FAULT_CATEGORIES } from "../../generators/bounds.js";
+import { parseDuration } from "../cli/duration.js";
+import { err, type InputError, ok, type Result } from "../result.js";
+import { describeIssue, formatJsonPath } from "../schedule/load.js";
+import { resourceModeSchema, scheduleOptionsSchema } from "../schedule/schedule.js";
+
+const durationSchema = z.string().refine((s) => parseDuration(s, "").ok, {
+  message: 'expected a duration such as "500ms", "30s" or "2m"',
+});
+
+const faultsSchema = z.array(z.enum(FAULT_CATEGORIES));
+
+/** How hard to look, per target: stop at whichever of `runs` and `time` comes first. */
+const budgetFields = {
+  /** Schedules to try. */
+  runs: z.number().int().positive().optional(),
+  /** Wall-clock budget, e.g. "30s". */
+  time: durationSchema.optional(),
+  /** Fault categories the generated schedules may use (default: all). `[]`: no faults. */
+  faults: faultsSchema.optional(),
+  /** Most clients in a schedule. */
+  clients: z.number().int().positive().optional(),
+};
+
+export const gateTargetSchema = z.strictObject({
+  /** Name in tables and JUnit; default "<target> (<resource>)". Must be unique. */
+  name: z.string().min(1).optional(),
+  /**
+   * "sim:redlock", "redis:lease", … (see `lockcheck fuzz --help`), or a user's own lock:
+   * "module:./path/to/lock.js" (resolved against the config file's folder; see docs/custom-locks.md).
+   */
+  target: z.string().min(1),
+  resource: resourceModeSchema.optional(),
+  expect: z.enum(["safe", "unsafe"]),
+  /** Seed of this target's search; default: the config's seed. */
+  seed: z.number().int().min(0).max(0xffffffff).optional(),
+  /** Overrides of the target's world options (ttlMs, horizonMs, servers, …). */
+  options: scheduleOptionsSchema.partial().optional(),
+  ...budgetFields,
+});
+export type GateTargetConfig = z.infer<typeof gateTargetSchema>;
+
+export const gateConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  /** Seed of every target's search unless the target sets its own; default 1. */
+  seed: z.number().int().min(0).max(0xffffffff).default(1),
+  /** Budget and faults for targets that do not set their own. Default: 200 runs, every fault. */
+  defaults: z.strictObject(budgetFields).default({}),
+  targets: z.array(gateTargetSchema).default([]),
+  /**
+   * Folders of saved counterexamples to replay: each subfolder with a history.jsonl is one
+   * entry. Default ["histories"]; relative to the config file.
+   */
+  corpus: z.array(z.string().min(1)).default(["histories"]),
+  /** Where run folders of failing runs are saved; default "lockcheck-out/gate". */
+  output: z.string().min(1).default("lockcheck-out/gate"),
+});
+
+/** What a config file contains (defaults not yet applied): the type for `defineGateConfig`. */
+export type GateConfigInput = z.input<typeof gateConfigSchema>;
+
+/** A loaded config with defaults applied and paths made absolute. */
+export type GateConfig = z.infer<typeof gateConfigSchema> & {
+  /** Folder of the config file: module targets and relative paths resolve against it. */
+  baseDir: string;
+  file: string | null;
+};
+
+export const DEFAULT_GATE_RUNS = 200;
+
+/** Identity function that gives a .ts config its types: `export default defineGateConfig({ … })`. */
+export function defineGateConfig(config: GateConfigInput): GateConfigInput {
+  return config;
+}
+
+/** Config file names `lockcheck gate` looks for in the working folder, in this order. */
+export const DEFAULT_CONFIG_FILES = [
+  "lockcheck.config.ts",
+  "lockcheck.config.mts",
+  "lockcheck.config.js",
+  "lockcheck.config.mjs",
+  "lockcheck.config.json",
+] as const;
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function findDefaultConfig(dir: string): Promise<string | null> {
+  for (const name of DEFAULT_CONFIG_FILES) {
+    const path = join(dir, name);
+    if (await exists(path)) return path;
+  }
+  return null;
+}
+
+/** Validates a config value; every problem becomes one InputError with its JSON path. */
+export function parseGateConfig(data: unknown, file: string | null, baseDir: string): Result<GateConfig, InputError[]> {
+  const parsed = gateConfigSchema.safeParse(data);
+  if (!parsed.success) {
+    return err(
+      parsed.error.issues.map((issue) => {
+        const e: InputError = { message: describeIssue(issue) };
+        if (file !== null) e.file = file;
+        const field = formatJsonPath(issue.path);
+        if (field !== "") e.field = field;
+        return e;
+      }),
+    );
+  }
+  const config = parsed.data;
+  const problems: InputError[] = [];
+  const names = new Set<string>();
+  config.targets.forEach((t, i) => {
+    const name = gateTargetName(t);
+    if (names.has(name)) {
+      problems.push({ ...(file ? { file } : {}), field: `targets[${i}].name`, message: `"${name}" is used twice; give one a distinct name` });
+    }
+    names.add(name);
+  });
+  if (problems.length > 0) return err(problems);
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
+  return ok({ ...config, corpus: config.corpus.map(abs), output: abs(config.output), baseDir, file });
+}
+
+export function gateTargetName(t: GateTargetConfig): string {
+  return t.name ?? (t.resource === undefined ? t.target : `${t.target} (${t.resource})`);
+}
+
+/**
+ * Imports a module (a config or a custom lock). `.ts`/`.mts`/`.cts` files go through tsx
+ * when it is installed (it is a dev dependency of most TypeScript projects); otherwise Node
+ * must be able to import them itself (Node ≥ 22.18 strips types by default), or they must be
+ * compiled to .js first.
+ */
+export async function importModule(path: string): Promise<Result<Record<string, unknown>, InputError>> {
+  const url = pathToFileURL(path).href;
+  const isTs = [".ts", ".mts", ".cts"].includes(extname(path));
+  try {
+    if (isTs) {
+      const tsx = await import("tsx/esm/api").catch(() => null);
+      if (tsx !== null) return ok((await tsx.tsImport(url, import.meta.url)) as Record<string, unknown>);
+    }
+    return ok((await import(url)) as Record<string, unknown>);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const hint =
+      isTs && code === "ERR_UNKNOWN_FILE_EXTENSION"
+        ? " (install tsx — npm i -D tsx — or compile it to .js: this Node cannot import TypeScript)"
+        : "";
+    return err({ file: path, message: `cannot import: ${(e as Error).message}${hint}` });
+  }
+}
+
+export async function loadGateConfig(path: string): Promise<Result<GateConfig, InputError[]>> {
+  const file = resolve(path);
+  if (!(await exists(file))) return err([{ file: path, message: "no such file" }]);
+  const baseDir = dirname(file);
+  let data: unknown;
+  if (extname(file) === ".json") {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (e) {
+      return err([{ file: path, message: `cannot read: ${(e as Error).message}` }]);
+    }
+    try {
+      data = JSON.parse(text);
+    } catch (e) {
+      return err([{ file: path, message: `not valid JSON: ${(e as Error).message}` }]);
+    }
+  } else {
+    const mod = await importModule(file);
+    if (!mod.ok) return err([mod.error]);
+    data = mod.value.default ?? mod.value.config;
+    if (data === undefined) return err([{ file: path, message: "exports no config: use `export default { targets: [...] }`" }]);
+  }
+  return parseGateConfig(data, path, baseDir);
+}

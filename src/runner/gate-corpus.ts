@@ -1,0 +1,152 @@
+/**
+ * The gate's regression set: saved counterexamples and reference histories, each of which
+ * must still get its recorded verdict. An entry is a folder with a history.jsonl and its
+ * recorded verdicts — expected.json (`{ "verdicts": { "<checker>": true | false | "unknown" } }`,
+ * the histories/ corpus format) or verdict.json (a saved run folder). An entry with a
+ * schedule.json is re-run on its target (the simulator is deterministic, so the same
+ * history comes back); an entry with only a history is re-checked.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { z } from "zod";
+import { checkOps } from "../../checkers/index.js";
+import type { Validity, Verdict } from "../../checkers/verdict.js";
+import { readHistoryFile } from "../history/jsonl.js";
+import { readVerdictFile } from "../report/load-input.js";
+import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
+import { loadSchedule } from "../schedule/load.js";
+import { replaySchedule } from "./replay.js";
+
+export const EXPECTED_FILE = "expected.json";
+
+export interface CorpusEntry {
+  /** Path relative to the config's folder, e.g. "histories/gc-pause-unfenced". */
+  name: string;
+  dir: string;
+  mode: "re-run" | "re-check";
+}
+
+export interface CorpusResult {
+  kind: "corpus";
+  name: string;
+  dir: string;
+  mode: CorpusEntry["mode"];
+  /** Checker → recorded verdict. */
+  expected: Record<string, Validity>;
+  /** Checker → verdict now. */
+  actual: Record<string, Validity>;
+  /** One line per checker whose verdict changed. */
+  mismatches: string[];
+  met: boolean;
+  elapsedMs: number;
+  /** The command that reproduces this entry's check. */
+  replay: string;
+  error?: string;
+}
+
+const validitySchema = z.union([z.boolean(), z.literal("unknown")]);
+const expectedFileSchema = z.looseObject({ verdicts: z.record(z.string(), validitySchema) });
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Every entry under the corpus folders, sorted by name; a missing folder is an error. */
+export async function findCorpusEntries(folders: readonly string[], baseDir: string): Promise<Result<CorpusEntry[], InputError>> {
+  const entries: CorpusEntry[] = [];
+  for (const folder of folders) {
+    let names: string[];
+    try {
+      names = (await readdir(folder, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch {
+      return err({ file: folder, field: "corpus", message: "no such folder" });
+    }
+    const dirs = (await isFile(join(folder, "history.jsonl"))) ? [folder] : names.sort().map((n) => join(folder, n));
+    for (const dir of dirs) {
+      if (!(await isFile(join(dir, "history.jsonl")))) continue;
+      entries.push({
+        name: relative(baseDir, dir) || dir,
+        dir,
+        mode: (await isFile(join(dir, "schedule.json"))) ? "re-run" : "re-check",
+      });
+    }
+  }
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  return ok(entries);
+}
+
+/** The verdicts an entry recorded: expected.json first, else verdict.json. */
+async function recordedVerdicts(dir: string): Promise<Result<Record<string, Validity>, InputError>> {
+  const expectedPath = join(dir, EXPECTED_FILE);
+  if (await isFile(expectedPath)) {
+    let data: unknown;
+    try {
+      data = JSON.parse(await readFile(expectedPath, "utf8"));
+    } catch (e) {
+      return err({ file: expectedPath, message: `not valid JSON: ${(e as Error).message}` });
+    }
+    const parsed = expectedFileSchema.safeParse(data);
+    if (!parsed.success) {
+      return err({ file: expectedPath, message: 'expected { "verdicts": { "<checker>": true | false | "unknown" } }' });
+    }
+    return ok(parsed.data.verdicts);
+  }
+  const warnings: InputError[] = [];
+  const verdicts = await readVerdictFile(join(dir, "verdict.json"), warnings);
+  if (verdicts === undefined) {
+    return err(warnings[0] ?? { file: dir, message: `has no ${EXPECTED_FILE} or verdict.json: nothing to compare against` });
+  }
+  return ok(byChecker(verdicts));
+}
+
+function byChecker(verdicts: readonly Verdict[]): Record<string, Validity> {
+  return Object.fromEntries(verdicts.map((v) => [v.checker, v.valid]));
+}
+
+const show = (v: Validity | undefined) => (v === undefined ? "not run" : String(v));
+
+export async function checkCorpusEntry(entry: CorpusEntry): Promise<CorpusResult> {
+  const started = Date.now();
+  const replay =
+    entry.mode === "re-run" ? `lockcheck replay ${entry.dir}` : `lockcheck check ${join(entry.dir, "history.jsonl")}`;
+  const base = { kind: "corpus" as const, name: entry.name, dir: entry.dir, mode: entry.mode, replay };
+  const failed = (e: InputError, expected: Record<string, Validity> = {}): CorpusResult => ({
+    ...base,
+    expected,
+    actual: {},
+    mismatches: [],
+    met: false,
+    elapsedMs: Date.now() - started,
+    error: formatInputError(e),
+  });
+
+  const expected = await recordedVerdicts(entry.dir);
+  if (!expected.ok) return failed(expected.error);
+
+  let verdicts: Verdict[];
+  if (entry.mode === "re-run") {
+    const schedule = await loadSchedule(join(entry.dir, "schedule.json"));
+    if (!schedule.ok) return failed(schedule.error, expected.value);
+    let replayed: Awaited<ReturnType<typeof replaySchedule>>;
+    try {
+      replayed = await replaySchedule(schedule.value);
+    } catch (e) {
+      return failed({ file: entry.dir, message: `the run failed: ${(e as Error).message}` }, expected.value);
+    }
+    if (!replayed.ok) return failed(replayed.error, expected.value);
+    verdicts = replayed.value.run.verdicts;
+  } else {
+    const history = await readHistoryFile(join(entry.dir, "history.jsonl"));
+    if (!history.ok) return failed(history.error[0] ?? { file: entry.dir, message: "unreadable history" }, expected.value);
+    verdicts = checkOps(history.value.ops);
+  }
+  const actual = byChecker(verdicts);
+  const mismatches = Object.entries(expected.value)
+    .filter(([checker, want]) => actual[checker] !== want)
+    .map(([checker, want]) => `${checker}: recorded ${show(want)}, now ${show(actual[checker])}`);
+  return { ...base, expected: expected.value, actual, mismatches, met: mismatches.length === 0, elapsedMs: Date.now() - started };
+}

@@ -1,0 +1,270 @@
+/**
+ * `lockcheck gate`: the CI regression gate. Fuzz every configured target within its budget
+ * and hold it to its expectation (`safe`: no violation found; `unsafe`: the known violation
+ * found), and make every corpus entry get its recorded verdict again.
+ *
+ * Sharding: the work items (targets and corpus entries) are sorted by id and dealt round-robin,
+ * so shard i of n always gets the same items, and the n shards together get each item once.
+ * Each target's seed comes from the config, not the shard, so a target fuzzes the same
+ * schedules whichever shard runs it.
+ */
+import { join } from "node:path";
+import type { FaultCategory } from "../../generators/bounds.js";
+import { FAULT_CATEGORIES } from "../../generators/bounds.js";
+import { parseDuration } from "../cli/duration.js";
+import { resolveTarget } from "../custom/module-target.js";
+import type { JUnitCase, JUnitSuite } from "../report/junit.js";
+import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
+import type { ResourceMode } from "../schedule/schedule.js";
+import { type FuzzResult, fuzz } from "./fuzz.js";
+import type { GateConfig, GateTargetConfig } from "./gate-config.js";
+import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
+import { type CorpusEntry, type CorpusResult, checkCorpusEntry } from "./gate-corpus.js";
+import { saveRun } from "./save.js";
+
+export interface Shard {
+  /** 1-based. */
+  index: number;
+  count: number;
+}
+
+export type GateItem =
+  | { kind: "target"; id: string; name: string; config: GateTargetConfig }
+  | { kind: "corpus"; id: string; name: string; entry: CorpusEntry };
+
+export interface TargetResult {
+  kind: "target";
+  name: string;
+  target: string;
+  resource: ResourceMode | null;
+  expect: "safe" | "unsafe";
+  seed: number;
+  faults: FaultCategory[];
+  /** Schedules tried (not counting shrinking). */
+  runs: number;
+  /** 1 if a violation was found (the search stops at the first). */
+  violations: number;
+  interrupted: boolean;
+  elapsedMs: number;
+  met: boolean;
+  /** Where the failing run was saved, and how to replay it. */
+  counterexample?: { dir: string; replay: string; foundAtRun: number };
+  error?: string;
+}
+
+export type GateResult = TargetResult | CorpusResult;
+
+export interface GateReport {
+  version: 1;
+  /** null: the whole gate; else which shard this is. */
+  shard: Shard | null;
+  results: GateResult[];
+  /** True when every expectation was met. */
+  ok: boolean;
+  elapsedMs: number;
+}
+
+export function parseShard(text: string): Result<Shard, InputError> {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count) {
+    return err({ field: "--shard", message: `expected i/n with 1 <= i <= n (e.g. 2/4), got "${text}"` });
+  }
+  return ok({ index, count });
+}
+
+export function planGate(config: GateConfig, corpus: readonly CorpusEntry[]): GateItem[] {
+  const items: GateItem[] = [
+    ...config.targets.map((t): GateItem => {
+      const name = gateTargetName(t);
+      return { kind: "target", id: `target:${name}`, name, config: t };
+    }),
+    ...corpus.map((entry): GateItem => ({ kind: "corpus", id: `corpus:${entry.name}`, name: entry.name, entry })),
+  ];
+  return items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export function shardItems<T>(items: readonly T[], shard: Shard | null): T[] {
+  if (shard === null) return [...items];
+  return items.filter((_, k) => k % shard.count === shard.index - 1);
+}
+
+export interface GateEvents {
+  itemStart?(item: GateItem, position: number, of: number): void;
+  /** While a target is fuzzed: runs done, the run budget (if any), violations, a note. */
+  itemProgress?(p: { done: number; total?: number; violations: number; note?: string }): void;
+  itemDone?(result: GateResult): void;
+}
+
+function slug(name: string): string {
+  return name.replace(/[^a-zA-Z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "target";
+}
+
+async function runTarget(item: Extract<GateItem, { kind: "target" }>, config: GateConfig, events: GateEvents): Promise<TargetResult> {
+  const t = item.config;
+  const started = Date.now();
+  const faults = [...(t.faults ?? config.defaults.faults ?? FAULT_CATEGORIES)];
+  const seed = t.seed ?? config.seed;
+  const base = {
+    kind: "target" as const,
+    name: item.name,
+    target: t.target,
+    resource: t.resource ?? null,
+    expect: t.expect,
+    seed,
+    faults,
+  };
+  const fail = (message: string): TargetResult => ({
+    ...base,
+    runs: 0,
+    violations: 0,
+    interrupted: false,
+    elapsedMs: Date.now() - started,
+    met: false,
+    error: message,
+  });
+
+  const target = await resolveTarget(t.target, config.baseDir, "target");
+  if (!target.ok) return fail(formatInputError(target.error));
+  if (t.resource !== undefined && !target.value.resources.includes(t.resource)) {
+    return fail(`${target.value.name} supports resource ${target.value.resources.join(", ")}, not ${t.resource}`);
+  }
+  const time = t.time ?? config.defaults.time;
+  const timeLimitMs = time === undefined ? undefined : parseDuration(time, "time");
+  if (timeLimitMs !== undefined && !timeLimitMs.ok) return fail(formatInputError(timeLimitMs.error));
+  const runs = t.runs ?? config.defaults.runs ?? (timeLimitMs === undefined ? DEFAULT_GATE_RUNS : undefined);
+  const clients = t.clients ?? config.defaults.clients;
+  const resource = t.resource ?? target.value.resources[0];
+
+  let result: FuzzResult;
+  try {
+    result = await fuzz({
+      target: target.value,
+      resource,
+      seed,
+      faults,
+      ...(runs === undefined ? {} : { runs }),
+      ...(timeLimitMs === undefined ? {} : { timeLimitMs: timeLimitMs.value }),
+      ...(t.options === undefined ? {} : { options: t.options }),
+      ...(clients === undefined ? {} : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
+      // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
+      ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
+      onProgress: (p) =>
+        events.itemProgress?.({
+          done: p.runs,
+          ...(runs === undefined ? {} : { total: runs }),
+          violations: p.violations,
+          note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
+        }),
+    });
+  } catch (e) {
+    return fail(`lockcheck failed: ${(e as Error).message}`);
+  }
+  const common = { ...base, resource, runs: result.runs, interrupted: result.interrupted };
+  if (result.error !== null) {
+    return { ...common, violations: 0, elapsedMs: Date.now() - started, met: false, error: `lockcheck failed: ${result.error.message}` };
+  }
+  const ce = result.counterexample;
+  if (ce === null) {
+    return { ...common, violations: 0, elapsedMs: Date.now() - started, met: t.expect === "safe" };
+  }
+  const dir = join(config.output, slug(item.name));
+  const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") ? ` --target ${target.value.name}` : ""}`;
+  const saved = await saveRun(dir, { schedule: ce.schedule, ops: ce.ops, verdicts: ce.verdicts, replayCommand: replay });
+  const outcome: TargetResult = {
+    ...common,
+    violations: 1,
+    elapsedMs: Date.now() - started,
+    met: t.expect === "unsafe",
+    counterexample: { dir, replay, foundAtRun: ce.foundAtRun },
+  };
+  if (!saved.ok) outcome.error = `violation found, but saving it failed: ${formatInputError(saved.error)}`;
+  return outcome;
+}
+
+/** Runs `items` (already sharded) in order. Never rejects: each failure is a result. */
+export async function runGate(
+  items: readonly GateItem[],
+  config: GateConfig,
+  shard: Shard | null,
+  events: GateEvents = {},
+): Promise<GateReport> {
+  const started = Date.now();
+  const results: GateResult[] = [];
+  for (const [i, item] of items.entries()) {
+    events.itemStart?.(item, i + 1, items.length);
+    const r = item.kind === "target" ? await runTarget(item, config, events) : await checkCorpusEntry(item.entry);
+    results.push(r);
+    events.itemDone?.(r);
+  }
+  return { version: 1, shard, results, ok: results.every((r) => r.met), elapsedMs: Date.now() - started };
+}
+
+/** Why a result failed, in one line, and what to run to see it. */
+export function failureText(r: GateResult): { message: string; details: string } {
+  if (r.kind === "target") {
+    if (r.error !== undefined && r.counterexample === undefined) return { message: r.error, details: r.error };
+    if (r.expect === "safe") {
+      const ce = r.counterexample;
+      return {
+        message: `expected safe, but a violation was found in run ${ce?.foundAtRun ?? "?"} of seed ${r.seed}`,
+        details: [
+          `${r.name}: the lock regressed — the checkers flagged a stale or interleaved write.`,
+          ce ? `minimal counterexample saved in ${ce.dir} (open report.html there)` : "",
+          ce ? `replay: ${ce.replay}` : "",
+          r.error ?? "",
+        ]
+          .filter((l) => l !== "")
+          .join("\n"),
+      };
+    }
+    return {
+      message: `expected the known violation, but none was found in ${r.runs} runs of seed ${r.seed}`,
+      details:
+        `${r.name} is a known-unsafe canary: lockcheck must keep finding its violation.\n` +
+        "No violation within the budget means a checker or the schedule generator lost its power (or the budget is too small).\n" +
+        `reproduce: lockcheck fuzz --target ${r.target}${r.resource ? ` --resource ${r.resource}` : ""} --seed ${r.seed} --runs ${r.runs} --faults ${r.faults.join(",") || "none"}`,
+    };
+  }
+  if (r.error !== undefined) return { message: r.error, details: `${r.error}\nreproduce: ${r.replay}` };
+  return {
+    message: `verdict changed: ${r.mismatches.join("; ")}`,
+    details: `${r.name} no longer gets its recorded verdict:\n${r.mismatches.map((m) => `  ${m}`).join("\n")}\nreproduce: ${r.replay}`,
+  };
+}
+
+export function gateJUnitSuites(report: GateReport): JUnitSuite[] {
+  const toCase = (r: GateResult): JUnitCase => {
+    const c: JUnitCase = {
+      name: r.kind === "target" ? `${r.name} is ${r.expect}` : r.name,
+      classname: r.kind === "target" ? "lockcheck.targets" : "lockcheck.corpus",
+      timeSeconds: r.elapsedMs / 1000,
+      outcome: r.met ? "passed" : r.error !== undefined && (r.kind === "corpus" || r.counterexample === undefined) ? "error" : "failed",
+    };
+    if (!r.met) Object.assign(c, failureText(r));
+    if (r.kind === "target") {
+      c.output = `runs ${r.runs}, violations ${r.violations}, seed ${r.seed}${r.counterexample ? `, saved ${r.counterexample.dir}` : ""}`;
+    } else c.output = `${r.mode}; ${Object.entries(r.actual).map(([k, v]) => `${k}=${v}`).join(", ")}`;
+    return c;
+  };
+  const props = report.shard ? { shard: `${report.shard.index}/${report.shard.count}` } : undefined;
+  const suite = (name: string, kind: GateResult["kind"]): JUnitSuite => ({
+    name,
+    cases: report.results.filter((r) => r.kind === kind).map(toCase),
+    ...(props ? { properties: props } : {}),
+  });
+  return [suite("lockcheck targets", "target"), suite("lockcheck corpus", "corpus")];
+}
+
+/** Combines the reports of the shards of one gate. */
+export function mergeGateReports(reports: readonly GateReport[]): GateReport {
+  const results = reports.flatMap((r) => r.results);
+  return {
+    version: 1,
+    shard: null,
+    results,
+    ok: results.every((r) => r.met),
+    elapsedMs: Math.max(0, ...reports.map((r) => r.elapsedMs)),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Expected outcomes against a real 3-member etcd cluster (issue 4): a client paused longer
+ * than its lease writes after the next holder through an unfenced resource; fencing by the
+ * lock key's create revision (a fenced resource, or the fence folded into an etcd txn) stops
+ * it under client pauses, a leader pause, partitions and kills. After every run nothing of
+ * it is left: no process, nothing paused, no temp dir.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Fault, Schedule } from "../../src/schedule/schedule.js";
+import { missingBinaries, schedule } from "./helpers.js";
+import { leftovers, runChecked } from "./run-helpers.js";
+
+const missing = missingBinaries(["redis-server", "etcd"]);
+
+let lastRunId: string | null = null;
+afterEach(async () => {
+  if (lastRunId === null) return;
+  const left = await leftovers(lastRunId);
+  lastRunId = null;
+  expect(left).toEqual({ processes: [], stopped: [], dirs: [] });
+});
+
+const cycles = (n: number, thinkMs: number) =>
+  Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
+
+function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients = 2): Schedule {
+  return schedule(
+    "etcd:lock",
+    resource,
+    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 5000 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
+      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(6, 300 + 100 * i) })),
+    ],
+    faults,
+  );
+}
+
+/** Client 0 pauses right after its first acquire for 3.5 s: its 1 s lease expires meanwhile. */
+const clientPause: Fault = { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3500 };
+
+/** The lot: the client pause, a leader pause, a partition and a member kill with restart. */
+const everything: Fault[] = [
+  clientPause,
+  { kind: "pause", node: "server:leader", at: 800, durationMs: 1200 },
+  { kind: "partition", at: 2200, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
+  { kind: "crash", node: "server:1", at: 3000, restartAfterMs: 800 },
+  { kind: "pause", node: "client:2", at: 1500, durationMs: 2000 },
+];
+
+describe.skipIf(missing.length > 0)("real etcd target", () => {
+  it("etcd:lock, unfenced: a client paused longer than its lease writes after the next holder (violation)", async () => {
+    const r = await runChecked(etcdSchedule("unfenced", [clientPause]));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toContain("stale-write");
+  });
+
+  it("etcd:lock, fenced by create revision: no violation under client and leader pauses, partitions, kills", async () => {
+    const r = await runChecked(etcdSchedule("fenced", everything, 3));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toEqual([]);
+    // The fence had work to do: the paused client's late write was refused.
+    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+    const nemesis = r.run.ops.filter((o) => o.process === "nemesis").map((o) => o.f);
+    expect(nemesis).toEqual(expect.arrayContaining(["pause", "resume", "partition", "heal", "crash", "restart"]));
+  });
+
+  it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
+    const r = await runChecked(etcdSchedule("fenced-txn", everything, 3));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toEqual([]);
+    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+  });
+});

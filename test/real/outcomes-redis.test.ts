@@ -1,0 +1,106 @@
+/**
+ * Expected outcomes against real redis-servers (issue 4): a GC-like pause longer than the TTL
+ * breaks an unfenced lease and Redlock; a fencing token stops the stale write; a forward
+ * clock jump on one of five nodes plus partitions breaks Redlock (the published timeline).
+ * After every run nothing of it is left: no process, nothing paused, no temp dir.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { missingBinaries, schedule } from "./helpers.js";
+import { leftovers, runChecked } from "./run-helpers.js";
+
+const missing = missingBinaries(["redis-server", "cc"]);
+
+/** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile. */
+function pauseAfterAcquire(target: string, resource: Schedule["resource"], servers: number, ttlMs: number): Schedule {
+  return schedule(
+    target,
+    resource,
+    { servers, ttlMs, callTimeoutMs: 300, horizonMs: 3000 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
+      {
+        id: 1,
+        cycles: [
+          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
+          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
+          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
+          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
+        ],
+      },
+    ],
+    [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3 * ttlMs }],
+  );
+}
+
+let lastRunId: string | null = null;
+afterEach(async () => {
+  if (lastRunId === null) return;
+  const left = await leftovers(lastRunId);
+  lastRunId = null;
+  expect(left).toEqual({ processes: [], stopped: [], dirs: [] });
+});
+
+describe.skipIf(missing.length > 0)("real redis targets", () => {
+  it("redis:lease, unfenced: a client paused longer than the TTL writes after the next holder (violation)", async () => {
+    const r = await runChecked(pauseAfterAcquire("redis:lease", "unfenced", 1, 500));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toContain("stale-write");
+  });
+
+  it("redis:lease-token, fenced: the same schedule has no violation; the stale write is rejected", async () => {
+    const r = await runChecked(pauseAfterAcquire("redis:lease-token", "fenced", 1, 500));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toEqual([]);
+    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+  });
+
+  it("redis:redlock, unfenced: a client paused after acquiring breaks mutual exclusion", async () => {
+    const r = await runChecked(pauseAfterAcquire("redis:redlock", "unfenced", 5, 1000));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toContain("stale-write");
+  });
+
+  /**
+   * Kleppmann's five-node timeline: client 0 locks A, B, C while D and E are unreachable for
+   * it; C's clock jumps forward and its key expires; client 1 locks C, D, E while A and B are
+   * unreachable for it; both believe they hold the lock and both writes are accepted. The
+   * same schedule without the jump has no violation: client 1 cannot get a majority.
+   */
+  const fiveNodeTimeline = (jump: boolean): Schedule =>
+    schedule(
+      "redis:redlock",
+      "unfenced",
+      { servers: 5, ttlMs: 2000, callTimeoutMs: 300, horizonMs: 3000 },
+      [
+        { id: 0, cycles: [{ thinkMs: 0, holdMs: 1500, writes: 3 }] },
+        { id: 1, cycles: [{ thinkMs: 400, holdMs: 600, writes: 3 }] },
+      ],
+      [
+        { kind: "partition", at: 0, durationMs: 2500, a: ["client:0"], b: ["server:3", "server:4"], oneWay: false },
+        { kind: "partition", at: 0, durationMs: 2500, a: ["client:1"], b: ["server:0", "server:1"], oneWay: false },
+        ...(jump ? [{ kind: "clock-jump" as const, node: "server:2", at: 250, deltaMs: 10_000 }] : []),
+      ],
+    );
+
+  it("redis:redlock, unfenced: a forward clock jump on one of five nodes plus partitions (violation)", async () => {
+    const r = await runChecked(fiveNodeTimeline(true));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    const grants = r.run.ops.filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok");
+    expect(grants.map((g) => g.process).sort()).toEqual([0, 1]);
+    expect(r.violations.length).toBeGreaterThan(0);
+  });
+
+  it("redis:redlock, unfenced: the same timeline without the clock jump has no violation", async () => {
+    const r = await runChecked(fiveNodeTimeline(false));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    const grants = r.run.ops.filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok");
+    expect(grants.map((g) => g.process)).toEqual([0]);
+    expect(r.violations).toEqual([]);
+  });
+});

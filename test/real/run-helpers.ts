@@ -1,0 +1,59 @@
+/** Running one schedule for real in a test, with the hygiene checks every real test ends with. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
+import type { Verdict } from "../../checkers/verdict.js";
+import type { Op, WriteOp } from "../../src/history/op.js";
+import { newRunId, type RealRun, runReal } from "../../src/real/run.js";
+import { realTargetFor } from "../../src/real/targets.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { processesMatching, stoppedProcessesMatching, tempDirsMatching, waitForNone } from "./helpers.js";
+
+export interface CheckedRealRun {
+  runId: string;
+  run: RealRun;
+  verdicts: Verdict[];
+  /** Safety checkers that said `false`. */
+  violations: string[];
+  /** Writes the resource answered `accepted: false`. */
+  rejectedWrites: WriteOp[];
+}
+
+export async function runChecked(schedule: Schedule): Promise<CheckedRealRun> {
+  const target = realTargetFor(schedule.target);
+  if (target === undefined) throw new Error(`no real target ${schedule.target}`);
+  const runId = newRunId();
+  const outDir = mkdtempSync(join(tmpdir(), "lockcheck-test-out-"));
+  try {
+    const r = await runReal(
+      schedule,
+      { algorithm: target.algorithm, servers: target.name.startsWith("etcd:") ? "etcd" : "redis" },
+      { outDir },
+      runId,
+    );
+    if (!r.ok) throw new Error(r.error);
+    const verdicts = checkOps(r.value.ops);
+    const safety: readonly string[] = SAFETY_CHECKERS;
+    return {
+      runId,
+      run: r.value,
+      verdicts,
+      violations: verdicts.filter((v) => safety.includes(v.checker) && v.valid === false).map((v) => v.checker),
+      rejectedWrites: r.value.ops.filter(
+        (o: Op): o is WriteOp => o.process !== "nemesis" && o.f === "write" && o.type === "ok" && o.accepted === false,
+      ),
+    };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+/** What a run left behind: processes (any state), stopped processes, temp dirs. */
+export async function leftovers(runId: string): Promise<{ processes: string[]; stopped: string[]; dirs: string[] }> {
+  return {
+    processes: await waitForNone(() => processesMatching(runId), 5000),
+    stopped: stoppedProcessesMatching(runId),
+    dirs: await waitForNone(() => tempDirsMatching(runId), 2000),
+  };
+}
