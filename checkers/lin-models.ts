@@ -84,7 +84,8 @@ function run<S, I, O>(
 
 /**
  * Lock calls: `acquire` and `release`. Resource `write`s are not operations on the lock and
- * are ignored. Histories without lock names (Knossos's) are one lock named "".
+ * are ignored. Histories without lock names (Knossos's) are one lock named "". An acquire's
+ * token is its `token` field, else its `:value` when that is an integer.
  */
 export function decodeLockCall(c: CallRecord): Decoded<LockInput, LockOutput> {
   if (c.f === "write") return ok(undefined);
@@ -93,7 +94,13 @@ export function decodeLockCall(c: CallRecord): Decoded<LockInput, LockOutput> {
   }
   const input: LockInput = { f: c.f, process: c.process, lock: c.lock ?? "" };
   if (c.pending) return ok({ input, output: undefined });
-  return ok({ input, output: c.token === undefined ? {} : { token: c.token } });
+  // Jepsen lock tests that hand out tokens put them in the acquire's :value.
+  const token =
+    c.token ??
+    (c.f === "acquire" && (typeof c.value === "bigint" || Number.isSafeInteger(c.value))
+      ? BigInt(c.value as number | bigint)
+      : undefined);
+  return ok({ input, output: token === undefined ? {} : { token } });
 }
 
 /**

@@ -42,6 +42,7 @@
  * candidates that could have taken effect before it, and none could), and the partial
  * linearization of that branch — the longest prefix of the history the model can explain.
  */
+import { IntPairMap } from "./int-pair-map.js";
 import type { LinOp, Model, Partition, StateKey } from "./models/model.js";
 import type { Anomaly, StatValue, Verdict } from "./verdict.js";
 
@@ -109,28 +110,43 @@ export function checkLinearizable<S, I, O>(
     longestPartial: 0,
     peakSearchBytes: 0,
   };
-  for (const part of parts) {
-    const outcome = searchPart(model, part.ops, deadline, memoryLimit);
-    result.statesExplored += outcome.statesExplored;
-    result.modelStates += outcome.modelStates;
-    result.peakSearchBytes = Math.max(result.peakSearchBytes, outcome.bytes);
-    if (outcome.kind === "unknown") {
-      result.valid = "unknown";
-      result.budget = outcome.budget;
-      return result;
+  // Parts are searched round-robin, a slice at a time, as if in parallel: a part that fails
+  // quickly is found even when another part's search is long (Porcupine runs parts in
+  // parallel and stops at the first failure for the same reason).
+  const running = parts.map((part) => ({ part, search: searchPart(model, part.ops), bytes: 0 }));
+  while (running.length > 0) {
+    for (let i = 0; i < running.length; i++) {
+      const r = running[i] as (typeof running)[number];
+      const step = r.search.next();
+      if (!step.done) {
+        r.bytes = step.value;
+        continue;
+      }
+      const outcome = step.value;
+      running.splice(i--, 1);
+      result.statesExplored += outcome.statesExplored;
+      result.modelStates += outcome.modelStates;
+      result.partitionsChecked++;
+      if (outcome.kind === "illegal") {
+        result.valid = false;
+        result.longestPartial = outcome.partial.length;
+        result.failure = {
+          partition: r.part.name,
+          ops: r.part.ops,
+          stuck: outcome.stuck,
+          partial: outcome.partial,
+          window: outcome.window,
+          stateAfterPartial: model.describeState(outcome.stateAfterPartial),
+        };
+        return result;
+      }
     }
-    result.partitionsChecked++;
-    if (outcome.kind === "illegal") {
-      result.valid = false;
-      result.longestPartial = outcome.partial.length;
-      result.failure = {
-        partition: part.name,
-        ops: part.ops,
-        stuck: outcome.stuck,
-        partial: outcome.partial,
-        window: outcome.window,
-        stateAfterPartial: model.describeState(outcome.stateAfterPartial),
-      };
+    const bytes = running.reduce((sum, r) => sum + r.bytes, 0);
+    result.peakSearchBytes = Math.max(result.peakSearchBytes, bytes);
+    const budget = bytes > memoryLimit ? "memory" : now() > deadline ? "time" : undefined;
+    if (budget !== undefined) {
+      result.valid = "unknown";
+      result.budget = budget;
       return result;
     }
   }
@@ -159,24 +175,22 @@ export function linearizableVerdict<S, I, O>(model: Model<S, I, O>, r: Lineariza
   if (f !== undefined) {
     const ops = f.ops as readonly LinOp<I, O>[];
     const stuck = ops[f.stuck] as LinOp<I, O>;
-    const involved = [f.stuck, ...f.window];
     const describe = (i: number): string => {
       const op = ops[i] as LinOp<I, O>;
-      return `${model.describeOp(op.input, op.output)} (process ${op.process}, index ${op.refs[0] ?? "?"})`;
+      return `${model.describeOp(op.input, op.output)} [process ${op.process}, index ${op.refs[0] ?? "?"}]`;
     };
-    const where = f.partition === "" ? "" : ` on ${f.partition}`;
+    const where = r.partitions > 1 ? ` on ${f.partition}` : "";
     const pending =
       f.window.length === 0
-        ? "no other op was pending"
-        : `the ops pending then were ${f.window.map(describe).join("; ")}, and no order of them lets it take effect`;
+        ? "and no other operation was pending"
+        : `and none of the operations pending then (${f.window.map(describe).join("; ")}) can take effect first to make it possible`;
     anomalies.push({
       kind: "not-linearizable",
-      ops: involved.flatMap((i) => (ops[i] as LinOp<I, O>).refs),
+      ops: [f.stuck, ...f.window].flatMap((i) => (ops[i] as LinOp<I, O>).refs),
       explanation:
-        `No order of the operations${where} is consistent with a ${model.name}: the history up to the ` +
-        `return of ${describe(f.stuck)} cannot be linearized, while everything before it can. ` +
-        `The longest linearizable prefix (${f.partial.length} ops) leaves ${f.stateAfterPartial}; ` +
-        `${pending}.`,
+        `The history${where} is not linearizable for a ${model.name}: everything before the completion of ` +
+        `${describe(f.stuck)} can be put in one order, but not that operation too. ` +
+        `The longest such order (${f.partial.length} operations) leaves ${f.stateAfterPartial}, ${pending}.`,
       time: Number.isFinite(stuck.ret) ? stuck.ret : stuck.call,
       partialLinearization: f.partial.map((i) => (ops[i] as LinOp<I, O>).refs[0] ?? -1),
     });
@@ -188,27 +202,25 @@ function now(): number {
   return performance.now();
 }
 
-type PartOutcome<S> = { statesExplored: number; modelStates: number; bytes: number } & (
+type PartOutcome<S> = { statesExplored: number; modelStates: number } & (
   | { kind: "ok" }
-  | { kind: "unknown"; budget: "time" | "memory" }
   | { kind: "illegal"; stuck: number; partial: number[]; window: number[]; stateAfterPartial: S }
 );
 
 /** Transition tables stop growing past this many entries (4 bytes each); beyond, the model is called directly. */
-const MAX_TRANSITION_ENTRIES = 1 << 20;
+const MAX_TRANSITION_ENTRIES = 1 << 16;
 const NOT_COMPUTED = -2;
 const ILLEGAL = -1;
-/** How many loop iterations pass between looks at the clock. */
-const CLOCK_EVERY = 0x3fff;
+/** Loop iterations per slice: a search yields (its memory use) after each slice. */
+const SLICE = 0x3fff;
 
-function searchPart<S, I, O>(
+/** The search of one part, run a slice at a time; yields its memory use in bytes between slices. */
+function* searchPart<S, I, O>(
   model: Model<S, I, O>,
   ops: readonly LinOp<I, O>[],
-  deadline: number,
-  memoryLimit: number,
-): PartOutcome<S> {
+): Generator<number, PartOutcome<S>, void> {
   const n = ops.length;
-  if (n === 0) return { kind: "ok", statesExplored: 0, modelStates: 0, bytes: 0 };
+  if (n === 0) return { kind: "ok", statesExplored: 0, modelStates: 0 };
 
   const { HEAD, next, prev, position } = entryList(ops);
   const twin = earlierTwins(ops, position);
@@ -229,11 +241,7 @@ function searchPart<S, I, O>(
   const words = (n + 31) >>> 5;
   const bits = new Uint32Array(words);
   const cache = new ConfigCache(words);
-  const counts = () => ({
-    statesExplored: cache.size,
-    modelStates: model$.size,
-    bytes: cache.bytes() + model$.bytes(),
-  });
+  const counts = () => ({ statesExplored: cache.size, modelStates: model$.size });
 
   const stackOp = new Int32Array(n);
   const stackState = new Int32Array(n);
@@ -253,9 +261,7 @@ function searchPart<S, I, O>(
   let iterations = 0;
   for (;;) {
     if (remainingDefinite === 0) return { kind: "ok", ...counts() };
-    if ((++iterations & CLOCK_EVERY) === 0 && now() > deadline) {
-      return { kind: "unknown", budget: "time", ...counts() };
-    }
+    if ((++iterations & SLICE) === 0) yield cache.bytes() + model$.bytes();
     if ((entry & 1) === 0) {
       // A call: try to linearize its op now, unless an interchangeable earlier op is still
       // unlinearized (that one is tried instead: the orders found are the same).
@@ -270,10 +276,6 @@ function searchPart<S, I, O>(
         const a = hashA ^ (zobA[op] as number);
         const b = hashB ^ (zobB[op] as number);
         if (cache.add(a, b, nextState, bits)) {
-          if (cache.grew) {
-            cache.grew = false;
-            if (cache.bytes() + model$.bytes() > memoryLimit) return { kind: "unknown", budget: "memory", ...counts() };
-          }
           hashA = a;
           hashB = b;
           stackOp[depth] = op;
@@ -305,7 +307,7 @@ function searchPart<S, I, O>(
       bestState = sid;
       bestWindow = [];
       for (let e = next[HEAD] as number; e !== entry; e = next[e] as number) {
-        if ((e & 1) === 0) bestWindow.push(e >>> 1);
+        if ((e & 1) === 0 && e >>> 1 !== bestStuck) bestWindow.push(e >>> 1);
       }
     }
     if (depth === 0) {
@@ -431,6 +433,7 @@ class StateTable<S, I, O> {
   readonly initial: number;
   private readonly states: S[] = [];
   private readonly ids = new Map<StateKey, number>();
+  private readonly smallIds = new IntPairMap(16);
   private table: Int32Array;
   /** States whose transitions fit in the table; beyond, the model is called each time. */
   private tabled = 0;
@@ -454,7 +457,7 @@ class StateTable<S, I, O> {
   }
 
   bytes(): number {
-    return this.table.length * 4;
+    return this.table.length * 4 + this.smallIds.bytes();
   }
 
   /** The state after op in state `sid`, or ILLEGAL. */
@@ -472,11 +475,14 @@ class StateTable<S, I, O> {
 
   private intern(s: S): number {
     const k = this.model.key(s);
-    let id = this.ids.get(k);
-    if (id === undefined) {
+    // 32-bit integer keys (most models' states) go through a typed-array map.
+    const small = typeof k === "number" && (k | 0) === k;
+    let id = small ? this.smallIds.get(k, 0) : (this.ids.get(k) ?? -1);
+    if (id === -1) {
       id = this.states.length;
       this.states.push(s);
-      this.ids.set(k, id);
+      if (small) this.smallIds.set(k, 0, id);
+      else this.ids.set(k, id);
       this.makeRoomFor(id);
     }
     return id;
@@ -500,8 +506,6 @@ class StateTable<S, I, O> {
  */
 class ConfigCache {
   size = 0;
-  /** Set when the tables grew; the caller clears it after checking the memory budget. */
-  grew = false;
   private capacity = 1 << 14;
   private hashA = new Int32Array(this.capacity);
   private hashB = new Int32Array(this.capacity);
@@ -563,7 +567,6 @@ class ConfigCache {
     this.state = grow(this.state, (k) => new Int32Array(k), 1);
     this.arena = grow(this.arena, (k) => new Uint32Array(k), this.words);
     this.capacity = capacity;
-    this.grew = true;
   }
 
   private growTable(): void {

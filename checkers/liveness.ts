@@ -42,9 +42,10 @@ function percentile(sorted: Float64Array, p: number): number {
 const msOf = (ns: number) => ns / 1e6;
 
 export function createLivenessChecker(): Checker {
-  const holds = new Map<number, Hold>();
+  // Per client, indexed by process number: the hold it believes it has, its open acquire's start.
+  const holds: Array<Hold | undefined> = [];
   const locks = new Map<string, LockState>();
-  const acquireInvokes = new Map<number, number>();
+  const acquireStarted: Array<number | undefined> = [];
   let latencies = new Float64Array(1024);
   let latencyCount = 0;
   let invoked = 0;
@@ -103,9 +104,9 @@ export function createLivenessChecker(): Checker {
     const m = /^client:(\d+)$/.exec((op as { node?: string }).node ?? "");
     if (!m) return;
     const process = Number(m[1]);
-    const hold = holds.get(process);
+    const hold = holds[process];
     if (!hold) return;
-    holds.delete(process);
+    holds[process] = undefined;
     const s = lockState(hold.lock);
     removeHolder(s);
     if (!s.jam) s.jam = { since: now, crashIndex: op.index, process };
@@ -124,12 +125,12 @@ export function createLivenessChecker(): Checker {
       if (op.f === "acquire") {
         if (op.type === "invoke") {
           invoked++;
-          acquireInvokes.set(op.process, op.time);
+          acquireStarted[op.process] = op.time;
           return;
         }
-        const started = acquireInvokes.get(op.process);
+        const started = acquireStarted[op.process];
         if (started === undefined) return;
-        acquireInvokes.delete(op.process);
+        acquireStarted[op.process] = undefined;
         if (op.type === "fail") failed++;
         else if (op.type === "info") uncertain++;
         if (op.type !== "ok") return;
@@ -141,17 +142,17 @@ export function createLivenessChecker(): Checker {
         latencies[latencyCount++] = op.time - started;
         const s = lockState(op.lock);
         endJam(s, op.lock, op.index);
-        const previous = holds.get(op.process);
+        const previous = holds[op.process];
         if (previous) removeHolder(lockState(previous.lock));
-        holds.set(op.process, { lock: op.lock, grant: op.grant });
+        holds[op.process] = { lock: op.lock, grant: op.grant };
         addHolder(s);
         return;
       }
-      acquireInvokes.delete(op.process);
+      acquireStarted[op.process] = undefined;
       if (op.f === "release" && op.type === "invoke") {
-        const hold = holds.get(op.process);
+        const hold = holds[op.process];
         if (hold && (op.grant === undefined || hold.grant === undefined || hold.grant === op.grant)) {
-          holds.delete(op.process);
+          holds[op.process] = undefined;
           removeHolder(lockState(hold.lock));
         }
       }

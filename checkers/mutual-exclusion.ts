@@ -21,14 +21,11 @@
  * c's acceptance was reported.
  */
 import { formatMs } from "../src/history/describe.js";
-import { grantKey } from "../src/history/grants.js";
 import type { Op, WriteOp } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
 interface DoneWrite {
-  /** grantKey(lock, grant): grant ids are only unique per lock. */
-  key: string;
   grant: string;
   process: number;
   invokeIndex: number;
@@ -37,7 +34,7 @@ interface DoneWrite {
 }
 
 interface LockState {
-  /** Earliest accepted write completion of each grant. */
+  /** Earliest accepted write completion of each grant (grant ids are unique per lock). */
   firstDone: Map<string, DoneWrite>;
   /** Latest-invoked accepted completed write, and the latest of a different grant. */
   best1: DoneWrite | undefined;
@@ -60,9 +57,9 @@ function stateFor(states: Map<string, LockState>, lock: string): LockState {
 }
 
 function recordAccepted(s: LockState, w: DoneWrite): void {
-  if (!s.firstDone.has(w.key)) s.firstDone.set(w.key, w);
+  if (!s.firstDone.has(w.grant)) s.firstDone.set(w.grant, w);
   const { best1, best2 } = s;
-  if (best1?.key === w.key) {
+  if (best1?.grant === w.grant) {
     if (w.invokeIndex > best1.invokeIndex) s.best1 = w;
   } else if (!best1 || w.invokeIndex > best1.invokeIndex) {
     s.best2 = best1;
@@ -91,7 +88,8 @@ function explain(
 
 export function createMutualExclusionChecker(): Checker {
   const states = new Map<string, LockState>();
-  const open = new Map<number, OpenWrite>();
+  /** Open write calls, indexed by process number. */
+  const open: Array<OpenWrite | undefined> = [];
   const violations: Anomaly[] = [];
   const possible: Anomaly[] = [];
   let violationCount = 0;
@@ -119,20 +117,19 @@ export function createMutualExclusionChecker(): Checker {
       if (op.process === "nemesis") return;
       if (op.type === "invoke") {
         if (op.f !== "write") {
-          open.delete(op.process);
+          open[op.process] = undefined;
           return;
         }
         const s = stateFor(states, op.lock);
-        const key = grantKey(op.lock, op.grant);
-        const a = s.firstDone.get(key);
-        const b = s.best1?.key !== key ? s.best1 : s.best2;
+        const a = s.firstDone.get(op.grant);
+        const b = s.best1?.grant !== op.grant ? s.best1 : s.best2;
         const witness = a && b && b.invokeIndex > a.index ? { a, b } : undefined;
-        open.set(op.process, { invoke: op, witness });
+        open[op.process] = { invoke: op, witness };
         return;
       }
-      const w = open.get(op.process);
+      const w = open[op.process];
       if (!w || op.f !== "write") return;
-      open.delete(op.process);
+      open[op.process] = undefined;
       if (op.type === "info") {
         maybeAccepted(w, op.index, op.time);
         return;
@@ -144,7 +141,6 @@ export function createMutualExclusionChecker(): Checker {
       }
       const inv = w.invoke;
       recordAccepted(stateFor(states, inv.lock), {
-        key: grantKey(inv.lock, inv.grant),
         grant: inv.grant,
         process: inv.process,
         invokeIndex: inv.index,
@@ -153,8 +149,8 @@ export function createMutualExclusionChecker(): Checker {
       });
     },
     finish(): Verdict {
-      for (const w of open.values()) maybeAccepted(w, w.invoke.index, w.invoke.time);
-      open.clear();
+      for (const w of open) if (w) maybeAccepted(w, w.invoke.index, w.invoke.time);
+      open.length = 0;
       const valid = violationCount > 0 ? false : possibleCount > 0 ? "unknown" : true;
       return {
         checker: "mutual-exclusion",

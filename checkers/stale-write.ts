@@ -108,7 +108,8 @@ function explain(
 export function createStaleWriteChecker(): Checker {
   const grants = new GrantTable();
   const newestByLock = new Map<string, Newest>();
-  const open = new Map<number, OpenWrite>();
+  /** Open write calls, indexed by process number. */
+  const open: Array<OpenWrite | undefined> = [];
   const violations: Anomaly[] = [];
   const possible: Anomaly[] = [];
   let violationCount = 0;
@@ -147,20 +148,20 @@ export function createStaleWriteChecker(): Checker {
       if (op.process === "nemesis") return;
       if (op.type === "invoke") {
         if (op.f !== "write") {
-          open.delete(op.process);
+          open[op.process] = undefined;
           return;
         }
         const grant = grants.forWrite(op);
-        open.set(op.process, { invoke: op, grant, newest: newestByLock.get(op.lock) ?? NONE });
+        open[op.process] = { invoke: op, grant, newest: newestByLock.get(op.lock) ?? NONE };
         return;
       }
       if (op.f === "acquire") {
         if (op.type === "ok" && op.grant !== undefined) grants.acquired(op, op.grant);
         return;
       }
-      const w = open.get(op.process);
+      const w = open[op.process];
       if (!w || op.f !== "write") return;
-      open.delete(op.process);
+      open[op.process] = undefined;
       if (op.type === "info") {
         maybeAccepted(w, op.index, op.time);
         return;
@@ -182,8 +183,8 @@ export function createStaleWriteChecker(): Checker {
       newestByLock.set(lock, withAccepted(newestByLock.get(lock) ?? NONE, accepted));
     },
     finish(): Verdict {
-      for (const w of open.values()) maybeAccepted(w, w.invoke.index, w.invoke.time);
-      open.clear();
+      for (const w of open) if (w) maybeAccepted(w, w.invoke.index, w.invoke.time);
+      open.length = 0;
       const valid = violationCount > 0 ? false : possibleCount > 0 ? "unknown" : true;
       return {
         checker: "stale-write",

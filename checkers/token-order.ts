@@ -42,7 +42,9 @@ function describe(g: Granted): string {
 
 export function createTokenOrderChecker(): Checker {
   const states = new Map<string, LockState>();
-  const open = new Map<number, { invoke: AcquireOp; highest: Granted | undefined }>();
+  // Open acquire calls and the highest token granted before each was invoked, by process number.
+  const openAcquire: Array<AcquireOp | undefined> = [];
+  const highestAtInvoke: Array<Granted | undefined> = [];
   const anomalies: Anomaly[] = [];
   let reuseCount = 0;
   let decreaseCount = 0;
@@ -68,16 +70,19 @@ export function createTokenOrderChecker(): Checker {
     step(op: Op): void {
       if (op.process === "nemesis") return;
       if (op.type === "invoke") {
-        if (op.f === "acquire") open.set(op.process, { invoke: op, highest: states.get(op.lock)?.highest });
-        else open.delete(op.process);
+        if (op.f === "acquire") {
+          openAcquire[op.process] = op;
+          highestAtInvoke[op.process] = states.get(op.lock)?.highest;
+        } else openAcquire[op.process] = undefined;
         return;
       }
-      const call = open.get(op.process);
-      if (!call || op.f !== "acquire") return;
-      open.delete(op.process);
+      const invoke = openAcquire[op.process];
+      if (!invoke || op.f !== "acquire") return;
+      openAcquire[op.process] = undefined;
+      const highest = highestAtInvoke[op.process];
       if (op.type !== "ok" || op.token === undefined) return;
       tokensSeen++;
-      const s = stateFor(call.invoke.lock);
+      const s = stateFor(invoke.lock);
       const g: Granted = {
         grant: op.grant ?? `op ${op.index}`,
         process: op.process,
@@ -95,21 +100,20 @@ export function createTokenOrderChecker(): Checker {
           `The lock service handed token ${g.token} to two grants: ${describe(same)}, and ${describe(g)}. ` +
             "A fenced resource cannot tell these holders apart.",
         );
-      } else if (call.highest && g.token < call.highest.token) {
+      } else if (highest && g.token < highest.token) {
         decreaseCount++;
         report(
           "token-not-increasing",
           g,
-          call.highest,
-          `Tokens went backwards: ${describe(call.highest)}; later ${describe(g)}, although its acquire started ` +
-            `at ${formatMs(call.invoke.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
+          highest,
+          `Tokens went backwards: ${describe(highest)}; later ${describe(g)}, although its acquire started ` +
+            `at ${formatMs(invoke.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
         );
       }
       if (!same) s.byToken.set(g.token, g);
       if (!s.highest || g.token > s.highest.token) s.highest = g;
     },
     finish(): Verdict {
-      open.clear();
       const violations = reuseCount + decreaseCount;
       return {
         checker: "token-order",

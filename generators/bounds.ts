@@ -20,7 +20,10 @@ export interface WorkloadBounds {
   /** Lock cycles per client: 1 … maxCycles. */
   maxCycles: number;
   maxThinkMs: number;
-  /** Keep below the TTL: a hold longer than the lease breaks any lease lock without a fault. */
+  /**
+   * Keep below the TTL: a hold longer than the lease breaks any lease lock without a fault.
+   * Holds close to it (the default, 80%) are realistic and make small clock errors matter.
+   */
   maxHoldMs: number;
   /** Writes per hold: 0 … maxWrites. */
   maxWrites: number;
@@ -62,7 +65,7 @@ export function defaultWorkloadBounds(options: ScheduleOptions, overrides: Parti
     maxCycles: 4,
     // Short thinks keep clients contending for the lock, where the bugs are.
     maxThinkMs: Math.floor(options.ttlMs / 4),
-    maxHoldMs: Math.floor(options.ttlMs / 2),
+    maxHoldMs: Math.floor(options.ttlMs * 0.8),
     maxWrites: 3,
     ...overrides,
   };

@@ -63,7 +63,7 @@ export const casRegisterModel: Model<RegisterValue, CasInput, CasOutput> = {
         return `cas ${show(input.from)}→${show(input.to)} → ${result}`;
     }
   },
-  describeState: (value) => `register = ${show(value)}`,
+  describeState: (value) => `the register holding ${show(value)}`,
 };
 
 function show(v: RegisterValue): string {

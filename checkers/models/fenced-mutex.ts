@@ -33,7 +33,7 @@ export const fencedMutexModel: Model<FencedMutexState, LockInput, LockOutput> = 
   partition: partitionByLock,
   describeOp: describeLockOp,
   describeState: (s) =>
-    `${s.holder === null ? "free" : `held by process ${s.holder}`}, ${
-      s.floor === null ? "no token granted yet" : `next token ≥ ${s.floor}`
-    }`,
+    `${s.holder === null ? "the lock free" : `the lock held by process ${s.holder}`} (${
+      s.floor === null ? "no token granted yet" : `next token must be ≥ ${s.floor}`
+    })`,
 };

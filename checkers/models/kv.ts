@@ -10,6 +10,7 @@
  * instance interns value strings to small numbers: a state is a number (one key) or a short
  * array of numbers (all keys), whatever the values' length. Make a fresh model per check.
  */
+import { IntPairMap } from "../int-pair-map.js";
 import { type Model, partitionBy } from "./model.js";
 
 export interface KvInput {
@@ -38,9 +39,13 @@ function valueTable() {
   const length: number[] = [0];
   const hashHi: number[] = [0];
   const hashLo: number[] = [0];
-  const byHash = new Map<number, number[]>();
-  /** Per value id, the ids its appends led to, by suffix. */
-  const appended: (Map<string, number> | undefined)[] = [];
+  /** First id with a given hash; later ones are chained through `sameHash`. */
+  const byHash = new IntPairMap();
+  const sameHash: number[] = [-1];
+  /** Suffix strings as small numbers, to key the append memo by number. */
+  const suffixIds = new Map<string, number>();
+  /** (value id, suffix id) → value id of the append. */
+  const appended = new IntPairMap();
   /** Ids of whole strings already interned (puts, get results), by content. */
   const whole = new Map<string, number>([["", 0]]);
 
@@ -49,7 +54,6 @@ function valueTable() {
     for (let i = id; i > 0; i = parent[i] as number) parts.push(suffix[i] as string);
     return parts.reverse().join("");
   };
-  const hashKey = (hi: number, lo: number) => (hi >>> 0) * 0x200000 + (lo & 0x1fffff);
 
   /** The id of (value `base`) + `tail`, creating it if new. */
   const extend = (base: number, tail: string): number => {
@@ -58,18 +62,15 @@ function valueTable() {
     for (let i = 0; i < tail.length; i++) {
       const c = tail.charCodeAt(i);
       hi = (Math.imul(hi, 0x01000193) ^ c) | 0;
-      lo = (Math.imul(lo, 0x5bd1e995) + c) | 0;
+      lo = (Math.imul(lo ^ c, 0x5bd1e995) + 0x7f4a7c15) | 0;
     }
     const len = (length[base] as number) + tail.length;
-    const key = hashKey(hi, lo);
-    const candidates = byHash.get(key);
-    if (candidates !== undefined) {
-      let content: string | undefined;
-      for (const c of candidates) {
-        if (length[c] !== len) continue;
-        content ??= text(base) + tail;
-        if (text(c) === content) return c;
-      }
+    const first = byHash.get(hi, lo);
+    let content: string | undefined;
+    for (let c = first; c !== -1; c = sameHash[c] as number) {
+      if (length[c] !== len) continue;
+      content ??= text(base) + tail;
+      if (text(c) === content) return c;
     }
     const id = parent.length;
     parent.push(base);
@@ -77,8 +78,8 @@ function valueTable() {
     length.push(len);
     hashHi.push(hi);
     hashLo.push(lo);
-    if (candidates === undefined) byHash.set(key, [id]);
-    else candidates.push(id);
+    sameHash.push(first);
+    byHash.set(hi, lo, id);
     return id;
   };
   const intern = (v: string): number => {
@@ -96,15 +97,15 @@ function valueTable() {
     step(id: number, input: KvInput, output: KvOutput | undefined): number | undefined {
       if (input.f === "get") return output?.value === undefined || intern(output.value) === id ? id : undefined;
       if (input.f === "put") return intern(input.value);
-      let memo = appended[id];
-      if (memo === undefined) {
-        memo = new Map();
-        appended[id] = memo;
+      let sfx = suffixIds.get(input.value);
+      if (sfx === undefined) {
+        sfx = suffixIds.size;
+        suffixIds.set(input.value, sfx);
       }
-      let next = memo.get(input.value);
-      if (next === undefined) {
+      let next = appended.get(id, sfx);
+      if (next === -1) {
         next = extend(id, input.value);
-        memo.set(input.value, next);
+        appended.set(id, sfx, next);
       }
       return next;
     },
@@ -129,7 +130,7 @@ export function kvModel(): Model<number, KvInput, KvOutput> {
     key: (id) => id,
     partition: (ops) => partitionBy(ops, "key", (input) => input.key),
     describeOp: describeKvOp,
-    describeState: (id) => `value = ${JSON.stringify(table.text(id))}`,
+    describeState: (id) => `the value ${JSON.stringify(table.text(id))}`,
   };
 }
 
@@ -171,7 +172,7 @@ export function kvWholeModel(): Model<KvWholeState, KvInput, KvOutput> {
     describeOp: describeKvOp,
     describeState(state) {
       const parts = state.flatMap((id, k) => (id === 0 ? [] : [`${keyNames[k]}=${JSON.stringify(table.text(id))}`]));
-      return parts.length === 0 ? "all keys empty" : parts.join(", ");
+      return parts.length === 0 ? "every key empty" : `the store holding ${parts.join(", ")}`;
     },
   };
 }

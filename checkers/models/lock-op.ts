@@ -23,8 +23,7 @@ export function partitionByLock(ops: readonly LinOp<LockInput, LockOutput>[]): P
 }
 
 export function describeLockOp(input: LockInput, output: LockOutput | undefined): string {
-  const who = `process ${input.process}`;
-  if (output === undefined) return `${who} ${input.f} → unknown (info)`;
+  if (output === undefined) return `${input.f} → unknown (info)`;
   const token = output.token === undefined ? "" : ` token ${output.token}`;
-  return `${who} ${input.f} → ok${token}`;
+  return `${input.f} → ok${token}`;
 }

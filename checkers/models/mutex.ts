@@ -19,5 +19,5 @@ export const mutexModel: Model<MutexState, LockInput, LockOutput> = {
   key: (locked) => locked,
   partition: partitionByLock,
   describeOp: describeLockOp,
-  describeState: (locked) => (locked ? "held" : "free"),
+  describeState: (locked) => (locked ? "the lock held" : "the lock free"),
 };

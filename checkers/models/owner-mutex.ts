@@ -20,5 +20,5 @@ export const ownerMutexModel: Model<OwnerMutexState, LockInput, LockOutput> = {
   key: (holder) => holder,
   partition: partitionByLock,
   describeOp: describeLockOp,
-  describeState: (holder) => (holder === null ? "free" : `held by process ${holder}`),
+  describeState: (holder) => (holder === null ? "the lock free" : `the lock held by process ${holder}`),
 };

@@ -7,6 +7,7 @@
  * found (or an expectation unmet), 2 unknown verdict or bad input.
  */
 import { Command } from "commander";
+import { argvWithModuleTargets } from "../custom/preload.js";
 import { commands } from "./commands/index.js";
 
 const program = new Command("lockcheck")
@@ -22,4 +23,5 @@ const program = new Command("lockcheck")
 
 for (const make of commands) program.addCommand(make());
 
-await program.parseAsync(process.argv);
+// `--target module:./my-lock.js` becomes the name the module registers (docs/custom-locks.md).
+await program.parseAsync(await argvWithModuleTargets(process.argv));

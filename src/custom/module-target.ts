@@ -14,7 +14,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { importModule } from "../runner/gate-config.js";
+import { defaultExport, importModule, namedExports } from "../runner/gate-config.js";
 import { type ScheduleOptions, scheduleOptionsSchema } from "../schedule/schedule.js";
 import { findTarget, registerTarget, SIM_BASE_OPTIONS } from "../targets/index.js";
 import { listTargets } from "../targets/registry.js";
@@ -89,19 +89,29 @@ async function unused(): Promise<never> {
 const loaded = new Map<string, Target>();
 
 /** Loads `module:<path>` (path relative to `baseDir`) as a target and registers it. */
-export async function loadModuleTarget(spec: string, baseDir: string = process.cwd()): Promise<Result<Target, InputError>> {
+export async function loadModuleTarget(
+  spec: string,
+  baseDir: string = process.cwd(),
+): Promise<Result<Target, InputError>> {
   const rel = spec.slice(MODULE_PREFIX.length);
-  if (rel === "") return err({ field: "target", message: `expected ${MODULE_PREFIX}<path to a .js or .ts module>` });
+  if (rel === "")
+    return err({ field: "target", message: `expected ${MODULE_PREFIX}<path to a .js or .ts module>` });
   const path = isAbsolute(rel) ? rel : resolve(baseDir, rel);
   const cached = loaded.get(path);
   if (cached) return ok(cached);
   const mod = await importModule(path);
   if (!mod.ok) return mod;
-  const exported = mod.value.default ?? mod.value.lock;
+  const named = namedExports(mod.value);
+  const exported = defaultExport(mod.value) ?? named.lock;
   let target: Target;
   if (isLockAlgorithm(exported)) {
-    const opts = scheduleOptionsSchema.partial().safeParse(mod.value.options ?? {});
-    if (!opts.success) return err({ file: path, field: "options", message: "the `options` export is not valid schedule options" });
+    const opts = scheduleOptionsSchema.partial().safeParse(named.options ?? {});
+    if (!opts.success)
+      return err({
+        file: path,
+        field: "options",
+        message: "the `options` export is not valid schedule options",
+      });
     target = simTargetFor(exported, opts.data);
   } else if (isPlainLock(exported)) {
     target = plainTargetFor(exported);
@@ -114,11 +124,19 @@ export async function loadModuleTarget(spec: string, baseDir: string = process.c
   }
   const lockName = target.name.slice(target.name.indexOf(":") + 1);
   if (!NAME.test(lockName)) {
-    return err({ file: path, field: "name", message: `lock name "${lockName}" must be lowercase letters, digits and dashes` });
+    return err({
+      file: path,
+      field: "name",
+      message: `lock name "${lockName}" must be lowercase letters, digits and dashes`,
+    });
   }
   const clash = listTargets().find((t) => t.name === target.name);
   if (clash) {
-    return err({ file: path, field: "name", message: `"${target.name}" is already a target; give your lock another name` });
+    return err({
+      file: path,
+      field: "name",
+      message: `"${target.name}" is already a target; give your lock another name`,
+    });
   }
   registerTarget(target);
   loaded.set(path, target);
@@ -126,7 +144,11 @@ export async function loadModuleTarget(spec: string, baseDir: string = process.c
 }
 
 /** A target by name (`sim:redlock`, `redis:lease`, …) or from a module (`module:./my-lock.js`). */
-export async function resolveTarget(spec: string, baseDir?: string, field = "target"): Promise<Result<Target, InputError>> {
+export async function resolveTarget(
+  spec: string,
+  baseDir?: string,
+  field = "target",
+): Promise<Result<Target, InputError>> {
   if (spec.startsWith(MODULE_PREFIX)) {
     const r = await loadModuleTarget(spec, baseDir);
     return r.ok ? r : err({ ...r.error, field: r.error.field ?? field });

@@ -75,5 +75,7 @@ export function tokenOf(grant: PlainGrant): bigint | undefined {
   if (typeof t === "bigint") return t;
   if (typeof t === "number" && Number.isInteger(t)) return BigInt(t);
   if (typeof t === "string" && /^-?\d+$/.test(t)) return BigInt(t);
-  throw new TypeError(`plain lock: grant.token must be an integer (bigint, number or decimal string), got ${String(t)}`);
+  throw new TypeError(
+    `plain lock: grant.token must be an integer (bigint, number or decimal string), got ${String(t)}`,
+  );
 }

@@ -8,9 +8,10 @@
  * a crashed client) complete as `info`. Everything started here — timers and user clients —
  * is closed before `runPlain` settles.
  */
+
+import type { LockEnv, ResourceWrite } from "../env/env.js";
 import type { ClientOp, NemesisF, Op } from "../history/op.js";
 import type { LockAlgorithm, LockHandle } from "../locks/lock.js";
-import type { LockEnv, ResourceWrite } from "../env/env.js";
 import type { Checkpoint, Fault, Schedule } from "../schedule/schedule.js";
 import type { TargetRun } from "../targets/target.js";
 import { type ClientRecorder, runClient } from "../workload/client.js";
@@ -52,10 +53,13 @@ function clockNow(c: Clock): number {
 
 const delay = (ms: number, timers: Set<NodeJS.Timeout>) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      resolve();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        timers.delete(t);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     timers.add(t);
   });
 
@@ -84,7 +88,12 @@ function describe(e: unknown): string {
 }
 
 /** The user's client as a LockAlgorithm, so the shared workload driver can run it. */
-function adapt(lock: PlainLock, client: PlainLockClient, callTimeoutMs: number, timers: Set<NodeJS.Timeout>): LockAlgorithm {
+function adapt(
+  lock: PlainLock,
+  client: PlainLockClient,
+  callTimeoutMs: number,
+  timers: Set<NodeJS.Timeout>,
+): LockAlgorithm {
   return {
     name: lock.name,
     servers: "redis",
@@ -138,7 +147,14 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
       const call = open.get(id);
       if (!call) return;
       open.delete(id);
-      ops.push({ index: ops.length, time: nowNs(), process: call.process, type, ...call.fields, ...fields } as ClientOp);
+      ops.push({
+        index: ops.length,
+        time: nowNs(),
+        process: call.process,
+        type,
+        ...call.fields,
+        ...fields,
+      } as ClientOp);
     },
   });
 
@@ -253,7 +269,8 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
           async write(w, opts) {
             await pass(gate);
             const grant = grants.get(w.grant);
-            if (client.write === undefined || grant === undefined) return { ok: true, value: { accepted: memoryWrite(w) } };
+            if (client.write === undefined || grant === undefined)
+              return { ok: true, value: { accepted: memoryWrite(w) } };
             const r = await withTimeout(
               Promise.resolve().then(() => client.write!(grant, w.value)),
               opts?.timeoutMs ?? options.callTimeoutMs,
@@ -261,7 +278,14 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
             );
             await pass(gate);
             if (r.kind === "ok") return { ok: true, value: { accepted: r.value } };
-            return { ok: false, error: { kind: "timeout", node: "resource", detail: r.kind === "error" ? describe(r.error) : "timeout" } };
+            return {
+              ok: false,
+              error: {
+                kind: "timeout",
+                node: "resource",
+                detail: r.kind === "error" ? describe(r.error) : "timeout",
+              },
+            };
           },
         },
         async checkpoint(point: Checkpoint) {
@@ -306,7 +330,14 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
     await Promise.all([...clients.values()].map((c) => c.close?.().catch(() => {})));
   }
   for (const [id, call] of [...open.entries()].sort((a, b) => a[0] - b[0])) {
-    ops.push({ index: ops.length, time: nowNs(), process: call.process, type: "info", ...call.fields, error: "run ended" } as ClientOp);
+    ops.push({
+      index: ops.length,
+      time: nowNs(),
+      process: call.process,
+      type: "info",
+      ...call.fields,
+      error: "run ended",
+    } as ClientOp);
     open.delete(id);
   }
   return { ops, stats: { ignoredFaults, durationMs: Math.round(nowNs() / 1e6) } };

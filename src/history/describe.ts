@@ -1,10 +1,10 @@
 /** Small helpers that phrase history facts for anomaly explanations. */
 import type { GrantInfo } from "./grants.js";
 
-/** Nanoseconds as milliseconds for people: "150 ms", "12.5 ms", "0.001 ms". */
+/** Nanoseconds as milliseconds for people, to the microsecond: "150 ms", "12.5 ms", "0.001 ms", "0 ms". */
 export function formatMs(ns: number): string {
   const ms = ns / 1e6;
-  const text = Number.isInteger(ms) ? String(ms) : ms.toFixed(3).replace(/0+$/, "");
+  const text = Number.isInteger(ms) ? String(ms) : ms.toFixed(3).replace(/\.?0+$/, "");
   return `${text} ms`;
 }
 

@@ -36,12 +36,22 @@ export function isNewerGrant(a: GrantInfo, b: GrantInfo): boolean {
 
 /** Grants by (lock, grant id), filled as a history streams by. */
 export class GrantTable {
-  private readonly byKey = new Map<string, GrantInfo>();
+  /** lock → grant id → info (two levels: no key strings to build per op). */
+  private readonly byLock = new Map<string, Map<GrantId, GrantInfo>>();
+
+  private grantsOf(lock: string): Map<GrantId, GrantInfo> {
+    let m = this.byLock.get(lock);
+    if (!m) {
+      m = new Map();
+      this.byLock.set(lock, m);
+    }
+    return m;
+  }
 
   /** Records the grant an acquire `ok` handed out (the first `ok` for a grant id wins). */
   acquired(op: AcquireOp, grant: GrantId): GrantInfo {
-    const key = grantKey(op.lock, grant);
-    const known = this.byKey.get(key);
+    const grants = this.grantsOf(op.lock);
+    const known = grants.get(grant);
     if (known?.acquired) return known;
     const info: GrantInfo = {
       lock: op.lock,
@@ -52,14 +62,14 @@ export class GrantTable {
       token: op.token,
       acquired: true,
     };
-    this.byKey.set(key, info);
+    grants.set(grant, info);
     return info;
   }
 
   /** The grant a write names, registering it from the write if no acquire `ok` handed it out. */
   forWrite(op: WriteOp): GrantInfo {
-    const key = grantKey(op.lock, op.grant);
-    const known = this.byKey.get(key);
+    const grants = this.grantsOf(op.lock);
+    const known = grants.get(op.grant);
     if (known) return known;
     const info: GrantInfo = {
       lock: op.lock,
@@ -70,7 +80,7 @@ export class GrantTable {
       token: op.token,
       acquired: false,
     };
-    this.byKey.set(key, info);
+    grants.set(op.grant, info);
     return info;
   }
 }

@@ -82,7 +82,7 @@ export function parseOpLine(line: string, lineNo: number, file?: string): Result
   if (typeof o.type !== "string" || !TYPE_SET.has(o.type)) {
     return fail("type", `unknown type ${describe(o.type)} (expected invoke, ok, fail or info)`);
   }
-  for (const key of OPTIONAL_KEYS) if (o[key] === null) delete o[key];
+  if (line.includes("null")) for (const key of OPTIONAL_KEYS) if (o[key] === null) delete o[key];
   if (nemesis) {
     if (typeof o.f !== "string" || !NEMESIS_F_SET.has(o.f)) {
       return fail("f", `unknown nemesis f ${describe(o.f)} (expected one of ${NEMESIS_FS.join(", ")})`);

@@ -17,14 +17,7 @@
  */
 import type { InputError } from "../result.js";
 import { grantKey } from "./grants.js";
-import type { Op, ProcessId } from "./op.js";
-
-interface OpenCall {
-  f: string;
-  lock: string;
-  grant: string | undefined;
-  line: number;
-}
+import type { ClientOp, Op } from "./op.js";
 
 export interface HistoryValidator {
   /** Checks one op; returns false if it added an error. */
@@ -44,8 +37,13 @@ export function createHistoryValidator(
   sink: { errors: InputError[]; warnings: InputError[] } = { errors: [], warnings: [] },
 ): HistoryValidator {
   const { errors, warnings } = sink;
-  const open = new Map<number, OpenCall>();
-  const lastTime = new Map<ProcessId, { time: number; line: number }>();
+  // Per client process, indexed by process number (arrays beat Maps on this hot path).
+  const openCall: Array<ClientOp | undefined> = [];
+  const openLine: number[] = [];
+  const lastTime: number[] = [];
+  const lastTimeLine: number[] = [];
+  let nemesisTime = -1;
+  let nemesisLine = 0;
   const granted = new Map<string, number>();
   const warningCounts = new Map<string, number>();
   let lastIndex = -1;
@@ -83,18 +81,22 @@ export function createHistoryValidator(
     }
     lastIndex = op.index;
     lastIndexLine = line;
-    const prev = lastTime.get(op.process);
-    if (prev && op.time < prev.time) {
+    const p = op.process;
+    const prevTime = p === "nemesis" ? nemesisTime : (lastTime[p] ?? -1);
+    if (op.time < prevTime) {
+      const prevLine = p === "nemesis" ? nemesisLine : lastTimeLine[p];
       return error(
         line,
         "time",
-        `time goes backwards for process ${op.process}: ${op.time} ns, but line ${prev.line} has ${prev.time} ns`,
+        `time goes backwards for process ${p}: ${op.time} ns, but line ${prevLine} has ${prevTime} ns`,
       );
     }
-    if (!prev) lastTime.set(op.process, { time: op.time, line });
-    else {
-      prev.time = op.time;
-      prev.line = line;
+    if (p === "nemesis") {
+      nemesisTime = op.time;
+      nemesisLine = line;
+    } else {
+      lastTime[p] = op.time;
+      lastTimeLine[p] = line;
     }
     if (op.time < maxTime) {
       warn("time", line, "time", `time ${op.time} ns is earlier than an earlier line's ${maxTime} ns`);
@@ -104,35 +106,37 @@ export function createHistoryValidator(
 
   function checkCall(op: Op, line: number): boolean {
     if (op.process === "nemesis") return true;
-    const call = open.get(op.process);
+    const p = op.process;
+    const call = openCall[p];
     if (op.type === "invoke") {
       if (call) {
         return error(
           line,
           "type",
-          `process ${op.process} invoked ${op.f} while its ${call.f} from line ${call.line} has not completed (a process makes one call at a time)`,
+          `process ${p} invoked ${op.f} while its ${call.f} from line ${openLine[p]} has not completed (a process makes one call at a time)`,
         );
       }
-      open.set(op.process, { f: op.f, lock: op.lock, grant: op.grant, line });
+      openCall[p] = op;
+      openLine[p] = line;
       return true;
     }
-    if (!call)
-      return error(line, "type", `${op.type} without invoke: process ${op.process} has no open call`);
-    open.delete(op.process);
+    if (!call) return error(line, "type", `${op.type} without invoke: process ${p} has no open call`);
+    openCall[p] = undefined;
+    const callLine = openLine[p];
     if (op.f !== call.f)
-      return error(line, "f", `completion is ${op.f} but the invoke on line ${call.line} is ${call.f}`);
+      return error(line, "f", `completion is ${op.f} but the invoke on line ${callLine} is ${call.f}`);
     if (op.lock !== call.lock) {
       return error(
         line,
         "lock",
-        `completion names lock "${op.lock}" but the invoke on line ${call.line} names "${call.lock}"`,
+        `completion names lock "${op.lock}" but the invoke on line ${callLine} names "${call.lock}"`,
       );
     }
     if (op.f === "write" && call.grant !== undefined && op.grant !== call.grant) {
       return error(
         line,
         "grant",
-        `completion names grant "${op.grant}" but the invoke on line ${call.line} names "${call.grant}"`,
+        `completion names grant "${op.grant}" but the invoke on line ${callLine} names "${call.grant}"`,
       );
     }
     if (op.f === "acquire" && op.type === "ok") {

@@ -11,5 +11,5 @@ import { makeRedlock } from "./redlock.js";
 export const redlockNocheck: LockAlgorithm = makeRedlock({
   name: "redlock-nocheck",
   checkValidity: false,
-  attempts: 3,
+  attempts: 10,
 });

@@ -8,7 +8,7 @@
  * 3. The lock is acquired if a majority (N/2 + 1) of nodes said yes AND the remaining
  *    validity, `ttl − elapsed − drift` with `drift = 1% of ttl + 2 ms`, is still positive.
  * 4. Otherwise unlock every node (even those that seemed to fail) and retry after a jittered
- *    delay, a few times.
+ *    delay (as node-redlock does by default: up to 10 attempts, here also bounded by two TTLs).
  *
  * The validity check in step 3 is what protects a client that was paused while the replies
  * were in flight. `redlock-nocheck` builds the same algorithm with the check switched off,
@@ -21,13 +21,13 @@
 import type { CallResult, LockEnv, RedisApi } from "../env/env.js";
 import { lockKey } from "./lease.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
-import { retryDelayMs } from "./retry.js";
+import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
 export interface RedlockConfig {
   name: string;
   /** Whether to require positive remaining validity (step 3 above). */
   checkValidity: boolean;
-  /** Acquisition attempts before giving up. */
+  /** Most acquisition attempts before giving up (also bounded by two TTLs of waiting). */
   attempts: number;
 }
 
@@ -64,6 +64,7 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
       const key = lockKey(req.lock);
       const timeoutMs = perNodeTimeoutMs(req.ttlMs);
       let lastReason = "no-quorum";
+      const deadline = env.now() + acquireWaitMs(req.ttlMs);
       for (let attempt = 0; attempt < config.attempts; attempt++) {
         const start = env.now();
         const pending: Promise<CallResult<boolean>>[] = nodes.map((n) =>
@@ -81,9 +82,9 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
         }
         lastReason = hasQuorum ? "validity-expired" : "no-quorum";
         await unlockAll(nodes, key, req.owner, timeoutMs);
-        if (attempt + 1 < config.attempts) {
-          await env.sleep(retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 5));
-        }
+        const wait = retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 5);
+        if (attempt + 1 >= config.attempts || env.now() + wait >= deadline) break;
+        await env.sleep(wait);
       }
       return { outcome: "denied", reason: lastReason };
     },
@@ -97,4 +98,4 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
   };
 }
 
-export const redlock: LockAlgorithm = makeRedlock({ name: "redlock", checkValidity: true, attempts: 3 });
+export const redlock: LockAlgorithm = makeRedlock({ name: "redlock", checkValidity: true, attempts: 10 });

@@ -131,6 +131,8 @@ export async function runReal(
   rmSync(eventsDir, { recursive: true, force: true });
   mkdirSync(eventsDir, { recursive: true });
   writeFileSync(join(opts.outDir, "schedule.json"), `${JSON.stringify(schedule, null, 2)}\n`);
+  // Who ran this folder: the run id is in the argv of every process and temp dir of the run.
+  writeFileSync(join(opts.outDir, "run.json"), `${JSON.stringify({ runId, pid: process.pid }, null, 2)}\n`);
   const historyFile = join(opts.outDir, "history.jsonl");
   const clientIds = schedule.clients.map((c) => c.id);
   const setupStart = Date.now();

@@ -40,8 +40,17 @@ export interface RealWorld {
   link(clientId: number, node: string): LinkProxy | undefined;
   /** Ports a client connects to, in server order. */
   portsFor(clientId: number): { redisPorts: number[]; etcdPorts: number[]; resourcePort: number | null };
+  /**
+   * Cuts every link between a server of `a` and a server of `b` ("server:N") until `heal`, where
+   * this world can: the docker world isolates one member from its peers (src/real/docker/).
+   * Absent here: links between server processes are not proxied.
+   */
+  cutServerLinks?(a: readonly string[], b: readonly string[]): Promise<ServerCut>;
   stop(): Promise<void>;
 }
+
+/** A server↔server cut that was made (and which servers it isolated), or why it could not be. */
+export type ServerCut = { heal: () => void; isolated: string[] } | { unsupported: string };
 
 const linkKey = (clientId: number, node: string): string => `client:${clientId}|${node}`;
 

@@ -29,7 +29,10 @@ function seconds(ms: number): string {
 
 function resultCell(r: GateResult, c: Colors): Cell {
   if (r.met) return { text: "✓ met", style: c.green };
-  return { text: r.error !== undefined && !(r.kind === "target" && r.counterexample) ? "✗ error" : "✗ unmet", style: (s) => c.bold(c.red(s)) };
+  return {
+    text: r.error !== undefined && !(r.kind === "target" && r.counterexample) ? "✗ error" : "✗ unmet",
+    style: (s) => c.bold(c.red(s)),
+  };
 }
 
 export function formatGateReport(report: GateReport, c: Colors): string[] {
@@ -60,7 +63,12 @@ export function formatGateReport(report: GateReport, c: Colors): string[] {
     out.push(
       ...table(
         ["entry", "mode", "time", "result"],
-        corpus.map((r) => [{ text: r.name }, { text: r.mode }, { text: seconds(r.elapsedMs), right: true }, resultCell(r, c)]),
+        corpus.map((r) => [
+          { text: r.name },
+          { text: r.mode },
+          { text: seconds(r.elapsedMs), right: true },
+          resultCell(r, c),
+        ]),
         c,
       ),
     );
@@ -78,7 +86,9 @@ export function formatGateReport(report: GateReport, c: Colors): string[] {
   out.push("");
   out.push(
     unmet.length === 0
-      ? c.green(`gate passed: ${met} of ${report.results.length} expectations met in ${seconds(report.elapsedMs)}`)
+      ? c.green(
+          `gate passed: ${met} of ${report.results.length} expectations met in ${seconds(report.elapsedMs)}`,
+        )
       : c.bold(c.red(`gate failed: ${unmet.length} of ${report.results.length} expectations unmet`)),
   );
   return out;

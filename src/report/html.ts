@@ -171,7 +171,8 @@ function renderAnomalyList(tl: Timeline): string {
       `<span><span class="kind">${escapeHtml(a.kind)}</span> <span class="by">by ${escapeHtml(a.checker)} · ops ${a.ops.join(", ")}</span><br>${escapeHtml(a.explanation)}</span>` +
       `<span class="go">show on timeline →</span></li>`,
   );
-  if (items.length <= SHOWN_ANOMALIES) return `<h2>Anomalies</h2><ol class="anomalies">${items.join("")}</ol>`;
+  if (items.length <= SHOWN_ANOMALIES)
+    return `<h2>Anomalies</h2><ol class="anomalies">${items.join("")}</ol>`;
   return [
     `<h2>Anomalies</h2><ol class="anomalies">${items.slice(0, SHOWN_ANOMALIES).join("")}</ol>`,
     `<details class="more"><summary>${items.length - SHOWN_ANOMALIES} more anomalies</summary>`,

@@ -64,9 +64,15 @@ export function renderJUnit(suites: readonly JUnitSuite[], name = "lockcheck"): 
       for (const [k, v] of props) p.ele("property", { name: k, value: v });
     }
     for (const c of s.cases) {
-      const tc = suite.ele("testcase", { name: c.name, classname: c.classname, time: c.timeSeconds.toFixed(3) });
+      const tc = suite.ele("testcase", {
+        name: c.name,
+        classname: c.classname,
+        time: c.timeSeconds.toFixed(3),
+      });
       if (c.outcome === "failed" || c.outcome === "error") {
-        tc.ele(c.outcome === "failed" ? "failure" : "error", { message: c.message ?? c.outcome }).txt(c.details ?? "");
+        tc.ele(c.outcome === "failed" ? "failure" : "error", { message: c.message ?? c.outcome }).txt(
+          c.details ?? "",
+        );
       } else if (c.outcome === "skipped") {
         tc.ele("skipped", c.message === undefined ? {} : { message: c.message });
       }
@@ -118,17 +124,28 @@ export function parseJUnit(xml: string, file?: string): Result<JUnitSuite[], Inp
     return err({ ...where, message: `not valid XML: ${(e as Error).message}` });
   }
   const suites =
-    root.tagName === "testsuites" ? children(root, "testsuite") : root.tagName === "testsuite" ? [root] : null;
+    root.tagName === "testsuites"
+      ? children(root, "testsuite")
+      : root.tagName === "testsuite"
+        ? [root]
+        : null;
   if (suites === null) {
-    return err({ ...where, message: `not JUnit XML: the root element is <${root.tagName}>, expected <testsuites>` });
+    return err({
+      ...where,
+      message: `not JUnit XML: the root element is <${root.tagName}>, expected <testsuites>`,
+    });
   }
   return ok(
     suites.map((s) => {
       const properties: Record<string, string> = {};
       for (const props of children(s, "properties")) {
-        for (const p of children(props, "property")) properties[p.getAttribute("name") ?? ""] = p.getAttribute("value") ?? "";
+        for (const p of children(props, "property"))
+          properties[p.getAttribute("name") ?? ""] = p.getAttribute("value") ?? "";
       }
-      const suite: JUnitSuite = { name: s.getAttribute("name") ?? "", cases: children(s, "testcase").map(readCase) };
+      const suite: JUnitSuite = {
+        name: s.getAttribute("name") ?? "",
+        cases: children(s, "testcase").map(readCase),
+      };
       if (Object.keys(properties).length > 0) suite.properties = properties;
       return suite;
     }),

@@ -114,7 +114,11 @@ export async function findDefaultConfig(dir: string): Promise<string | null> {
 }
 
 /** Validates a config value; every problem becomes one InputError with its JSON path. */
-export function parseGateConfig(data: unknown, file: string | null, baseDir: string): Result<GateConfig, InputError[]> {
+export function parseGateConfig(
+  data: unknown,
+  file: string | null,
+  baseDir: string,
+): Result<GateConfig, InputError[]> {
   const parsed = gateConfigSchema.safeParse(data);
   if (!parsed.success) {
     return err(
@@ -133,7 +137,11 @@ export function parseGateConfig(data: unknown, file: string | null, baseDir: str
   config.targets.forEach((t, i) => {
     const name = gateTargetName(t);
     if (names.has(name)) {
-      problems.push({ ...(file ? { file } : {}), field: `targets[${i}].name`, message: `"${name}" is used twice; give one a distinct name` });
+      problems.push({
+        ...(file ? { file } : {}),
+        field: `targets[${i}].name`,
+        message: `"${name}" is used twice; give one a distinct name`,
+      });
     }
     names.add(name);
   });
@@ -171,6 +179,30 @@ export async function importModule(path: string): Promise<Result<Record<string, 
   }
 }
 
+/**
+ * A module's default export. A TypeScript file outside an ESM package is compiled as
+ * CommonJS, and its `export default` then arrives one level deeper (`default.default`).
+ */
+export function defaultExport(mod: Record<string, unknown>): unknown {
+  const d = mod.default;
+  if (typeof d === "object" && d !== null && "default" in d) {
+    const keys = Object.keys(d).filter((k) => k !== "__esModule");
+    if ((d as { __esModule?: unknown }).__esModule === true || (keys.length === 1 && keys[0] === "default")) {
+      return (d as { default: unknown }).default;
+    }
+  }
+  return d;
+}
+
+/** A module's named exports, looking through a CommonJS-compiled TypeScript module's wrapper. */
+export function namedExports(mod: Record<string, unknown>): Record<string, unknown> {
+  const d = mod.default;
+  if (typeof d === "object" && d !== null && (d as { __esModule?: unknown }).__esModule === true) {
+    return d as Record<string, unknown>;
+  }
+  return mod;
+}
+
 export async function loadGateConfig(path: string): Promise<Result<GateConfig, InputError[]>> {
   const file = resolve(path);
   if (!(await exists(file))) return err([{ file: path, message: "no such file" }]);
@@ -191,8 +223,9 @@ export async function loadGateConfig(path: string): Promise<Result<GateConfig, I
   } else {
     const mod = await importModule(file);
     if (!mod.ok) return err([mod.error]);
-    data = mod.value.default ?? mod.value.config;
-    if (data === undefined) return err([{ file: path, message: "exports no config: use `export default { targets: [...] }`" }]);
+    data = defaultExport(mod.value) ?? mod.value.config;
+    if (data === undefined)
+      return err([{ file: path, message: "exports no config: use `export default { targets: [...] }`" }]);
   }
   return parseGateConfig(data, path, baseDir);
 }

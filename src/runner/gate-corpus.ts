@@ -56,16 +56,23 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 /** Every entry under the corpus folders, sorted by name; a missing folder is an error. */
-export async function findCorpusEntries(folders: readonly string[], baseDir: string): Promise<Result<CorpusEntry[], InputError>> {
+export async function findCorpusEntries(
+  folders: readonly string[],
+  baseDir: string,
+): Promise<Result<CorpusEntry[], InputError>> {
   const entries: CorpusEntry[] = [];
   for (const folder of folders) {
     let names: string[];
     try {
-      names = (await readdir(folder, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+      names = (await readdir(folder, { withFileTypes: true }))
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch {
       return err({ file: folder, field: "corpus", message: "no such folder" });
     }
-    const dirs = (await isFile(join(folder, "history.jsonl"))) ? [folder] : names.sort().map((n) => join(folder, n));
+    const dirs = (await isFile(join(folder, "history.jsonl")))
+      ? [folder]
+      : names.sort().map((n) => join(folder, n));
     for (const dir of dirs) {
       if (!(await isFile(join(dir, "history.jsonl")))) continue;
       entries.push({
@@ -91,14 +98,22 @@ async function recordedVerdicts(dir: string): Promise<Result<Record<string, Vali
     }
     const parsed = expectedFileSchema.safeParse(data);
     if (!parsed.success) {
-      return err({ file: expectedPath, message: 'expected { "verdicts": { "<checker>": true | false | "unknown" } }' });
+      return err({
+        file: expectedPath,
+        message: 'expected { "verdicts": { "<checker>": true | false | "unknown" } }',
+      });
     }
     return ok(parsed.data.verdicts);
   }
   const warnings: InputError[] = [];
   const verdicts = await readVerdictFile(join(dir, "verdict.json"), warnings);
   if (verdicts === undefined) {
-    return err(warnings[0] ?? { file: dir, message: `has no ${EXPECTED_FILE} or verdict.json: nothing to compare against` });
+    return err(
+      warnings[0] ?? {
+        file: dir,
+        message: `has no ${EXPECTED_FILE} or verdict.json: nothing to compare against`,
+      },
+    );
   }
   return ok(byChecker(verdicts));
 }
@@ -112,7 +127,9 @@ const show = (v: Validity | undefined) => (v === undefined ? "not run" : String(
 export async function checkCorpusEntry(entry: CorpusEntry): Promise<CorpusResult> {
   const started = Date.now();
   const replay =
-    entry.mode === "re-run" ? `lockcheck replay ${entry.dir}` : `lockcheck check ${join(entry.dir, "history.jsonl")}`;
+    entry.mode === "re-run"
+      ? `lockcheck replay ${entry.dir}`
+      : `lockcheck check ${join(entry.dir, "history.jsonl")}`;
   const base = { kind: "corpus" as const, name: entry.name, dir: entry.dir, mode: entry.mode, replay };
   const failed = (e: InputError, expected: Record<string, Validity> = {}): CorpusResult => ({
     ...base,
@@ -141,12 +158,20 @@ export async function checkCorpusEntry(entry: CorpusEntry): Promise<CorpusResult
     verdicts = replayed.value.run.verdicts;
   } else {
     const history = await readHistoryFile(join(entry.dir, "history.jsonl"));
-    if (!history.ok) return failed(history.error[0] ?? { file: entry.dir, message: "unreadable history" }, expected.value);
+    if (!history.ok)
+      return failed(history.error[0] ?? { file: entry.dir, message: "unreadable history" }, expected.value);
     verdicts = checkOps(history.value.ops);
   }
   const actual = byChecker(verdicts);
   const mismatches = Object.entries(expected.value)
     .filter(([checker, want]) => actual[checker] !== want)
     .map(([checker, want]) => `${checker}: recorded ${show(want)}, now ${show(actual[checker])}`);
-  return { ...base, expected: expected.value, actual, mismatches, met: mismatches.length === 0, elapsedMs: Date.now() - started };
+  return {
+    ...base,
+    expected: expected.value,
+    actual,
+    mismatches,
+    met: mismatches.length === 0,
+    elapsedMs: Date.now() - started,
+  };
 }

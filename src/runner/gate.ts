@@ -8,7 +8,7 @@
  * Each target's seed comes from the config, not the shard, so a target fuzzes the same
  * schedules whichever shard runs it.
  */
-import { join } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import type { FaultCategory } from "../../generators/bounds.js";
 import { FAULT_CATEGORIES } from "../../generators/bounds.js";
 import { parseDuration } from "../cli/duration.js";
@@ -80,7 +80,9 @@ export function planGate(config: GateConfig, corpus: readonly CorpusEntry[]): Ga
       const name = gateTargetName(t);
       return { kind: "target", id: `target:${name}`, name, config: t };
     }),
-    ...corpus.map((entry): GateItem => ({ kind: "corpus", id: `corpus:${entry.name}`, name: entry.name, entry })),
+    ...corpus.map(
+      (entry): GateItem => ({ kind: "corpus", id: `corpus:${entry.name}`, name: entry.name, entry }),
+    ),
   ];
   return items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
@@ -97,11 +99,21 @@ export interface GateEvents {
   itemDone?(result: GateResult): void;
 }
 
+/** `path` relative to the working folder when it is inside it (shorter to read and paste). */
+function shortPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
 function slug(name: string): string {
   return name.replace(/[^a-zA-Z0-9-]+/g, "-").replace(/^-+|-+$/g, "") || "target";
 }
 
-async function runTarget(item: Extract<GateItem, { kind: "target" }>, config: GateConfig, events: GateEvents): Promise<TargetResult> {
+async function runTarget(
+  item: Extract<GateItem, { kind: "target" }>,
+  config: GateConfig,
+  events: GateEvents,
+): Promise<TargetResult> {
   const t = item.config;
   const started = Date.now();
   const faults = [...(t.faults ?? config.defaults.faults ?? FAULT_CATEGORIES)];
@@ -128,7 +140,9 @@ async function runTarget(item: Extract<GateItem, { kind: "target" }>, config: Ga
   const target = await resolveTarget(t.target, config.baseDir, "target");
   if (!target.ok) return fail(formatInputError(target.error));
   if (t.resource !== undefined && !target.value.resources.includes(t.resource)) {
-    return fail(`${target.value.name} supports resource ${target.value.resources.join(", ")}, not ${t.resource}`);
+    return fail(
+      `${target.value.name} supports resource ${target.value.resources.join(", ")}, not ${t.resource}`,
+    );
   }
   const time = t.time ?? config.defaults.time;
   const timeLimitMs = time === undefined ? undefined : parseDuration(time, "time");
@@ -147,7 +161,9 @@ async function runTarget(item: Extract<GateItem, { kind: "target" }>, config: Ga
       ...(runs === undefined ? {} : { runs }),
       ...(timeLimitMs === undefined ? {} : { timeLimitMs: timeLimitMs.value }),
       ...(t.options === undefined ? {} : { options: t.options }),
-      ...(clients === undefined ? {} : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
+      ...(clients === undefined
+        ? {}
+        : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
       // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
       ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
       onProgress: (p) =>
@@ -163,15 +179,26 @@ async function runTarget(item: Extract<GateItem, { kind: "target" }>, config: Ga
   }
   const common = { ...base, resource, runs: result.runs, interrupted: result.interrupted };
   if (result.error !== null) {
-    return { ...common, violations: 0, elapsedMs: Date.now() - started, met: false, error: `lockcheck failed: ${result.error.message}` };
+    return {
+      ...common,
+      violations: 0,
+      elapsedMs: Date.now() - started,
+      met: false,
+      error: `lockcheck failed: ${result.error.message}`,
+    };
   }
   const ce = result.counterexample;
   if (ce === null) {
     return { ...common, violations: 0, elapsedMs: Date.now() - started, met: t.expect === "safe" };
   }
-  const dir = join(config.output, slug(item.name));
+  const dir = shortPath(join(config.output, slug(item.name)));
   const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") ? ` --target ${target.value.name}` : ""}`;
-  const saved = await saveRun(dir, { schedule: ce.schedule, ops: ce.ops, verdicts: ce.verdicts, replayCommand: replay });
+  const saved = await saveRun(dir, {
+    schedule: ce.schedule,
+    ops: ce.ops,
+    verdicts: ce.verdicts,
+    replayCommand: replay,
+  });
   const outcome: TargetResult = {
     ...common,
     violations: 1,
@@ -194,7 +221,8 @@ export async function runGate(
   const results: GateResult[] = [];
   for (const [i, item] of items.entries()) {
     events.itemStart?.(item, i + 1, items.length);
-    const r = item.kind === "target" ? await runTarget(item, config, events) : await checkCorpusEntry(item.entry);
+    const r =
+      item.kind === "target" ? await runTarget(item, config, events) : await checkCorpusEntry(item.entry);
     results.push(r);
     events.itemDone?.(r);
   }
@@ -204,7 +232,8 @@ export async function runGate(
 /** Why a result failed, in one line, and what to run to see it. */
 export function failureText(r: GateResult): { message: string; details: string } {
   if (r.kind === "target") {
-    if (r.error !== undefined && r.counterexample === undefined) return { message: r.error, details: r.error };
+    if (r.error !== undefined && r.counterexample === undefined)
+      return { message: r.error, details: r.error };
     if (r.expect === "safe") {
       const ce = r.counterexample;
       return {
@@ -240,12 +269,19 @@ export function gateJUnitSuites(report: GateReport): JUnitSuite[] {
       name: r.kind === "target" ? `${r.name} is ${r.expect}` : r.name,
       classname: r.kind === "target" ? "lockcheck.targets" : "lockcheck.corpus",
       timeSeconds: r.elapsedMs / 1000,
-      outcome: r.met ? "passed" : r.error !== undefined && (r.kind === "corpus" || r.counterexample === undefined) ? "error" : "failed",
+      outcome: r.met
+        ? "passed"
+        : r.error !== undefined && (r.kind === "corpus" || r.counterexample === undefined)
+          ? "error"
+          : "failed",
     };
     if (!r.met) Object.assign(c, failureText(r));
     if (r.kind === "target") {
       c.output = `runs ${r.runs}, violations ${r.violations}, seed ${r.seed}${r.counterexample ? `, saved ${r.counterexample.dir}` : ""}`;
-    } else c.output = `${r.mode}; ${Object.entries(r.actual).map(([k, v]) => `${k}=${v}`).join(", ")}`;
+    } else
+      c.output = `${r.mode}; ${Object.entries(r.actual)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")}`;
     return c;
   };
   const props = report.shard ? { shard: `${report.shard.index}/${report.shard.count}` } : undefined;
@@ -259,7 +295,10 @@ export function gateJUnitSuites(report: GateReport): JUnitSuite[] {
 
 /** Combines the reports of the shards of one gate. */
 export function mergeGateReports(reports: readonly GateReport[]): GateReport {
-  const results = reports.flatMap((r) => r.results);
+  const id = (r: GateResult) => `${r.kind}:${r.name}`;
+  const results = reports
+    .flatMap((r) => r.results)
+    .sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
   return {
     version: 1,
     shard: null,

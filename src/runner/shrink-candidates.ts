@@ -6,10 +6,15 @@
  */
 import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../schedule/schedule.js";
 
-/** Smaller values to try for an integer x ≥ min: min, halfway, a quarter step down. */
+/**
+ * Smaller values to try for an integer x ≥ min, biggest cut first: min, then x minus half,
+ * a quarter, an eighth … of the distance, down to x − 1. Trying them in order is a binary
+ * search for the smallest value that still fails (when failing is monotone in x).
+ */
 export function smallerInts(x: number, min: number): number[] {
   if (x <= min) return [];
-  const out = [min, min + Math.floor((x - min) / 2), x - Math.max(1, Math.floor((x - min) / 4))];
+  const out = [min];
+  for (let d = Math.floor((x - min) / 2); d >= 1; d = Math.floor(d / 2)) out.push(x - d);
   return [...new Set(out)].filter((v) => v >= min && v < x);
 }
 
@@ -109,11 +114,26 @@ function renameClient(f: Fault, from: number, to: number, rename: (r: NodeRef) =
   }
 }
 
+/**
+ * The schedule with every pause twice as long. Offered only together with dropping a client
+ * or a fault (a net shrink: the weight counts whole clients and faults far above
+ * milliseconds): a counterexample often needs a helper client or a second small pause just
+ * to line up timing, and a longer pause removes that need; later steps shorten it again.
+ */
+function withLongerPauses(s: Schedule): Schedule | null {
+  if (!s.faults.some((f) => f.kind === "pause" || f.kind === "pause-at")) return null;
+  const faults = s.faults.map((f) => (f.kind === "pause" || f.kind === "pause-at" ? { ...f, durationMs: 2 * f.durationMs } : f));
+  return { ...s, faults };
+}
+
 function* dropClients(s: Schedule): Generator<Schedule> {
   if (s.clients.length <= 1) return;
   for (let i = s.clients.length - 1; i >= 0; i--) {
-    yield withoutClient(s, i, false);
+    const fewer = withoutClient(s, i, false);
+    yield fewer;
     yield withoutClient(s, i, true);
+    const stretched = withLongerPauses(fewer);
+    if (stretched !== null) yield stretched;
   }
 }
 
@@ -126,7 +146,12 @@ function* dropFaults(s: Schedule): Generator<Schedule> {
   const n = s.faults.length;
   for (let chunk = n; chunk >= 1; chunk = Math.floor(chunk / 2)) {
     for (let start = 0; start < n; start += chunk) {
-      yield { ...s, faults: [...s.faults.slice(0, start), ...s.faults.slice(start + chunk)] };
+      const fewer = { ...s, faults: [...s.faults.slice(0, start), ...s.faults.slice(start + chunk)] };
+      yield fewer;
+      if (chunk === 1) {
+        const stretched = withLongerPauses(fewer);
+        if (stretched !== null) yield stretched;
+      }
     }
     if (chunk === 1) break;
   }

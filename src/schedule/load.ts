@@ -85,10 +85,13 @@ export function parseScheduleText(text: string, file?: string): Result<Schedule,
     data = JSON.parse(text);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
+    // Node reports "line L column C" or "position P" for most syntax errors (not all).
+    const line = /line (\d+)/.exec(message);
     const at = /position (\d+)/.exec(message);
     const error: InputError = { message: `not valid JSON: ${message}` };
     if (file !== undefined) error.file = file;
-    if (at?.[1] !== undefined) error.line = lineOf(text, Number(at[1]));
+    if (line?.[1] !== undefined) error.line = Number(line[1]);
+    else if (at?.[1] !== undefined) error.line = lineOf(text, Number(at[1]));
     return err(error);
   }
   const r = parseSchedule(data, file);

@@ -13,7 +13,7 @@
  *   node's own state is up to its `onCrash` hook (a Redis-like node forgets its keys).
  */
 import { createClock, monoAt, type NodeClock, setClockRate, trueTimeOfMono } from "./clock.js";
-import type { SimEvent } from "./event-queue.js";
+import { cancelEvent, type SimEvent } from "./event-queue.js";
 import { atWith, type SimCore } from "./scheduler.js";
 
 /** A pending timer; pending timers of a node form a doubly linked list (cheap add/remove). */
@@ -115,7 +115,7 @@ export function setTimerWith<T>(
 /** Cancels a timer; harmless if it already fired or was cancelled. */
 export function cancelTimer(timer: Timer): void {
   if (timer.event === null) return;
-  timer.event.cancelled = true;
+  cancelEvent(timer.node.core.queue, timer.event);
   timer.event = null;
   unlink(timer);
 }
@@ -168,7 +168,7 @@ export function crashNode(node: SimNode): void {
   if (node.crashed) return;
   node.crashed = true;
   for (let t = node.timers; t !== null; t = t.next) {
-    if (t.event !== null) t.event.cancelled = true;
+    if (t.event !== null) cancelEvent(node.core.queue, t.event);
     t.event = null;
   }
   node.timers = null;
@@ -188,7 +188,7 @@ export function restartNode(node: SimNode): void {
 export function driftNode(node: SimNode, rate: number): void {
   setClockRate(node.clock, node.core.now, rate);
   for (let t = node.timers; t !== null; t = t.next) {
-    if (t.event !== null) t.event.cancelled = true;
+    if (t.event !== null) cancelEvent(node.core.queue, t.event);
     scheduleTimer(t);
   }
 }

@@ -27,8 +27,3 @@ export function createRandomStreams(seed: number): RandomStreams {
     },
   };
 }
-
-/** A uniform draw from [min, max] with `rand` in [0, 1). */
-export function uniform(rand: Random, min: number, max: number): number {
-  return max <= min ? min : min + rand() * (max - min);
-}

@@ -61,10 +61,12 @@ export function prepareSimulation(
 ): PreparedSimulation {
   const w = createWorld(schedule, algorithm.servers, opts);
   scheduleFaults(w);
-  return { world: w, run: () => runWorld(w, algorithm) };
+  return { world: w, run: () => runWorld(w, algorithm, opts.maxEvents ?? DEFAULT_MAX_EVENTS) };
 }
 
-async function runWorld(w: SimWorld, algorithm: LockAlgorithm): Promise<SimRun> {
+const DEFAULT_MAX_EVENTS = 20_000_000;
+
+async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number): Promise<SimRun> {
   const { schedule } = w;
   const { options } = schedule;
   const workload = { lockName: options.lockName, ttlMs: options.ttlMs, horizonMs: options.horizonMs };
@@ -87,6 +89,7 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm): Promise<SimRun> 
     done: () => finished === schedule.clients.length,
     failure: () => failure,
     endTime,
+    maxEvents,
   });
   if (finished < schedule.clients.length) w.core.now = Math.max(w.core.now, endTime);
   closeOpenCalls(w.history, (process) => (w.clients.get(process)?.crashed ? "crashed" : "run-ended"));

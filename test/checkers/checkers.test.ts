@@ -13,6 +13,7 @@ import { createMutualExclusionChecker } from "../../checkers/mutual-exclusion.js
 import { createStaleWriteChecker } from "../../checkers/stale-write.js";
 import { createTokenOrderChecker } from "../../checkers/token-order.js";
 import type { Verdict } from "../../checkers/verdict.js";
+import { formatMs } from "../../src/history/describe.js";
 import type { Op } from "../../src/history/op.js";
 import { build } from "./build.js";
 
@@ -302,5 +303,18 @@ describe("liveness", () => {
     h.released(3, 1, "1:0");
     h.nemesis(5, "crash", "client:1");
     expect(run(createLivenessChecker, h.ops).stats.jams).toBe(0);
+  });
+});
+
+describe("formatMs", () => {
+  it("prints milliseconds to the microsecond without trailing zeros", () => {
+    expect([150e6, 12.5e6, 1000, 26_114_178, 100, 0].map(formatMs)).toEqual([
+      "150 ms",
+      "12.5 ms",
+      "0.001 ms",
+      "26.114 ms",
+      "0 ms",
+      "0 ms",
+    ]);
   });
 });

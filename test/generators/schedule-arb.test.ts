@@ -148,6 +148,7 @@ describe("shrinking heads toward small schedules", () => {
     target: "sim:redlock",
     resource: "unfenced",
     options,
+    workload: { minClients: 1 },
     faults: { categories: ["pause", "clock", "partition"], maxFaults: 6 },
   });
 

@@ -27,25 +27,30 @@ function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients =
   return schedule(
     "etcd:lock",
     resource,
-    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 5000 },
+    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 6000 },
     [
       { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
-      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(6, 300 + 100 * i) })),
+      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(8, 300 + 100 * i) })),
     ],
     faults,
   );
 }
 
-/** Client 0 pauses right after its first acquire for 3.5 s: its 1 s lease expires meanwhile. */
-const clientPause: Fault = { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3500 };
+/** Client 0 pauses right after its first acquire for 3 s: its 1 s lease expires meanwhile. */
+const clientPause: Fault = { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 };
 
-/** The lot: the client pause, a leader pause, a partition and a member kill with restart. */
+/**
+ * The lot: the client pause, then (once another client has had time to take the lock over)
+ * a partition, a pause of another client, a leader pause and a member kill with restart.
+ * (A new etcd leader extends every lease, so a leader pause during client 0's pause would
+ * only keep its lease alive longer.)
+ */
 const everything: Fault[] = [
   clientPause,
-  { kind: "pause", node: "server:leader", at: 800, durationMs: 1200 },
-  { kind: "partition", at: 2200, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
-  { kind: "crash", node: "server:1", at: 3000, restartAfterMs: 800 },
-  { kind: "pause", node: "client:2", at: 1500, durationMs: 2000 },
+  { kind: "partition", at: 1800, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
+  { kind: "pause", node: "client:2", at: 2000, durationMs: 1500 },
+  { kind: "pause", node: "server:leader", at: 4000, durationMs: 1200 },
+  { kind: "crash", node: "server:1", at: 5300, restartAfterMs: 800 },
 ];
 
 describe.skipIf(missing.length > 0)("real etcd target", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
-import { newRunId, type RealRun, runReal } from "../../src/real/run.js";
+import { newRunId, type RealRun, type RealRunOptions, runReal } from "../../src/real/run.js";
 import { realTargetFor } from "../../src/real/targets.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { processesMatching, stoppedProcessesMatching, tempDirsMatching, waitForNone } from "./helpers.js";
@@ -20,7 +20,11 @@ export interface CheckedRealRun {
   rejectedWrites: WriteOp[];
 }
 
-export async function runChecked(schedule: Schedule): Promise<CheckedRealRun> {
+/** `options`: extra run options, e.g. `{ cluster: "docker", docker: { images } }` (test/docker/). */
+export async function runChecked(
+  schedule: Schedule,
+  options: Omit<RealRunOptions, "outDir"> = {},
+): Promise<CheckedRealRun> {
   const target = realTargetFor(schedule.target);
   if (target === undefined) throw new Error(`no real target ${schedule.target}`);
   const runId = newRunId();
@@ -29,7 +33,7 @@ export async function runChecked(schedule: Schedule): Promise<CheckedRealRun> {
     const r = await runReal(
       schedule,
       { algorithm: target.algorithm, servers: target.name.startsWith("etcd:") ? "etcd" : "redis" },
-      { outDir },
+      { ...options, outDir },
       runId,
     );
     if (!r.ok) throw new Error(r.error);

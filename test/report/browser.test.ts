@@ -60,15 +60,19 @@ async function open(name: string, html: string): Promise<{ page: Page; problems:
     if (!r.url().startsWith("file:")) problems.push(`network request: ${r.url()}`);
   });
   await page.goto(`file://${file}`);
-  await page.waitForFunction(() => (globalThis as unknown as { lockcheckReport?: unknown }).lockcheckReport !== undefined);
+  await page.waitForFunction(
+    () => (globalThis as unknown as { lockcheckReport?: unknown }).lockcheckReport !== undefined,
+  );
   return { page, problems };
 }
 
-const rangeText = (page: Page) => page.locator("#tl-range").innerText();
+const rangeText = async (page: Page) => (await page.locator("#tl-range").textContent()) ?? "";
 
 describe("report.html in Chromium", () => {
   it("draws every corpus history with its lanes and one link per anomaly", async () => {
-    const entries = (await readdir(CORPUS, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+    const entries = (await readdir(CORPUS, { withFileTypes: true }))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(entries.length).toBeGreaterThan(0);
     let linked = 0;
     for (const name of entries) {
@@ -98,7 +102,12 @@ describe("report.html in Chromium", () => {
     expect(anomalies).toBeGreaterThanOrEqual(2);
     const { page, problems } = await open(
       "paused-holder",
-      renderHtmlReport({ ops, verdicts, schedule: pausedHolderSchedule(), replayCommand: "lockcheck replay out/run-3" }),
+      renderHtmlReport({
+        ops,
+        verdicts,
+        schedule: pausedHolderSchedule(),
+        replayCommand: "lockcheck replay out/run-3",
+      }),
     );
     expect(await page.locator("#tl-svg .lane").count()).toBe(6); // 3 clients + 3 servers
     expect(await page.locator("#tl-svg .anomaly-link").count()).toBe(anomalies);
@@ -114,7 +123,7 @@ describe("report.html in Chromium", () => {
     await stale.hover();
     const tip = page.locator("#tl-tip");
     await expect.poll(() => tip.isVisible()).toBe(true);
-    expect(await tip.innerText()).toContain('"f":"write"');
+    expect(await tip.textContent()).toContain('"f":"write"');
     await page.screenshot({ path: join(ARTIFACTS, "report-paused-holder-hover.png") });
 
     // Clicking an anomaly zooms the timeline to it.
@@ -171,7 +180,7 @@ describe("report.html in Chromium", () => {
     const tips: string[] = [];
     for (const mark of await page.locator("#tl-svg .write.flagged .mark").all()) {
       await mark.hover();
-      tips.push(await page.locator("#tl-tip").innerText());
+      tips.push((await page.locator("#tl-tip").textContent()) ?? "");
     }
     expect(tips.some((t) => t.includes("/late"))).toBe(true); // the stale write's own op
     expect(problems).toEqual([]);

@@ -18,7 +18,9 @@ export interface HeadlessBrowser {
 
 export async function launchChromium(viewport = { width: 1400, height: 900 }): Promise<HeadlessBrowser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run report tests`);
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run report tests`,
+    );
   }
   const profile = await mkdtemp(join(tmpdir(), "lockcheck-chromium-"));
   let context: BrowserContext;

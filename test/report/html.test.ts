@@ -12,7 +12,12 @@ function embeddedData(html: string): { timeline: unknown; ops: Array<Record<stri
 describe("renderHtmlReport", () => {
   const ops = pausedHolderHistory();
   const verdicts = checkOps(ops, ["stale-write", "mutual-exclusion", "token-order"]);
-  const html = renderHtmlReport({ ops, verdicts, schedule: pausedHolderSchedule(), replayCommand: "lockcheck replay out/run-1" });
+  const html = renderHtmlReport({
+    ops,
+    verdicts,
+    schedule: pausedHolderSchedule(),
+    replayCommand: "lockcheck replay out/run-1",
+  });
 
   it("is one self-contained file that loads nothing from anywhere", () => {
     expect(html.startsWith("<!doctype html>")).toBe(true);
@@ -30,11 +35,18 @@ describe("renderHtmlReport", () => {
     expect(html).toContain("lockcheck replay out/run-1");
     expect(html).toContain("target <b>sim:redlock</b>");
     // one list item per anomaly, each clickable
-    expect(html.match(/class="anomaly-item/g)).toHaveLength(verdicts.reduce((n, v) => n + v.anomalies.length, 0));
+    expect(html.match(/class="anomaly-item/g)).toHaveLength(
+      verdicts.reduce((n, v) => n + v.anomalies.length, 0),
+    );
   });
 
   it("is deterministic", () => {
-    const again = renderHtmlReport({ ops, verdicts, schedule: pausedHolderSchedule(), replayCommand: "lockcheck replay out/run-1" });
+    const again = renderHtmlReport({
+      ops,
+      verdicts,
+      schedule: pausedHolderSchedule(),
+      replayCommand: "lockcheck replay out/run-1",
+    });
     expect(again).toBe(html);
   });
 
@@ -53,11 +65,22 @@ describe("renderHtmlReport", () => {
     const evil = "</script><script>alert(1)</script><!--";
     const history = numbered([
       { time: 0, process: 0, type: "invoke", f: "write", lock: "L", grant: "g", value: evil },
-      { time: 1e6, process: 0, type: "ok", f: "write", lock: "L", grant: "g", accepted: true, error: "<b>x</b>" },
+      {
+        time: 1e6,
+        process: 0,
+        type: "ok",
+        f: "write",
+        lock: "L",
+        grant: "g",
+        accepted: true,
+        error: "<b>x</b>",
+      },
     ]);
     const out = renderHtmlReport({
       ops: history,
-      verdicts: [{ checker: "x<y>", valid: false, anomalies: [{ kind: "k", ops: [1], explanation: evil }], stats: {} }],
+      verdicts: [
+        { checker: "x<y>", valid: false, anomalies: [{ kind: "k", ops: [1], explanation: evil }], stats: {} },
+      ],
       title: "<i>t</i>",
     });
     expect(out).not.toContain(evil);

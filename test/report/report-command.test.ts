@@ -55,7 +55,12 @@ describe("lockcheck report", () => {
     const r = await report(folder, "--json");
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
-    expect(summary).toMatchObject({ report: join(folder, "report.html"), valid: false, anomalies: 1, verdictSource: "verdict.json" });
+    expect(summary).toMatchObject({
+      report: join(folder, "report.html"),
+      valid: false,
+      anomalies: 1,
+      verdictSource: "verdict.json",
+    });
     const html = await readFile(join(folder, "report.html"), "utf8");
     expect(html).toContain("sim:redlock · seed 7");
     expect(html).not.toContain("interleaved-writes");
@@ -84,7 +89,10 @@ describe("lockcheck report", () => {
     expect(missing.stderr).toContain("no such file or folder");
 
     const bad = join(dir, "bad.jsonl");
-    await writeFile(bad, '{"index":0,"time":0,"process":0,"type":"invoke","f":"acquire","lock":"L"}\nnot json\n');
+    await writeFile(
+      bad,
+      '{"index":0,"time":0,"process":0,"type":"invoke","f":"acquire","lock":"L"}\nnot json\n',
+    );
     const r = await report(bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl: line 2/);

@@ -11,7 +11,14 @@ describe("buildTimeline on the paused-holder history", () => {
   const tl = buildTimeline({ ops, verdicts, schedule: pausedHolderSchedule() });
 
   it("has one lane per client and per server", () => {
-    expect(tl.lanes.map((l) => l.id)).toEqual(["client:0", "client:1", "client:2", "server:0", "server:1", "server:2"]);
+    expect(tl.lanes.map((l) => l.id)).toEqual([
+      "client:0",
+      "client:1",
+      "client:2",
+      "server:0",
+      "server:1",
+      "server:2",
+    ]);
   });
 
   it("draws each grant as a hold with its token, from the acquire ok to the release", () => {
@@ -41,11 +48,22 @@ describe("buildTimeline on the paused-holder history", () => {
 
   it("pairs faults and places them on the nodes they hit", () => {
     const byKind = Object.fromEntries(tl.faults.map((f) => [f.kind, f]));
-    expect(byKind.pause).toMatchObject({ lanes: ["client:0"], start: 15, end: 155, open: false, label: "pause 140 ms" });
+    expect(byKind.pause).toMatchObject({
+      lanes: ["client:0"],
+      start: 15,
+      end: 155,
+      open: false,
+      label: "pause 140 ms",
+    });
     expect(byKind.partition).toMatchObject({ start: 60, end: 100, open: false });
     expect(byKind.partition?.lanes.sort()).toEqual(["server:0", "server:1", "server:2"]);
     expect(byKind.crash).toMatchObject({ lanes: ["server:0"], start: 130, end: 145 });
-    expect(byKind["clock-jump"]).toMatchObject({ lanes: ["server:1"], start: 90, end: 90, label: "clock +250 ms" });
+    expect(byKind["clock-jump"]).toMatchObject({
+      lanes: ["server:1"],
+      start: 90,
+      end: 90,
+      label: "clock +250 ms",
+    });
   });
 
   it("links each anomaly from the stale write to the newer one", () => {
@@ -112,9 +130,23 @@ const historyArb = fc
       t += 1e6;
       const type = c.outcome === "ok-rejected" ? "ok" : c.outcome;
       if (c.f === "write") {
-        drafts.push({ ...base, time: t, type, f: "write", grant, ...(type === "ok" ? { accepted: c.outcome === "ok" } : {}) });
+        drafts.push({
+          ...base,
+          time: t,
+          type,
+          f: "write",
+          grant,
+          ...(type === "ok" ? { accepted: c.outcome === "ok" } : {}),
+        });
       } else if (c.f === "release") drafts.push({ ...base, time: t, type, f: "release", grant });
-      else drafts.push({ ...base, time: t, type, f: "acquire", ...(type === "ok" ? { grant, token: BigInt(i) } : {}) });
+      else
+        drafts.push({
+          ...base,
+          time: t,
+          type,
+          f: "acquire",
+          ...(type === "ok" ? { grant, token: BigInt(i) } : {}),
+        });
     });
     return numbered(drafts);
   });
@@ -124,13 +156,16 @@ describe("buildTimeline on random histories", () => {
     fc.assert(
       fc.property(historyArb, (ops: Op[]) => {
         const tl = buildTimeline({ ops, verdicts: [] });
-        const invokes = (f: string) => ops.filter((o) => o.type === "invoke" && o.process !== "nemesis" && o.f === f);
+        const invokes = (f: string) =>
+          ops.filter((o) => o.type === "invoke" && o.process !== "nemesis" && o.f === f);
         expect(tl.writes).toHaveLength(invokes("write").length);
         const granted = ops.filter((o) => o.f === "acquire" && o.type === "ok").length;
         expect(tl.holds).toHaveLength(granted);
         expect(tl.attempts).toHaveLength(invokes("acquire").length - granted);
         const completions = ops.filter((o) => o.f === "write" && o.type !== "invoke");
-        expect(tl.stats.writes.accepted).toBe(completions.filter((o) => o.type === "ok" && o.f === "write" && o.accepted !== false).length);
+        expect(tl.stats.writes.accepted).toBe(
+          completions.filter((o) => o.type === "ok" && o.f === "write" && o.accepted !== false).length,
+        );
         expect(tl.stats.writes.failed).toBe(completions.filter((o) => o.type === "fail").length);
         for (const h of tl.holds) expect(h.end).toBeGreaterThanOrEqual(h.start);
         for (const w of tl.writes) expect(w.time).toBeGreaterThanOrEqual(w.start);

@@ -25,9 +25,15 @@ interface GateFlags {
 export function gateCommand(): Command {
   return new Command("gate")
     .description("CI gate: fuzz each configured target against its expectation and replay the saved corpus")
-    .option("--config <file>", `gate config (.json, .js, .mjs or .ts; default: the first of ${DEFAULT_CONFIG_FILES.join(", ")})`)
+    .option(
+      "--config <file>",
+      `gate config (.json, .js, .mjs or .ts; default: the first of ${DEFAULT_CONFIG_FILES.join(", ")})`,
+    )
     .option("--junit <file>", "also write the results as JUnit XML")
-    .option("--shard <i/n>", "run only shard i of n (deterministic split; combine the shards with `lockcheck merge`)")
+    .option(
+      "--shard <i/n>",
+      "run only shard i of n (deterministic split; combine the shards with `lockcheck merge`)",
+    )
     .option("--json", "print the results as JSON on stdout (input for `lockcheck merge`)")
     .option("--quiet", "no progress lines")
     .action(async (flags: GateFlags) => {
@@ -49,7 +55,9 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   }
   const path = flags.config ?? (await findDefaultConfig(process.cwd()));
   if (path === null) {
-    return fail([{ message: `no gate config: pass --config or create one of ${DEFAULT_CONFIG_FILES.join(", ")}` }]);
+    return fail([
+      { message: `no gate config: pass --config or create one of ${DEFAULT_CONFIG_FILES.join(", ")}` },
+    ]);
   }
   const config = await loadGateConfig(path);
   if (!config.ok) return fail(config.error);

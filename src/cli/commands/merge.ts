@@ -42,7 +42,8 @@ export function shardProblems(reports: readonly GateReport[]): string[] {
   const shards = reports.map((r) => r.shard).filter((s) => s !== null);
   if (shards.length === 0) return [];
   const counts = new Set(shards.map((s) => s.count));
-  if (counts.size > 1 || shards.length !== reports.length) return ["the results come from different splits (--shard i/n with different n, or unsharded)"];
+  if (counts.size > 1 || shards.length !== reports.length)
+    return ["the results come from different splits (--shard i/n with different n, or unsharded)"];
   const n = shards[0]!.count;
   const problems: string[] = [];
   for (let i = 1; i <= n; i++) {
@@ -93,7 +94,9 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
   const merged = reports.length > 0 ? mergeGateReports(reports) : null;
   // JUnit: from the JSON results when there are any, plus any JUnit files given.
   const suites = mergeJUnitSuites([...(merged ? [gateJUnitSuites(merged)] : []), ...junits]);
-  const failures = suites.flatMap((s) => s.cases).filter((c) => c.outcome === "failed" || c.outcome === "error").length;
+  const failures = suites
+    .flatMap((s) => s.cases)
+    .filter((c) => c.outcome === "failed" || c.outcome === "error").length;
   if (flags.junit !== undefined) {
     try {
       await writeFile(flags.junit, renderJUnit(suites, "lockcheck gate"), "utf8");
@@ -103,7 +106,9 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
     }
   }
   if (flags.json === true) {
-    process.stdout.write(`${JSON.stringify(merged ?? { version: 1, shard: null, results: [], ok: failures === 0, elapsedMs: 0 })}\n`);
+    process.stdout.write(
+      `${JSON.stringify(merged ?? { version: 1, shard: null, results: [], ok: failures === 0, elapsedMs: 0 })}\n`,
+    );
   } else if (merged) {
     process.stdout.write(`${formatGateReport(merged, colorsFor(process.stdout)).join("\n")}\n`);
   } else {

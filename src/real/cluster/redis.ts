@@ -63,6 +63,10 @@ function serverArgs(port: number, dir: string, durable: boolean): string[] {
     "no",
     "--logfile",
     join(dir, "redis.log"),
+    // Redis rewrites its process title; keep the node's dir (which names the run) in it, so
+    // the processes of a run can be found by their command line (tests, diagnostics).
+    "--proc-title-template",
+    `{title} {listen-addr} {server-mode} ${dir}`,
   ];
 }
 

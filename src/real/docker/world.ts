@@ -22,7 +22,7 @@ import type { RedisNode } from "../cluster/redis.js";
 import type { ServerProcess } from "../hygiene/managed.js";
 import { makeTempDir } from "../hygiene/temp-dir.js";
 import { type LinkProxy, startLinkProxy } from "../proxy/link-proxy.js";
-import type { RealWorld, WorldSpec } from "../world.js";
+import type { RealWorld, ServerCut, WorldSpec } from "../world.js";
 import { type DockerCluster, type DockerNode, startDockerCluster } from "./cluster.js";
 import type { Topology } from "./compose.js";
 import { connectEngine } from "./engine.js";
@@ -43,11 +43,25 @@ export interface DockerWorld extends RealWorld {
   warnings(): string[];
 }
 
+/** Longest a container operation may take before the queue gives up on it and moves on. */
+const OPERATION_TIMEOUT_MS = 60_000;
+
+function withTimeout<T>(op: () => Promise<T>): () => Promise<T> {
+  return () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from the engine in ${OPERATION_TIMEOUT_MS} ms`)), OPERATION_TIMEOUT_MS);
+      timer.unref();
+    });
+    return Promise.race([op(), timeout]).finally(() => clearTimeout(timer));
+  };
+}
+
 /** Serializes a node's container operations; failures are collected, not thrown. */
 function operationQueue(label: string, failures: string[]) {
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(op: () => Promise<T>): Promise<T | undefined> => {
-    const next = tail.then(op).catch((e: unknown) => {
+    const next = tail.then(withTimeout(op)).catch((e: unknown) => {
       failures.push(`${label}: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
     });
@@ -60,6 +74,11 @@ interface NodeAdapter {
   current(): ServerProcess | null;
   crash(): Promise<void>;
   restart(): Promise<Result<void, string>>;
+  /** Resolves once every operation queued so far has finished. */
+  drain(): Promise<void>;
+  /** Off the peer network; isolations nest (the member rejoins when the last one heals). */
+  isolate(): Promise<void>;
+  heal(): void;
 }
 
 async function adaptNode(node: DockerNode, failures: string[]): Promise<NodeAdapter> {
@@ -74,6 +93,7 @@ async function adaptNode(node: DockerNode, failures: string[]): Promise<NodeAdap
     resume: () => void enqueue(() => node.resume()),
   });
   let current: ServerProcess | null = incarnation((await node.mainPid()) ?? -1);
+  let isolations = 0;
   return {
     current: () => current,
     async crash() {
@@ -86,6 +106,15 @@ async function adaptNode(node: DockerNode, failures: string[]): Promise<NodeAdap
       if (!restarted.ok) return restarted;
       current = incarnation((await node.mainPid()) ?? -1);
       return ok(undefined);
+    },
+    drain: async () => {
+      await enqueue(async () => {});
+    },
+    async isolate() {
+      if (isolations++ === 0) await enqueue(() => node.isolate());
+    },
+    heal() {
+      if (isolations > 0 && --isolations === 0) void enqueue(() => node.rejoin());
     },
   };
 }
@@ -112,6 +141,31 @@ function etcdMember(node: DockerNode, a: NodeAdapter): EtcdMember {
     current: a.current,
     crash: a.crash,
     restart: a.restart,
+  };
+}
+
+/**
+ * Which member to isolate so that exactly the links between servers of `a` and servers of `b`
+ * are cut: one side must be a single member and the other side all the rest (isolation cuts a
+ * member off from every peer). Redis servers never talk to each other: nothing to cut.
+ */
+export function memberToIsolate(
+  kind: WorldSpec["servers"]["kind"],
+  all: readonly string[],
+  a: readonly string[],
+  b: readonly string[],
+): { member: string | null } | { unsupported: string } {
+  if (kind === "redis") return { member: null };
+  const sideA = [...new Set(a)].filter((n) => all.includes(n));
+  const sideB = [...new Set(b)].filter((n) => all.includes(n) && !sideA.includes(n));
+  const covers = (one: string[], rest: string[]): boolean =>
+    one.length === 1 && all.every((n) => n === one[0] || rest.includes(n));
+  if (covers(sideA, sideB)) return { member: sideA[0]! };
+  if (covers(sideB, sideA)) return { member: sideB[0]! };
+  return {
+    unsupported:
+      `docker cuts server links by isolating one member from all others; ` +
+      `${sideA.join(",")} | ${sideB.join(",")} is not such a split`,
   };
 }
 
@@ -147,7 +201,15 @@ export async function startDockerWorld(
   const dir = makeTempDir(spec.runId, spec.reaper);
   const failures: string[] = [];
   const links = new Map<string, LinkProxy>();
+  const adapters: NodeAdapter[] = [];
+  const adapt = async (n: DockerNode): Promise<NodeAdapter> => {
+    const a = await adaptNode(n, failures);
+    adapters.push(a);
+    return a;
+  };
   const stop = async (): Promise<void> => {
+    // A resume still queued must reach its container before the container is removed.
+    await Promise.all(adapters.map((a) => a.drain()));
     await Promise.all([...links.values()].map((p) => p.close()));
     links.clear();
     const removed = await cluster.stop();
@@ -156,9 +218,9 @@ export async function startDockerWorld(
   };
 
   try {
-    const servers = await Promise.all(cluster.servers.map(async (n) => ({ n, a: await adaptNode(n, failures) })));
+    const servers = await Promise.all(cluster.servers.map(async (n) => ({ n, a: await adapt(n) })));
     const resourceNode = spec.resource === "fenced-txn" ? null : cluster.resource;
-    const resource = resourceNode === null ? null : redisNode(resourceNode, await adaptNode(resourceNode, failures));
+    const resource = resourceNode === null ? null : redisNode(resourceNode, await adapt(resourceNode));
     const redis = spec.servers.kind === "redis" ? servers.map(({ n, a }) => redisNode(n, a)) : [];
     const etcd: EtcdCluster | null =
       spec.servers.kind === "etcd"
@@ -179,6 +241,15 @@ export async function startDockerWorld(
       resource,
       cluster,
       link: (id, node) => links.get(key(id, node)),
+      async cutServerLinks(a, b): Promise<ServerCut> {
+        const names = servers.map(({ n }) => n.name);
+        const choice = memberToIsolate(spec.servers.kind, names, a, b);
+        if ("unsupported" in choice) return choice;
+        if (choice.member === null) return { heal: () => {}, isolated: [] };
+        const adapter = servers.find(({ n }) => n.name === choice.member)!.a;
+        await adapter.isolate();
+        return { heal: () => adapter.heal(), isolated: [choice.member] };
+      },
       portsFor: (id) => ({
         redisPorts: redis.map((n) => portOf(id, n.name)),
         etcdPorts: etcd?.members.map((m) => portOf(id, m.name)) ?? [],

@@ -38,6 +38,22 @@ export async function startPartition(ctx: FaultContext, fault: PartitionFault): 
       }
     }
   }
+  // Links between servers: a world that can cut them does (docker: a member off its peer network).
+  let isolated: string[] | undefined;
+  const isServer = (n: RealNode): boolean => n.kind === "etcd" || (n.kind === "redis" && n.name !== "resource");
+  if (!fault.oneWay && ctx.world.cutServerLinks !== undefined && a.some(isServer) && b.some(isServer)) {
+    const cut = await ctx.world.cutServerLinks(
+      a.filter(isServer).map((n) => n.name),
+      b.filter(isServer).map((n) => n.name),
+    );
+    if ("heal" in cut) {
+      releases.push(cut.heal);
+      isolated = cut.isolated;
+      const serverPair = /^server:\d+↔server:\d+$/;
+      const rest = unsupported.filter((u) => !serverPair.test(u));
+      unsupported.splice(0, unsupported.length, ...rest);
+    }
+  }
   const value: Record<string, unknown> = {
     a: a.map((n) => n.name),
     b: b.map((n) => n.name),
@@ -45,6 +61,7 @@ export async function startPartition(ctx: FaultContext, fault: PartitionFault): 
     durationMs: fault.durationMs,
     mode: fault.oneWay ? "blackhole" : ctx.partitionMode,
   };
+  if (isolated !== undefined) value.isolated = isolated;
   if (unsupported.length > 0)
     value.unsupported = `server↔server links are not proxied: ${unsupported.join(", ")}`;
   if (releases.length === 0 && unsupported.length === 0) return null;

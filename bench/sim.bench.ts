@@ -1,0 +1,159 @@
+/**
+ * `npm run bench:sim`: how fast the simulator world runs, how quickly fuzzing finds the
+ * classic violations, and how small and fast shrinking gets them. Every figure is measured
+ * in this one run and printed next to its target.
+ *
+ * - Throughput on the standard schedule (5 clients × 20 lock cycles, 10 faults, 30 s of
+ *   virtual time): schedules/s, simulated events/s, virtual seconds per wall second.
+ * - Time to first violation (search only, no shrinking), median over 20 seeds, for
+ *   sim:lease/unfenced with pauses and sim:redlock/unfenced with clock faults (alone, and
+ *   with partitions as in the published five-node timeline).
+ * - The shrunk GC-pause counterexample (sim:lease/unfenced, client pauses) over 20 seeds:
+ *   clients, lock operations, faults, and shrinking time.
+ */
+import fc from "fast-check";
+import { defaultFaultBounds, defaultWorkloadBounds, type FaultCategory } from "../generators/bounds.js";
+import { faultArb } from "../generators/faults/index.js";
+import { fitFaultsToClients } from "../generators/fit.js";
+import { cycleArb } from "../generators/workload.js";
+import { fuzz } from "../src/runner/fuzz.js";
+import type { Schedule } from "../src/schedule/schedule.js";
+import { findTarget } from "../src/targets/index.js";
+import type { Target } from "../src/targets/target.js";
+
+function target(name: string): Target {
+  const t = findTarget(name);
+  if (!t.ok) throw new Error(t.error.message);
+  return t.value;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** The standard schedule: exactly 5 clients × 20 cycles and 10 faults over 30 s. */
+function standardScheduleArb(t: Target, categories: readonly FaultCategory[]): fc.Arbitrary<Schedule> {
+  const options = { ...t.defaults, horizonMs: 30_000 };
+  const w = defaultWorkloadBounds(options);
+  const f = defaultFaultBounds(options, categories, { leader: t.hasLeader, maxClients: 5, maxCycles: 20, horizonMs: 30_000 });
+  return fc
+    .record({
+      seed: fc.integer({ min: 0, max: 0xffffffff }),
+      clients: fc.array(fc.array(cycleArb(w), { minLength: 20, maxLength: 20 }), { minLength: 5, maxLength: 5 }),
+      faults: fc.array(faultArb(f), { minLength: 10, maxLength: 10 }),
+    })
+    .map(({ seed, clients, faults }) => ({
+      version: 1 as const,
+      target: t.name,
+      resource: t.resources[0],
+      seed,
+      options,
+      clients: clients.map((cycles, id) => ({ id, cycles })),
+      faults: fitFaultsToClients(faults, 5),
+    }));
+}
+
+async function throughput(name: string, categories: readonly FaultCategory[], n: number) {
+  const t = target(name);
+  const schedules = fc.sample(standardScheduleArb(t, categories), { numRuns: n, seed: 1 });
+  for (const s of schedules.slice(0, 5)) await t.run(s); // warm-up
+  let events = 0;
+  let virtualMs = 0;
+  let faults = 0;
+  const wall0 = performance.now();
+  const cpu0 = cpuMs();
+  for (const s of schedules) {
+    const r = await t.run(s);
+    events += r.stats.events ?? 0;
+    virtualMs += r.stats.virtualMs ?? 0;
+    faults += s.faults.length;
+  }
+  const wallMs = performance.now() - wall0;
+  const cpu = cpuMs() - cpu0;
+  return {
+    name,
+    schedulesPerS: (n * 1000) / cpu,
+    eventsPerS: (events * 1000) / cpu,
+    speedup: virtualMs / cpu,
+    eventsPerSchedule: events / n,
+    virtualSPerSchedule: virtualMs / n / 1000,
+    faultsPerSchedule: faults / n,
+    wallMs,
+  };
+}
+
+async function timeToFirstViolation(name: string, resource: "unfenced", faults: FaultCategory[], seeds: number) {
+  const times: number[] = [];
+  const runs: number[] = [];
+  let missed = 0;
+  for (let seed = 1; seed <= seeds; seed++) {
+    const r = await fuzz({ target: target(name), resource, faults, seed, runs: 20_000, shrink: false, fcShrink: { maxRuns: 0 } });
+    if (r.counterexample === null) {
+      missed++;
+      continue;
+    }
+    times.push(r.elapsedMs);
+    runs.push(r.counterexample.foundAtRun);
+  }
+  return { name: `${name}/${resource} --faults ${faults.join(",")}`, medianMs: median(times), medianRuns: median(runs), maxMs: Math.max(...times), missed };
+}
+
+async function shrunkGcPause(seeds: number) {
+  const rows: { clients: number; lockOps: number; faults: number; shrinkMs: number }[] = [];
+  for (let seed = 1; seed <= seeds; seed++) {
+    const r = await fuzz({ target: target("sim:lease"), resource: "unfenced", faults: ["pause"], faultBounds: { pauses: ["client"] }, seed, runs: 20_000 });
+    const ce = r.counterexample;
+    if (ce === null) continue;
+    const lockOps = ce.ops.filter((o) => (o.f === "acquire" || o.f === "release") && o.type === "invoke").length;
+    rows.push({ clients: ce.schedule.clients.length, lockOps, faults: ce.schedule.faults.length, shrinkMs: ce.shrinkMs });
+  }
+  return rows;
+}
+
+const fmt = (x: number, digits = 0) => x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const verdict = (ok: boolean) => (ok ? "OK  " : "MISS");
+
+console.log("lockcheck simulator benchmark (one process, one core; rates are per CPU second)\n");
+console.log("Throughput, standard schedule: 5 clients × 20 lock cycles, 10 faults, horizon 30 s");
+for (const [name, categories] of [
+  ["sim:lease", ["pause", "clock", "partition", "crash", "delay"]],
+  ["sim:redlock", ["pause", "clock", "partition", "crash", "delay"]],
+  ["sim:consensus", ["pause", "partition", "crash", "delay"]],
+  ["sim:zk", ["pause", "partition", "crash", "delay"]],
+] as const) {
+  const r = await throughput(name, categories, 200);
+  console.log(
+    `  ${verdict(r.schedulesPerS >= 300 && r.speedup >= 1000)} ${name.padEnd(14)} ${fmt(r.schedulesPerS).padStart(6)} schedules/s (target ≥ 300)  ` +
+      `${fmt(r.eventsPerS).padStart(9)} events/s  ${fmt(r.speedup).padStart(7)}× real time (target ≥ 1000×)  ` +
+      `[${fmt(r.eventsPerSchedule)} events, ${fmt(r.virtualSPerSchedule, 1)} virtual s, ${fmt(r.faultsPerSchedule, 1)} faults per schedule]`,
+  );
+}
+
+console.log("\nTime to first violation (search only), median over 20 seeds (target < 1 s)");
+for (const [name, faults] of [
+  ["sim:lease", ["pause"]],
+  ["sim:redlock", ["clock"]],
+  ["sim:redlock", ["clock", "partition"]],
+] as const) {
+  const r = await timeToFirstViolation(name, "unfenced", [...faults], 20);
+  console.log(
+    `  ${verdict(r.medianMs < 1000 && r.missed === 0)} ${r.name.padEnd(44)} median ${fmt(r.medianMs).padStart(5)} ms (${fmt(r.medianRuns)} runs), max ${fmt(r.maxMs)} ms, not found in 20,000 runs: ${r.missed}/20`,
+  );
+}
+
+console.log("\nShrunk GC-pause counterexample (sim:lease/unfenced, client pauses), 20 seeds");
+const rows = await shrunkGcPause(20);
+const small = rows.filter((r) => r.clients <= 2 && r.lockOps <= 4 && r.faults === 1).length;
+const shrinkMs = rows.map((r) => r.shrinkMs);
+console.log(
+  `  ${verdict(small === rows.length && Math.max(...shrinkMs) < 5000)} ${small}/${rows.length} within ≤ 2 clients, ≤ 4 lock operations, 1 fault; ` +
+    `largest: ${Math.max(...rows.map((r) => r.clients))} clients, ${Math.max(...rows.map((r) => r.lockOps))} lock ops, ${Math.max(...rows.map((r) => r.faults))} faults`,
+);
+console.log(`       shrinking time median ${fmt(median(shrinkMs))} ms, max ${fmt(Math.max(...shrinkMs))} ms (target < 5 s)`);

@@ -1,0 +1,143 @@
+/**
+ * `fuzz(options)`: the library form of `lockcheck fuzz`. Searches for a schedule that makes
+ * the target violate safety; on a violation, shrinks it, saves the run folder (unless
+ * `save: false`) and returns the minimal counterexample with the command that replays it.
+ */
+import { randomInt } from "node:crypto";
+import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
+import type { Op } from "../history/op.js";
+import { colorsFor } from "../report/colors.js";
+import { formatInputError } from "../result.js";
+import { type FuzzProgress, fuzz as fuzzTarget } from "../runner/fuzz.js";
+import { defaultRunDir, saveRun } from "../runner/save.js";
+import { formatTimeline } from "../runner/timeline.js";
+import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
+
+export interface FuzzOptions {
+  /** "sim:redlock", "module:./my-lock.js", a Target, a LockAlgorithm or a PlainLock. */
+  target: TargetArg;
+  /** Default: the target's first resource mode. */
+  resource?: ResourceMode;
+  /** Seed of the search; default random (the result says which). */
+  seed?: number;
+  /** Schedules to try; default 1000, or unbounded when only `timeLimitMs` is set. */
+  runs?: number;
+  timeLimitMs?: number;
+  /** Fault categories; default all. */
+  faults?: readonly FaultCategory[];
+  /** Most clients in a schedule. */
+  clients?: number;
+  /** Overrides of the target's world options. */
+  options?: Partial<ScheduleOptions>;
+  /** Shrink the counterexample (default true). */
+  shrink?: boolean;
+  /** Folder to save a counterexample in (default lockcheck-out/<target>-<seed>-<run>); false: do not save. */
+  save?: string | false;
+  onProgress?: (p: FuzzProgress) => void;
+}
+
+export interface Counterexample {
+  foundAtRun: number;
+  /** The minimal schedule and what it did. */
+  schedule: Schedule;
+  ops: Op[];
+  verdicts: Verdict[];
+  /** Where it was saved (schedule.json, history.jsonl, verdict.json, report.html), if it was. */
+  dir: string | null;
+  /** The command that replays it. */
+  replay: string;
+  /** The counterexample as a human timeline, one line per event. */
+  timeline: string[];
+}
+
+export interface FuzzReport {
+  kind: "fuzz";
+  target: string;
+  resource: ResourceMode;
+  seed: number;
+  runs: number;
+  elapsedMs: number;
+  /** True if the time limit ended the search. */
+  interrupted: boolean;
+  /** True if a safety checker found a violation. */
+  violation: boolean;
+  /** Combined verdict of the counterexample, or true when none was found. */
+  valid: Validity;
+  counterexample: Counterexample | null;
+}
+
+/** Rejects with a LockcheckInputError on bad options, and with an Error if lockcheck itself fails. */
+export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
+  const target = await targetFrom(o.target);
+  if (!target.ok) throw new LockcheckInputError("fuzz", [target.error]);
+  const resource = o.resource ?? target.value.resources[0];
+  if (!target.value.resources.includes(resource)) {
+    throw new LockcheckInputError("fuzz", [
+      {
+        field: "resource",
+        message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
+      },
+    ]);
+  }
+  const seed = o.seed ?? randomInt(0, 0x7fffffff);
+  const result = await fuzzTarget({
+    target: target.value,
+    resource,
+    seed,
+    faults: o.faults ?? FAULT_CATEGORIES,
+    ...(o.runs === undefined ? {} : { runs: o.runs }),
+    ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
+    ...(o.options === undefined ? {} : { options: o.options }),
+    ...(o.clients === undefined
+      ? {}
+      : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
+    ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
+    ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
+  });
+  if (result.error !== null)
+    throw new Error(`fuzz: lockcheck failed on ${target.value.name}: ${result.error.message}`);
+  const base = {
+    kind: "fuzz" as const,
+    target: result.target,
+    resource: result.resource,
+    seed,
+    runs: result.runs,
+    elapsedMs: result.elapsedMs,
+    interrupted: result.interrupted,
+  };
+  const ce = result.counterexample;
+  if (ce === null) return { ...base, violation: false, valid: true, counterexample: null };
+
+  const dir = o.save === false ? null : (o.save ?? defaultRunDir(result.target, seed, ce.foundAtRun));
+  const moduleHint =
+    typeof o.target === "string" && o.target.startsWith("module:") ? ` --target ${o.target}` : "";
+  const replay =
+    dir === null
+      ? `lockcheck fuzz --target ${typeof o.target === "string" ? o.target : result.target} --resource ${resource} --seed ${seed} --runs ${ce.foundAtRun}`
+      : `lockcheck replay ${dir}/schedule.json${moduleHint}`;
+  if (dir !== null) {
+    const saved = await saveRun(dir, {
+      schedule: ce.schedule,
+      ops: ce.ops,
+      verdicts: ce.verdicts,
+      replayCommand: replay,
+    });
+    if (!saved.ok) throw new Error(`fuzz: cannot save the counterexample: ${formatInputError(saved.error)}`);
+  }
+  return {
+    ...base,
+    violation: true,
+    valid: combineValidity(ce.verdicts.map((v) => v.valid)),
+    counterexample: {
+      foundAtRun: ce.foundAtRun,
+      schedule: ce.schedule,
+      ops: ce.ops,
+      verdicts: ce.verdicts,
+      dir,
+      replay,
+      timeline: formatTimeline(ce.ops, ce.verdicts, { colors: colorsFor({ isTTY: false }) }),
+    },
+  };
+}

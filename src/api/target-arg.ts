@@ -1,0 +1,44 @@
+/**
+ * What the library accepts as a target: a name ("sim:redlock", "redis:lease"), a module
+ * ("module:./my-lock.js"), a Target, or a lock object — a LockAlgorithm (run in the
+ * simulator) or a PlainLock (run in real time, in-process).
+ */
+import {
+  isLockAlgorithm,
+  loadModuleTarget,
+  MODULE_PREFIX,
+  plainTargetFor,
+  simTargetFor,
+} from "../custom/module-target.js";
+import { isPlainLock, type PlainLock } from "../custom/plain-lock.js";
+import type { LockAlgorithm } from "../locks/lock.js";
+import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
+import { findTarget } from "../targets/index.js";
+import type { Target } from "../targets/target.js";
+
+export type TargetArg = string | Target | LockAlgorithm | PlainLock;
+
+function isTarget(x: unknown): x is Target {
+  return typeof x === "object" && x !== null && typeof (x as Target).run === "function" && "defaults" in x;
+}
+
+export async function targetFrom(arg: TargetArg): Promise<Result<Target, InputError>> {
+  if (typeof arg === "string") return arg.startsWith(MODULE_PREFIX) ? loadModuleTarget(arg) : findTarget(arg);
+  if (isTarget(arg)) return ok(arg);
+  if (isLockAlgorithm(arg)) return ok(simTargetFor(arg));
+  if (isPlainLock(arg)) return ok(plainTargetFor(arg));
+  return err({
+    field: "target",
+    message: "expected a target name, a Target, a LockAlgorithm or a PlainLock",
+  });
+}
+
+/** Library functions reject bad arguments at once, with a message that names the call. */
+export class LockcheckInputError extends Error {
+  readonly problems: InputError[];
+  constructor(call: string, problems: InputError[]) {
+    super(`${call}: ${problems.map(formatInputError).join("; ")}`);
+    this.name = "LockcheckInputError";
+    this.problems = problems;
+  }
+}

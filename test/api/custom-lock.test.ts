@@ -1,0 +1,135 @@
+/**
+ * User-supplied locks: the examples in docs/examples/ (the ones docs/custom-locks.md shows)
+ * load as targets and lockcheck finds what is wrong with them.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkOps } from "../../checkers/index.js";
+import { resolveTarget } from "../../src/custom/module-target.js";
+import { fuzz } from "../../src/runner/fuzz.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { findTarget } from "../../src/targets/index.js";
+
+const DOCS = join(import.meta.dirname, "../../docs");
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "lockcheck-custom-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("a LockAlgorithm module", () => {
+  it("runs in the simulator, where fuzzing finds its stale write", async () => {
+    const t = await resolveTarget("module:./examples/my-lock.mjs", DOCS);
+    if (!t.ok) throw new Error(JSON.stringify(t.error));
+    expect(t.value).toMatchObject({
+      name: "sim:my-lease",
+      deterministic: true,
+      resources: ["unfenced", "fenced"],
+    });
+    expect(t.value.defaults.servers).toBe(1);
+    // Registered: later lookups by name (replaying its schedules) find it.
+    expect(findTarget("sim:my-lease").ok).toBe(true);
+    // Loading it again returns the same target rather than a clash.
+    const again = await resolveTarget(`module:${join(DOCS, "examples/my-lock.mjs")}`);
+    expect(again.ok && again.value).toBe(t.value);
+
+    const r = await fuzz({ target: t.value, seed: 11, runs: 200, faults: ["pause"], shrink: false });
+    expect(r.error).toBeNull();
+    expect(r.counterexample).not.toBeNull();
+    const failed = r.counterexample?.verdicts.filter((v) => v.valid === false).map((v) => v.checker) ?? [];
+    expect(failed.some((c) => c === "stale-write" || c === "mutual-exclusion")).toBe(true);
+  });
+
+  it("loads from TypeScript, with world options from an `options` export", async () => {
+    const file = join(dir, "quorum.ts");
+    await writeFile(
+      file,
+      [
+        'import type { LockAlgorithm } from "../../work/main/src/locks/lock.js";',
+        "export const options = { servers: 3, ttlMs: 500 };",
+        "const lock = {",
+        '  name: "ts-lease", servers: "redis", fencing: true,',
+        '  async acquire() { return { outcome: "denied", reason: "never" } as const; },',
+        '  async release() { return { outcome: "not-held" } as const; },',
+        "};",
+        "export default lock;",
+      ].join("\n"),
+    );
+    const t = await resolveTarget(`module:${file}`);
+    if (!t.ok) throw new Error(JSON.stringify(t.error));
+    expect(t.value.name).toBe("sim:ts-lease");
+    expect(t.value.defaults).toMatchObject({ servers: 3, ttlMs: 500 });
+    expect(t.value.resources[0]).toBe("fenced");
+  });
+
+  it("explains what is wrong with a module that exports no lock, or a taken name", async () => {
+    await writeFile(join(dir, "nothing.mjs"), "export const x = 1;\n");
+    const none = await resolveTarget("module:./nothing.mjs", dir);
+    expect(none.ok).toBe(false);
+    if (!none.ok) expect(none.error.message).toContain("exports no lock");
+
+    await writeFile(
+      join(dir, "clash.mjs"),
+      'export default { name: "redlock", servers: "redis", fencing: false, acquire() {}, release() {} };\n',
+    );
+    const clash = await resolveTarget("module:./clash.mjs", dir);
+    expect(clash.ok).toBe(false);
+    if (!clash.ok) expect(clash.error.message).toContain('"sim:redlock" is already a target');
+
+    const missing = await resolveTarget("module:./missing.mjs", dir);
+    expect(missing.ok).toBe(false);
+  });
+});
+
+describe("a plain lock module", () => {
+  const schedule = (resource: "unfenced" | "fenced"): Schedule => ({
+    version: 1,
+    target: "plain:memory-lease",
+    resource,
+    seed: 1,
+    options: {
+      lockName: "lock",
+      ttlMs: 100,
+      callTimeoutMs: 50,
+      horizonMs: 600,
+      latencyMs: { min: 0, max: 0 },
+      lossRate: 0,
+      servers: 1,
+    },
+    clients: [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 40, writes: 1 }] },
+      { id: 1, cycles: [{ thinkMs: 150, holdMs: 40, writes: 2 }] },
+    ],
+    // Client 0 stops just before its write, for three leases' worth of time.
+    faults: [{ kind: "pause-at", client: 0, checkpoint: "before-write", occurrence: 0, durationMs: 300 }],
+  });
+
+  it("runs in real time: a paused holder's late write is accepted by an unfenced resource", async () => {
+    const t = await resolveTarget("module:./examples/plain-lock.mjs", DOCS);
+    if (!t.ok) throw new Error(JSON.stringify(t.error));
+    expect(t.value).toMatchObject({ name: "plain:memory-lease", deterministic: false });
+    const run = await t.value.run(schedule("unfenced"));
+    const verdicts = checkOps(run.ops, ["stale-write"]);
+    expect(verdicts[0]?.valid).toBe(false);
+    // The pause is in the history, as nemesis ops on client 0.
+    expect(
+      run.ops.filter((o) => o.process === "nemesis").map((o) => [o.f, "node" in o ? o.node : ""]),
+    ).toEqual([
+      ["pause", "client:0"],
+      ["resume", "client:0"],
+    ]);
+  });
+
+  it("and the fenced resource rejects it, thanks to the tokens", async () => {
+    const t = await resolveTarget("module:./examples/plain-lock.mjs", DOCS);
+    if (!t.ok) throw new Error(JSON.stringify(t.error));
+    const run = await t.value.run(schedule("fenced"));
+    expect(checkOps(run.ops, ["stale-write"])[0]?.valid).toBe(true);
+    const late = run.ops.filter((o) => o.process === 0 && o.f === "write" && o.type === "ok");
+    expect(late.map((o) => o.f === "write" && o.accepted)).toEqual([false]);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The expected outcomes of the real etcd target (test/real/outcomes-etcd.test.ts), on a docker
+ * cluster: the same schedules on three etcd members in containers, plus what only containers
+ * can do here: isolating the leader from its peers (network disconnect) while clients still
+ * reach it. After every run nothing is left: no process, nothing paused, no temp dir, no
+ * container or network of the run.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Fault, Schedule } from "../../src/schedule/schedule.js";
+import { schedule } from "../real/helpers.js";
+import { leftovers, runChecked } from "../real/run-helpers.js";
+import {
+  dockerTestEnv,
+  failIfUnavailable,
+  leftovers as dockerLeftovers,
+  skipDockerTests,
+  TEST_IMAGES,
+} from "./docker-env.js";
+
+const env = await dockerTestEnv();
+const onDocker = { cluster: "docker" as const, docker: { images: TEST_IMAGES } };
+
+const cycles = (n: number, thinkMs: number) => Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
+
+/** As in test/real: client 0 does a few cycles, the others keep contending. */
+function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients = 2): Schedule {
+  return schedule(
+    "etcd:lock",
+    resource,
+    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 6000 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
+      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(8, 300 + 100 * i) })),
+    ],
+    faults,
+  );
+}
+
+/** Client 0 pauses right after its first acquire for 3 s: its 1 s lease expires meanwhile. */
+const clientPause: Fault = { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 };
+
+/** test/real's fault mix, plus the leader isolated from its peers for a second. */
+const everything: Fault[] = [
+  clientPause,
+  { kind: "partition", at: 1800, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
+  { kind: "pause", node: "client:2", at: 2000, durationMs: 1500 },
+  {
+    kind: "partition",
+    at: 2700,
+    durationMs: 1000,
+    a: ["server:leader"],
+    b: ["server:0", "server:1", "server:2"],
+    oneWay: false,
+  },
+  { kind: "pause", node: "server:leader", at: 4000, durationMs: 1200 },
+  { kind: "crash", node: "server:1", at: 5300, restartAfterMs: 800 },
+];
+
+let lastRunId: string | null = null;
+afterEach(async () => {
+  if (lastRunId === null || !env.available) return;
+  const runId = lastRunId;
+  lastRunId = null;
+  expect(await leftovers(runId)).toEqual({ processes: [], stopped: [], dirs: [] });
+  expect(await dockerLeftovers(env.docker, runId)).toEqual([]);
+});
+
+describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", () => {
+  failIfUnavailable(env);
+
+  it("etcd:lock, unfenced: a client paused longer than its lease writes after the next holder (violation)", async () => {
+    const r = await runChecked(etcdSchedule("unfenced", [clientPause]), onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toContain("stale-write");
+  });
+
+  it("etcd:lock, fenced: no violation under client and leader pauses, partitions, leader isolation, kills", async () => {
+    const r = await runChecked(etcdSchedule("fenced", everything, 3), onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toEqual([]);
+    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+    const nemesis = r.run.ops.filter((o) => o.process === "nemesis");
+    expect(nemesis.map((o) => o.f)).toEqual(
+      expect.arrayContaining(["pause", "resume", "partition", "heal", "crash", "restart"]),
+    );
+    // The server split was made by isolating exactly one member, not recorded as unsupported.
+    const split = nemesis.find(
+      (o) => o.f === "partition" && (o.value as { isolated?: string[] }).isolated !== undefined,
+    );
+    expect((split?.value as { isolated: string[] }).isolated).toHaveLength(1);
+    expect((split?.value as { unsupported?: string }).unsupported).toBeUndefined();
+  });
+
+  it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
+    const r = await runChecked(etcdSchedule("fenced-txn", everything, 3), onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toEqual([]);
+    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The expected outcomes of the real Redis targets (test/real/outcomes-redis.test.ts), on a
+ * docker cluster: the same schedules, clients, faults and checkers, with the servers and the
+ * resource in containers. The clock-jump timeline cannot run on containers and must be refused
+ * up front with the reason; the same timeline without the jump runs. After every run nothing is
+ * left: no process, nothing paused, no temp dir, no container or network of the run.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { schedule } from "../real/helpers.js";
+import { leftovers, runChecked } from "../real/run-helpers.js";
+import {
+  dockerTestEnv,
+  failIfUnavailable,
+  leftovers as dockerLeftovers,
+  skipDockerTests,
+  TEST_IMAGES,
+} from "./docker-env.js";
+
+const env = await dockerTestEnv();
+const onDocker = { cluster: "docker" as const, docker: { images: TEST_IMAGES } };
+
+/** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile (as in test/real). */
+function pauseAfterAcquire(target: string, resource: Schedule["resource"], servers: number, ttlMs: number): Schedule {
+  return schedule(
+    target,
+    resource,
+    { servers, ttlMs, callTimeoutMs: 300, horizonMs: 3000 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
+      { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: ttlMs / 2, holdMs: 200, writes: 2 })) },
+    ],
+    [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3 * ttlMs }],
+  );
+}
+
+/** Kleppmann's five-node Redlock timeline (as in test/real), with or without C's clock jump. */
+const fiveNodeTimeline = (jump: boolean): Schedule =>
+  schedule(
+    "redis:redlock",
+    "unfenced",
+    { servers: 5, ttlMs: 2000, callTimeoutMs: 300, horizonMs: 3000 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 1500, writes: 3 }] },
+      { id: 1, cycles: [{ thinkMs: 400, holdMs: 600, writes: 3 }] },
+    ],
+    [
+      { kind: "partition", at: 0, durationMs: 2500, a: ["client:0"], b: ["server:3", "server:4"], oneWay: false },
+      { kind: "partition", at: 0, durationMs: 2500, a: ["client:1"], b: ["server:0", "server:1"], oneWay: false },
+      ...(jump ? [{ kind: "clock-jump" as const, node: "server:2", at: 250, deltaMs: 10_000 }] : []),
+    ],
+  );
+
+let lastRunId: string | null = null;
+afterEach(async () => {
+  if (lastRunId === null || !env.available) return;
+  const runId = lastRunId;
+  lastRunId = null;
+  expect(await leftovers(runId)).toEqual({ processes: [], stopped: [], dirs: [] });
+  expect(await dockerLeftovers(env.docker, runId)).toEqual([]);
+});
+
+describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", () => {
+  failIfUnavailable(env);
+
+  it("redis:lease, unfenced: a client paused longer than the TTL writes after the next holder (violation)", async () => {
+    const r = await runChecked(pauseAfterAcquire("redis:lease", "unfenced", 1, 500), onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toContain("stale-write");
+  });
+
+  it("redis:lease-token, fenced: the same schedule has no violation; the stale write is rejected", async () => {
+    const r = await runChecked(pauseAfterAcquire("redis:lease-token", "fenced", 1, 500), onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toEqual([]);
+    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+  });
+
+  it("redis:redlock, unfenced: a client paused after acquiring breaks mutual exclusion", async () => {
+    const r = await runChecked(pauseAfterAcquire("redis:redlock", "unfenced", 5, 1000), onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations).toContain("stale-write");
+  });
+
+  it("redis:redlock: the clock-jump timeline is refused before anything starts, saying why", async () => {
+    await expect(runChecked(fiveNodeTimeline(true), onDocker)).rejects.toThrow(
+      /faults\[2\]: clock-jump of server:2 cannot run with --cluster docker: containers share the host's clock/,
+    );
+  });
+
+  it("redis:redlock, unfenced: the timeline without the jump has no violation (client 1 gets no majority)", async () => {
+    const r = await runChecked(fiveNodeTimeline(false), onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    const grants = r.run.ops.filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok");
+    expect(grants.map((g) => g.process)).toEqual([0]);
+    expect(r.violations).toEqual([]);
+  });
+
+  it("a server pause and a crash with restart are container faults recorded in the history", async () => {
+    const s = schedule(
+      "redis:redlock",
+      "unfenced",
+      { servers: 5, ttlMs: 1000, callTimeoutMs: 200, horizonMs: 2500 },
+      [
+        { id: 0, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 100, holdMs: 200, writes: 1 })) },
+        { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 150, holdMs: 200, writes: 1 })) },
+      ],
+      [
+        { kind: "pause", node: "server:1", at: 200, durationMs: 800 },
+        { kind: "crash", node: "server:3", at: 300, restartAfterMs: 700 },
+      ],
+    );
+    const r = await runChecked(s, onDocker);
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    const nemesis = r.run.ops.filter((o) => o.process === "nemesis");
+    expect(nemesis.map((o) => `${o.f} ${"node" in o ? o.node : ""}`)).toEqual(
+      expect.arrayContaining(["pause server:1", "resume server:1", "crash server:3", "restart server:3"]),
+    );
+    const restart = nemesis.find((o) => o.f === "restart");
+    expect(restart?.value).toEqual({ ref: "server:3" });
+  });
+});

@@ -1,0 +1,235 @@
+/**
+ * Generated histories for property tests of the linearizability checker.
+ *
+ * A plan lists ops per process with random gaps and durations; the simulation gives each op a
+ * linearization point inside its interval, applies the ops to a correct implementation of the
+ * model in that order, and records what each observed. Such a history is linearizable by
+ * construction. Some ops end `info`: they took effect at their point, or never, and nobody
+ * knows which. Lock ops the lock refused (acquire while held) end `fail` and are dropped, as
+ * Jepsen drops failed ops.
+ */
+import fc from "fast-check";
+import { type CasInput, type CasOutput, casRegisterModel, type RegisterValue } from "../../checkers/models/cas-register.js";
+import { fencedMutexModel } from "../../checkers/models/fenced-mutex.js";
+import { type KvInput, type KvOutput, kvModel, kvWholeModel } from "../../checkers/models/kv.js";
+import type { LockInput, LockOutput } from "../../checkers/models/lock-op.js";
+import type { LinOp, Model } from "../../checkers/models/model.js";
+import { mutexModel } from "../../checkers/models/mutex.js";
+import { ownerMutexModel } from "../../checkers/models/owner-mutex.js";
+
+export interface PlannedOp {
+  process: number;
+  /** Time from the process's previous return (or 0) to this call. */
+  gap: number;
+  /** Call → linearization point. */
+  toPoint: number;
+  /** Linearization point → return. */
+  toReturn: number;
+  /** Picks the operation and its arguments (model-specific). */
+  choice: number;
+  /** Picks a second argument or a token increment. */
+  choice2: number;
+  /** 0: completes normally; 1: `info`, took effect; 2: `info`, never took effect. */
+  fate: 0 | 1 | 2;
+}
+
+/**
+ * What a kit needs to simulate and corrupt histories of one model. `S` is the state of the
+ * simulation's model, which may represent state more plainly than the checker's.
+ */
+export interface ModelKit<S, I, O> {
+  name: string;
+  /** The model the checker is run with. */
+  model: () => Model<unknown, I, O>;
+  /** A model with the same semantics for the brute-force reference, which must not partition. */
+  reference: () => Model<unknown, I, O>;
+  /** The model a correct implementation follows, to simulate with; fresh per simulation. */
+  simulation: () => Model<S, I, O>;
+  input(p: PlannedOp): I;
+  /** What a correct implementation answers in `state` (may be refused: then the op fails). */
+  output(state: S, input: I, p: PlannedOp): O;
+  /** A different output for a corrupted response, or undefined when there is none. */
+  corrupt(input: I, output: O, choice: number): O | undefined;
+}
+
+export interface Simulated<I, O> {
+  /** The ops the checker sees (failed ones dropped). */
+  ops: LinOp<I, O>[];
+  /** Ops that were refused (failed), for corruptions that turn a failure into success. */
+  refused: LinOp<I, O>[];
+}
+
+export const plannedOp = (processes: number): fc.Arbitrary<PlannedOp> =>
+  fc.record({
+    process: fc.integer({ min: 0, max: processes - 1 }),
+    gap: fc.integer({ min: 0, max: 3 }),
+    toPoint: fc.integer({ min: 0, max: 3 }),
+    toReturn: fc.integer({ min: 0, max: 3 }),
+    choice: fc.nat(),
+    choice2: fc.nat(),
+    fate: fc.constantFrom<0 | 1 | 2>(0, 0, 0, 0, 0, 1, 2),
+  });
+
+export const plan = (maxOps: number, maxProcesses = 4): fc.Arbitrary<PlannedOp[]> =>
+  fc
+    .integer({ min: 1, max: maxProcesses })
+    .chain((processes) => fc.array(plannedOp(processes), { minLength: 1, maxLength: maxOps }));
+
+export function simulate<S, I, O>(kit: ModelKit<S, I, O>, planned: readonly PlannedOp[]): Simulated<I, O> {
+  const model = kit.simulation();
+  const clock = new Map<number, number>();
+  const timed = planned.map((p, i) => {
+    const call = (clock.get(p.process) ?? 0) + p.gap;
+    const point = call + p.toPoint;
+    const ret = point + p.toReturn;
+    clock.set(p.process, ret);
+    return { p, i, call, point, ret };
+  });
+  // Apply in linearization-point order (ties: plan order).
+  const byPoint = [...timed].sort((a, b) => a.point - b.point || a.i - b.i);
+  let state = model.init();
+  const ops: (LinOp<I, O> | undefined)[] = new Array(planned.length);
+  const refused: LinOp<I, O>[] = [];
+  for (const t of byPoint) {
+    const input = kit.input(t.p);
+    const observed = kit.output(state, input, t.p);
+    const base = { process: t.p.process, call: t.call, input, refs: [t.i] };
+    if (t.p.fate === 2) {
+      ops[t.i] = { ...base, ret: Number.POSITIVE_INFINITY, output: undefined };
+      continue;
+    }
+    const next = model.step(state, input, observed);
+    if (next === undefined) {
+      refused.push({ ...base, ret: t.ret, output: observed });
+      continue;
+    }
+    state = next;
+    ops[t.i] =
+      t.p.fate === 1
+        ? { ...base, ret: Number.POSITIVE_INFINITY, output: undefined }
+        : { ...base, ret: t.ret, output: observed };
+  }
+  return { ops: ops.filter((o): o is LinOp<I, O> => o !== undefined), refused };
+}
+
+/** One model per lock name, for the brute force (which must not partition). */
+function perLock<S>(m: Model<S, LockInput, LockOutput>): () => Model<unknown, LockInput, LockOutput> {
+  return () => ({
+    ...m,
+    partition: undefined,
+    init: () => new Map<string, S>(),
+    step(state, input, output) {
+      const locks = state as Map<string, S>;
+      const s = m.step(locks.has(input.lock) ? (locks.get(input.lock) as S) : m.init(), input, output);
+      if (s === undefined) return undefined;
+      return new Map(locks).set(input.lock, s);
+    },
+    key: () => "unused",
+    describeState: () => "",
+  });
+}
+
+const LOCKS = ["a", "b"];
+
+function lockKit<S>(m: Model<S, LockInput, LockOutput>, tokens: boolean): ModelKit<S, LockInput, LockOutput> {
+  let lastToken = 0n;
+  return {
+    name: m.name,
+    model: () => m as Model<unknown, LockInput, LockOutput>,
+    reference: perLock(m),
+    simulation: () => {
+      lastToken = 0n;
+      return perLock(m)() as Model<S, LockInput, LockOutput>;
+    },
+    input: (p) => ({
+      f: p.choice % 2 === 0 ? "acquire" : "release",
+      process: p.process,
+      lock: LOCKS[(p.choice >> 1) % LOCKS.length] as string,
+    }),
+    output(_state, input, p) {
+      if (!tokens || input.f !== "acquire") return {};
+      // The token service is monotonic across locks, with gaps; tokens of refused acquires are burnt.
+      lastToken += BigInt(1 + (p.choice2 % 3));
+      return { token: lastToken };
+    },
+    corrupt(input, output, choice) {
+      if (!tokens || input.f !== "acquire" || output.token === undefined) return undefined;
+      const delta = BigInt(1 + (choice % 4));
+      return { token: choice % 2 === 0 ? output.token - delta : output.token + delta };
+    },
+  };
+}
+
+export const mutexKit = lockKit(mutexModel, false);
+export const ownerMutexKit = lockKit(ownerMutexModel, false);
+export const fencedMutexKit = lockKit(fencedMutexModel, true);
+
+const VALUES: RegisterValue[] = [0, 1, 2];
+
+export const casRegisterKit: ModelKit<RegisterValue, CasInput, CasOutput> = {
+  name: "cas-register",
+  model: () => casRegisterModel as Model<unknown, CasInput, CasOutput>,
+  reference: () => casRegisterModel as Model<unknown, CasInput, CasOutput>,
+  simulation: () => casRegisterModel,
+  input(p) {
+    const v = VALUES[p.choice2 % VALUES.length] as RegisterValue;
+    const w = VALUES[(p.choice2 >> 2) % VALUES.length] as RegisterValue;
+    switch (p.choice % 3) {
+      case 0:
+        return { f: "read" };
+      case 1:
+        return { f: "write", value: v };
+      default:
+        return { f: "cas", from: v, to: w };
+    }
+  },
+  output(state, input) {
+    if (input.f === "read") return { f: "read", value: state };
+    if (input.f === "write") return { f: "write" };
+    return { f: "cas", ok: input.from === state };
+  },
+  corrupt(input, output, choice) {
+    if (output.f === "cas") return { f: "cas", ok: !output.ok };
+    if (output.f === "read") {
+      const others = [null, ...VALUES].filter((v) => v !== output.value);
+      return { f: "read", value: others[choice % others.length] as RegisterValue };
+    }
+    return input.f === "write" ? undefined : output;
+  },
+};
+
+const KEYS = ["a", "b"];
+const SUFFIXES = ["x", "y", "xy"];
+
+/** The kv store with plain strings per key, to simulate with (the checker's model interns values). */
+const kvStrings = (): Model<ReadonlyMap<string, string>, KvInput, KvOutput> => ({
+  name: "kv-strings",
+  init: () => new Map(),
+  step(state, input, output) {
+    const current = state.get(input.key) ?? "";
+    if (input.f === "get") return output?.value === undefined || output.value === current ? state : undefined;
+    return new Map(state).set(input.key, input.f === "put" ? input.value : current + input.value);
+  },
+  key: (state) => JSON.stringify([...state].sort()),
+  describeOp: () => "",
+  describeState: () => "",
+});
+
+export const kvKit: ModelKit<ReadonlyMap<string, string>, KvInput, KvOutput> = {
+  name: "kv",
+  model: kvModel as () => Model<unknown, KvInput, KvOutput>,
+  reference: kvWholeModel as () => Model<unknown, KvInput, KvOutput>,
+  simulation: kvStrings,
+  input(p) {
+    const key = KEYS[p.choice2 % KEYS.length] as string;
+    const value = SUFFIXES[(p.choice2 >> 1) % SUFFIXES.length] as string;
+    const f = (["get", "get", "put", "append", "append"] as const)[p.choice % 5] as KvInput["f"];
+    return { f, key, value: f === "get" ? "" : value };
+  },
+  output: (state, input) => (input.f === "get" ? { value: state.get(input.key) ?? "" } : {}),
+  corrupt(input, output, choice) {
+    if (input.f !== "get" || output.value === undefined) return undefined;
+    const options = ["", "x", "y", "xy", "yx", "xx", `${output.value}x`].filter((v) => v !== output.value);
+    return { value: options[choice % options.length] as string };
+  },
+};

@@ -1,0 +1,128 @@
+/**
+ * Killing a real run mid-way leaves nothing behind and leaves a readable partial history:
+ * - SIGINT to the runner: its handlers resume what is paused, kill servers and clients,
+ *   write the merged partial history.jsonl, remove temp dirs, and exit 130;
+ * - SIGKILL of the runner (the parent of every server and client process): no handler can
+ *   run; the reaper kills the servers (SIGCONT first) and removes the temp dirs, the clients
+ *   exit when their IPC channel closes, and the history snapshot plus the per-process event
+ *   files on disk still hold the run so far.
+ * At the moment of the kill a server and a client are SIGSTOPped, so "nothing stays paused"
+ * is tested for real.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readHistoryFile } from "../../src/history/read.js";
+import { writeHistory } from "../../src/history/write.js";
+import { mergeHistory } from "../../src/real/history.js";
+import {
+  missingBinaries,
+  processesMatching,
+  schedule,
+  stoppedProcessesMatching,
+  tempDirsMatching,
+  waitForNone,
+} from "./helpers.js";
+
+const missing = missingBinaries(["redis-server"]);
+const work = mkdtempSync(join(tmpdir(), "lockcheck-test-interrupt-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A long run that, from 1.5 s on, has client 0 and server:0 paused for good. */
+const longRun = schedule(
+  "redis:lease",
+  "unfenced",
+  { servers: 1, ttlMs: 500, callTimeoutMs: 200, horizonMs: 30_000 },
+  [
+    { id: 0, cycles: Array.from({ length: 100 }, () => ({ thinkMs: 50, holdMs: 100, writes: 1 })) },
+    { id: 1, cycles: Array.from({ length: 100 }, () => ({ thinkMs: 60, holdMs: 100, writes: 1 })) },
+  ],
+  [
+    { kind: "pause", node: "client:0", at: 1500, durationMs: 60_000 },
+    { kind: "pause", node: "server:0", at: 1500, durationMs: 60_000 },
+  ],
+);
+
+const cli = join(import.meta.dirname, "../../src/cli/main.ts");
+
+function startRunner(outDir: string): ChildProcess {
+  const file = join(work, "schedule.json");
+  writeFileSync(file, JSON.stringify(longRun));
+  return spawn(process.execPath, ["--import", "tsx", cli, "run", "--schedule", file, "--out", outDir, "--quiet"], {
+    cwd: join(import.meta.dirname, "../.."),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Starts the runner and waits until the run is under way with its two processes paused. */
+async function runUntilPaused(outDir: string): Promise<{ runner: ChildProcess; runId: string; exited: Promise<number | null> }> {
+  const runner = startRunner(outDir);
+  let stderr = "";
+  runner.stderr?.on("data", (d) => {
+    stderr += String(d);
+  });
+  const exited = new Promise<number | null>((resolve) => runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))));
+  const runFile = join(outDir, "run.json");
+  await until(`run.json (stderr: ${stderr})`, () => existsSync(runFile), 60_000);
+  const { runId } = JSON.parse(readFileSync(runFile, "utf8")) as { runId: string };
+  await until(`two paused processes (stderr: ${stderr})`, () => stoppedProcessesMatching(runId).length === 2, 60_000);
+  // A history snapshot is written every second while clients run.
+  await until("a history snapshot", () => existsSync(join(outDir, "history.jsonl")), 5_000);
+  return { runner, runId, exited };
+}
+
+describe.skipIf(missing.length > 0)("interrupting a real run", () => {
+  it("SIGINT: exits 130, nothing left running or paused, temp dirs gone, partial history readable", async () => {
+    const outDir = join(work, "sigint");
+    const { runner, runId, exited } = await runUntilPaused(outDir);
+    // server, resource, two clients and the reaper
+    expect(processesMatching(runId).length).toBe(5);
+    expect(tempDirsMatching(runId).length).toBeGreaterThan(0);
+    runner.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
+    expect(tempDirsMatching(runId)).toEqual([]);
+    const history = await readHistoryFile(join(outDir, "history.jsonl"));
+    expect(history.ok).toBe(true);
+    if (history.ok) {
+      expect(history.value.ops.length).toBeGreaterThan(10);
+      expect(history.value.ops.some((o) => o.process === "nemesis" && o.f === "pause")).toBe(true);
+    }
+  }, 120_000);
+
+  it("SIGKILL of the runner: the reaper and the clients clean up by themselves; the history on disk is readable", async () => {
+    const outDir = join(work, "sigkill");
+    const { runner, runId, exited } = await runUntilPaused(outDir);
+    runner.kill("SIGKILL");
+    await exited;
+    expect(await waitForNone(() => processesMatching(runId), 10_000)).toEqual([]);
+    expect(stoppedProcessesMatching(runId)).toEqual([]);
+    expect(await waitForNone(() => tempDirsMatching(runId), 5000)).toEqual([]);
+    // The last snapshot is a complete, valid history.
+    const snapshot = await readHistoryFile(join(outDir, "history.jsonl"));
+    expect(snapshot.ok).toBe(true);
+    if (snapshot.ok) expect(snapshot.value.ops.length).toBeGreaterThan(10);
+    // The per-process event files hold at least as much, and merge into a valid history too.
+    const merged = mergeHistory({
+      eventsDir: join(outDir, "events"),
+      clientIds: [0, 1],
+      crashed: new Set(),
+      endTime: 0,
+    });
+    const mergedFile = join(outDir, "merged.jsonl");
+    await writeHistory(mergedFile, merged);
+    const reread = await readHistoryFile(mergedFile);
+    expect(reread.ok).toBe(true);
+    if (reread.ok && snapshot.ok) expect(reread.value.ops.length).toBeGreaterThanOrEqual(snapshot.value.ops.length);
+  }, 120_000);
+});
