@@ -42,11 +42,19 @@ function cpuMs(): number {
 function standardScheduleArb(t: Target, categories: readonly FaultCategory[]): fc.Arbitrary<Schedule> {
   const options = { ...t.defaults, horizonMs: 30_000 };
   const w = defaultWorkloadBounds(options);
-  const f = defaultFaultBounds(options, categories, { leader: t.hasLeader, maxClients: 5, maxCycles: 20, horizonMs: 30_000 });
+  const f = defaultFaultBounds(options, categories, {
+    leader: t.hasLeader,
+    maxClients: 5,
+    maxCycles: 20,
+    horizonMs: 30_000,
+  });
   return fc
     .record({
       seed: fc.integer({ min: 0, max: 0xffffffff }),
-      clients: fc.array(fc.array(cycleArb(w), { minLength: 20, maxLength: 20 }), { minLength: 5, maxLength: 5 }),
+      clients: fc.array(fc.array(cycleArb(w), { minLength: 20, maxLength: 20 }), {
+        minLength: 5,
+        maxLength: 5,
+      }),
       faults: fc.array(faultArb(f), { minLength: 10, maxLength: 10 }),
     })
     .map(({ seed, clients, faults }) => ({
@@ -89,12 +97,25 @@ async function throughput(name: string, categories: readonly FaultCategory[], n:
   };
 }
 
-async function timeToFirstViolation(name: string, resource: "unfenced", faults: FaultCategory[], seeds: number) {
+async function timeToFirstViolation(
+  name: string,
+  resource: "unfenced",
+  faults: FaultCategory[],
+  seeds: number,
+) {
   const times: number[] = [];
   const runs: number[] = [];
   let missed = 0;
   for (let seed = 1; seed <= seeds; seed++) {
-    const r = await fuzz({ target: target(name), resource, faults, seed, runs: 20_000, shrink: false, fcShrink: { maxRuns: 0 } });
+    const r = await fuzz({
+      target: target(name),
+      resource,
+      faults,
+      seed,
+      runs: 20_000,
+      shrink: false,
+      fcShrink: { maxRuns: 0 },
+    });
     if (r.counterexample === null) {
       missed++;
       continue;
@@ -102,22 +123,43 @@ async function timeToFirstViolation(name: string, resource: "unfenced", faults: 
     times.push(r.elapsedMs);
     runs.push(r.counterexample.foundAtRun);
   }
-  return { name: `${name}/${resource} --faults ${faults.join(",")}`, medianMs: median(times), medianRuns: median(runs), maxMs: Math.max(...times), missed };
+  return {
+    name: `${name}/${resource} --faults ${faults.join(",")}`,
+    medianMs: median(times),
+    medianRuns: median(runs),
+    maxMs: Math.max(...times),
+    missed,
+  };
 }
 
 async function shrunkGcPause(seeds: number) {
   const rows: { clients: number; lockOps: number; faults: number; shrinkMs: number }[] = [];
   for (let seed = 1; seed <= seeds; seed++) {
-    const r = await fuzz({ target: target("sim:lease"), resource: "unfenced", faults: ["pause"], faultBounds: { pauses: ["client"] }, seed, runs: 20_000 });
+    const r = await fuzz({
+      target: target("sim:lease"),
+      resource: "unfenced",
+      faults: ["pause"],
+      faultBounds: { pauses: ["client"] },
+      seed,
+      runs: 20_000,
+    });
     const ce = r.counterexample;
     if (ce === null) continue;
-    const lockOps = ce.ops.filter((o) => (o.f === "acquire" || o.f === "release") && o.type === "invoke").length;
-    rows.push({ clients: ce.schedule.clients.length, lockOps, faults: ce.schedule.faults.length, shrinkMs: ce.shrinkMs });
+    const lockOps = ce.ops.filter(
+      (o) => (o.f === "acquire" || o.f === "release") && o.type === "invoke",
+    ).length;
+    rows.push({
+      clients: ce.schedule.clients.length,
+      lockOps,
+      faults: ce.schedule.faults.length,
+      shrinkMs: ce.shrinkMs,
+    });
   }
   return rows;
 }
 
-const fmt = (x: number, digits = 0) => x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (x: number, digits = 0) =>
+  x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const verdict = (ok: boolean) => (ok ? "OK  " : "MISS");
 
 console.log("lockcheck simulator benchmark (one process, one core; rates are per CPU second)\n");
@@ -156,4 +198,6 @@ console.log(
   `  ${verdict(small === rows.length && Math.max(...shrinkMs) < 5000)} ${small}/${rows.length} within ≤ 2 clients, ≤ 4 lock operations, 1 fault; ` +
     `largest: ${Math.max(...rows.map((r) => r.clients))} clients, ${Math.max(...rows.map((r) => r.lockOps))} lock ops, ${Math.max(...rows.map((r) => r.faults))} faults`,
 );
-console.log(`       shrinking time median ${fmt(median(shrinkMs))} ms, max ${fmt(Math.max(...shrinkMs))} ms (target < 5 s)`);
+console.log(
+  `       shrinking time median ${fmt(median(shrinkMs))} ms, max ${fmt(Math.max(...shrinkMs))} ms (target < 5 s)`,
+);

@@ -9,8 +9,10 @@
  * - `step` is called with ops in increasing index order; it must not keep references that grow
  *   with the number of ops unless the checker's definition needs them (per-grant state is fine).
  * - Ops a checker does not understand (other locks' fields, unknown nemesis faults) are ignored.
- * - A completion whose process has no open invoke is ignored (the reader's validator reports
- *   it as bad input; checkers stay total on unvalidated input and never throw on it).
+ * - Input is a validated history (src/history/validate.ts): each client process has at most one
+ *   open call, and a completion matches its invoke. Checkers rely on that to pair calls cheaply
+ *   (the one-pass path runs them on millions of ops); on unvalidated input they never throw, but
+ *   may pair calls wrongly. A completion whose process has no open invoke is ignored.
  * - A call still open at `finish` is treated like an `info` completion: it may or may not
  *   have taken effect, at any time after its invoke.
  * - `finish` is called once; the checker is not used afterwards.

@@ -29,18 +29,21 @@
  *   take effect at any point after its call, or never: the search succeeds as soon as every
  *   op with a known return is linearized.
  * - P-compositionality: a model that partitions (per lock, per key) is checked part by part,
- *   and the history is linearizable iff every part is. The first part that is not stops the
- *   check.
- * - Budget: past `timeLimitMs` (whole check) or `maxCacheEntries` (per part), the verdict is
+ *   and the history is linearizable iff every part is. Parts are searched round-robin, a
+ *   slice at a time, and the first part found not linearizable ends the check: a quick
+ *   failure is not hidden behind a long search of another part.
+ * - Budget: past `timeLimitMs` or `memoryLimitMb` (both for the whole check), the verdict is
  *   `"unknown"` rather than a search that runs away.
+ * - Ops that are interchangeable (same input and output, one's interval inside the other's
+ *   on both ends) are only tried in one order: see `earlierTwins`.
  *
  * On a violation the search also yields the evidence a report needs. Every branch of a failed
  * search is stuck at some return; the latest such return R marks the shortest prefix of the
  * history that cannot be linearized (every op returning before R can be linearized, as the
  * branch stuck at R shows, and no linearization gets past R). The verdict names the op that
- * returns at R, the ops still pending at that point that were called before R (the window: the
- * candidates that could have taken effect before it, and none could), and the partial
- * linearization of that branch — the longest prefix of the history the model can explain.
+ * returns at R (the stuck op), the ops concurrent with it (the window: those that could be
+ * ordered around it, and no order works), and the partial linearization of the branch stuck
+ * at R that linearized the most ops — the longest prefix of the history the model explains.
  */
 import { IntPairMap } from "./int-pair-map.js";
 import type { LinOp, Model, Partition, StateKey } from "./models/model.js";
@@ -66,7 +69,7 @@ export interface LinFailure {
   stuck: number;
   /** Ops linearized on the branch that got furthest, in linearization order. */
   partial: number[];
-  /** Ops called before `stuck` returned and not in `partial`: none could take effect before it. */
+  /** Ops concurrent with `stuck` (their intervals overlap): no order of them around it works. */
   window: number[];
   /** Model state after `partial`, described. */
   stateAfterPartial: string;
@@ -182,20 +185,24 @@ export function linearizableVerdict<S, I, O>(model: Model<S, I, O>, r: Lineariza
     const where = r.partitions > 1 ? ` on ${f.partition}` : "";
     const pending =
       f.window.length === 0
-        ? "and no other operation was pending"
-        : `and none of the operations pending then (${f.window.map(describe).join("; ")}) can take effect first to make it possible`;
+        ? "and no other operation was concurrent with it"
+        : `and no order of it and the operations concurrent with it (${f.window.map(describe).join("; ")}) works`;
     anomalies.push({
       kind: "not-linearizable",
       ops: [f.stuck, ...f.window].flatMap((i) => (ops[i] as LinOp<I, O>).refs),
       explanation:
-        `The history${where} is not linearizable for a ${model.name}: everything before the completion of ` +
-        `${describe(f.stuck)} can be put in one order, but not that operation too. ` +
-        `The longest such order (${f.partial.length} operations) leaves ${f.stateAfterPartial}, ${pending}.`,
+        `The history${where} is not linearizable for the ${model.name} model: everything before the ` +
+        `completion of ${describe(f.stuck)} can be put in one order, but not that operation too. ` +
+        `The longest such order (${plural(f.partial.length, "operation")}) leaves ${f.stateAfterPartial}, ${pending}.`,
       time: Number.isFinite(stuck.ret) ? stuck.ret : stuck.call,
       partialLinearization: f.partial.map((i) => (ops[i] as LinOp<I, O>).refs[0] ?? -1),
     });
   }
   return { checker: "linearizable", valid: r.valid, anomalies, stats };
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function now(): number {
@@ -254,7 +261,6 @@ function* searchPart<S, I, O>(
   let bestPosition = -1;
   let bestStuck = -1;
   let bestPartial: number[] = [];
-  let bestWindow: number[] = [];
   let bestState = sid;
 
   let entry = next[HEAD] as number;
@@ -300,22 +306,18 @@ function* searchPart<S, I, O>(
 
     // A return: its op should already have taken effect. This branch is stuck.
     const pos = position[entry] as number;
-    if (pos > bestPosition) {
+    if (pos > bestPosition || (pos === bestPosition && depth > bestPartial.length)) {
       bestPosition = pos;
       bestStuck = entry >>> 1;
       bestPartial = Array.from(stackOp.subarray(0, depth));
       bestState = sid;
-      bestWindow = [];
-      for (let e = next[HEAD] as number; e !== entry; e = next[e] as number) {
-        if ((e & 1) === 0 && e >>> 1 !== bestStuck) bestWindow.push(e >>> 1);
-      }
     }
     if (depth === 0) {
       return {
         kind: "illegal",
         stuck: bestStuck,
         partial: bestPartial,
-        window: bestWindow,
+        window: concurrentWith(ops, bestStuck),
         stateAfterPartial: model$.state(bestState),
         ...counts(),
       };
@@ -337,6 +339,16 @@ function* searchPart<S, I, O>(
     if (next[call] !== -1) prev[next[call] as number] = call;
     entry = next[call] as number;
   }
+}
+
+/** Ops other than `i` whose intervals overlap op i's (closed intervals), in call order. */
+function concurrentWith(ops: readonly LinOp<unknown, unknown>[], i: number): number[] {
+  const me = ops[i] as LinOp<unknown, unknown>;
+  const found: number[] = [];
+  ops.forEach((op, j) => {
+    if (j !== i && op.call <= me.ret && op.ret >= me.call) found.push(j);
+  });
+  return found.sort((a, b) => (ops[a] as LinOp<unknown, unknown>).call - (ops[b] as LinOp<unknown, unknown>).call || a - b);
 }
 
 /**

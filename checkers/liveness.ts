@@ -45,7 +45,8 @@ export function createLivenessChecker(): Checker {
   // Per client, indexed by process number: the hold it believes it has, its open acquire's start.
   const holds: Array<Hold | undefined> = [];
   const locks = new Map<string, LockState>();
-  const acquireStarted: Array<number | undefined> = [];
+  // Start time of each process's open acquire, -1 when none (numbers only: keeps a double array).
+  const acquireStarted: number[] = [];
   let latencies = new Float64Array(1024);
   let latencyCount = 0;
   let invoked = 0;
@@ -116,21 +117,15 @@ export function createLivenessChecker(): Checker {
     name: "liveness",
     step(op: Op): void {
       if (op.time > now) now = op.time;
-      if (op.process === "nemesis") {
-        const counts = op.type === "invoke" || !nemesisOpen;
-        nemesisOpen = op.type === "invoke";
-        if (counts && op.f === "crash") crash(op);
-        return;
-      }
       if (op.f === "acquire") {
         if (op.type === "invoke") {
           invoked++;
           acquireStarted[op.process] = op.time;
           return;
         }
-        const started = acquireStarted[op.process];
-        if (started === undefined) return;
-        acquireStarted[op.process] = undefined;
+        const started = acquireStarted[op.process] ?? -1;
+        if (started < 0) return;
+        acquireStarted[op.process] = -1;
         if (op.type === "fail") failed++;
         else if (op.type === "info") uncertain++;
         if (op.type !== "ok") return;
@@ -148,7 +143,12 @@ export function createLivenessChecker(): Checker {
         addHolder(s);
         return;
       }
-      acquireStarted[op.process] = undefined;
+      if (op.process === "nemesis") {
+        const counts = op.type === "invoke" || !nemesisOpen;
+        nemesisOpen = op.type === "invoke";
+        if (counts && op.f === "crash") crash(op);
+        return;
+      }
       if (op.f === "release" && op.type === "invoke") {
         const hold = holds[op.process];
         if (hold && (op.grant === undefined || hold.grant === undefined || hold.grant === op.grant)) {

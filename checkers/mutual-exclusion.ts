@@ -114,12 +114,8 @@ export function createMutualExclusionChecker(): Checker {
   return {
     name: "mutual-exclusion",
     step(op: Op): void {
-      if (op.process === "nemesis") return;
+      if (op.f !== "write") return;
       if (op.type === "invoke") {
-        if (op.f !== "write") {
-          open[op.process] = undefined;
-          return;
-        }
         const s = stateFor(states, op.lock);
         const a = s.firstDone.get(op.grant);
         const b = s.best1?.grant !== op.grant ? s.best1 : s.best2;
@@ -128,7 +124,7 @@ export function createMutualExclusionChecker(): Checker {
         return;
       }
       const w = open[op.process];
-      if (!w || op.f !== "write") return;
+      if (!w) return;
       open[op.process] = undefined;
       if (op.type === "info") {
         maybeAccepted(w, op.index, op.time);

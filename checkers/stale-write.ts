@@ -145,22 +145,18 @@ export function createStaleWriteChecker(): Checker {
   return {
     name: "stale-write",
     step(op: Op): void {
-      if (op.process === "nemesis") return;
-      if (op.type === "invoke") {
-        if (op.f !== "write") {
-          open[op.process] = undefined;
-          return;
-        }
-        const grant = grants.forWrite(op);
-        open[op.process] = { invoke: op, grant, newest: newestByLock.get(op.lock) ?? NONE };
-        return;
-      }
       if (op.f === "acquire") {
         if (op.type === "ok" && op.grant !== undefined) grants.acquired(op, op.grant);
         return;
       }
+      if (op.f !== "write") return;
+      if (op.type === "invoke") {
+        const grant = grants.forWrite(op);
+        open[op.process] = { invoke: op, grant, newest: newestByLock.get(op.lock) ?? NONE };
+        return;
+      }
       const w = open[op.process];
-      if (!w || op.f !== "write") return;
+      if (!w) return;
       open[op.process] = undefined;
       if (op.type === "info") {
         maybeAccepted(w, op.index, op.time);

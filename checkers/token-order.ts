@@ -68,16 +68,14 @@ export function createTokenOrderChecker(): Checker {
   return {
     name: "token-order",
     step(op: Op): void {
-      if (op.process === "nemesis") return;
+      if (op.f !== "acquire") return;
       if (op.type === "invoke") {
-        if (op.f === "acquire") {
-          openAcquire[op.process] = op;
-          highestAtInvoke[op.process] = states.get(op.lock)?.highest;
-        } else openAcquire[op.process] = undefined;
+        openAcquire[op.process] = op;
+        highestAtInvoke[op.process] = states.get(op.lock)?.highest;
         return;
       }
       const invoke = openAcquire[op.process];
-      if (!invoke || op.f !== "acquire") return;
+      if (!invoke) return;
       openAcquire[op.process] = undefined;
       const highest = highestAtInvoke[op.process];
       if (op.type !== "ok" || op.token === undefined) return;

@@ -57,7 +57,10 @@ export interface FaultBounds {
 }
 
 /** Workload bounds derived from a target's schedule options. */
-export function defaultWorkloadBounds(options: ScheduleOptions, overrides: Partial<WorkloadBounds> = {}): WorkloadBounds {
+export function defaultWorkloadBounds(
+  options: ScheduleOptions,
+  overrides: Partial<WorkloadBounds> = {},
+): WorkloadBounds {
   return {
     // Two clients at least: one client alone cannot break mutual exclusion.
     minClients: 2,
@@ -105,7 +108,8 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
     throw new RangeError(`${call}: ${field} ${what}`);
   };
   if (!Number.isInteger(w.minClients) || w.minClients < 1) fail("minClients", "must be an integer >= 1");
-  if (!Number.isInteger(w.maxClients) || w.maxClients < w.minClients) fail("maxClients", "must be >= minClients");
+  if (!Number.isInteger(w.maxClients) || w.maxClients < w.minClients)
+    fail("maxClients", "must be >= minClients");
   if (!Number.isInteger(w.maxCycles) || w.maxCycles < 1) fail("maxCycles", "must be an integer >= 1");
   if (w.maxWrites < 0 || w.maxWrites > 100) fail("maxWrites", "must be in 0..100");
   if (w.maxThinkMs < 0 || w.maxHoldMs < 0) fail("maxThinkMs/maxHoldMs", "must be >= 0");
@@ -114,7 +118,14 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   for (const c of f.categories) {
     if (!FAULT_CATEGORIES.includes(c)) fail("categories", `contains unknown category "${c}"`);
   }
-  for (const k of ["maxPauseMs", "maxPartitionMs", "maxClockJumpMs", "maxDelayMs", "maxDelayWindowMs", "maxRestartMs"] as const) {
+  for (const k of [
+    "maxPauseMs",
+    "maxPartitionMs",
+    "maxClockJumpMs",
+    "maxDelayMs",
+    "maxDelayWindowMs",
+    "maxRestartMs",
+  ] as const) {
     if (!(f[k] >= 1)) fail(k, "must be >= 1");
   }
   if (f.pauses.length === 0 || f.pauses.some((p) => !PAUSE_KINDS.includes(p))) {

@@ -44,7 +44,10 @@ export function scheduleArb(opts: ScheduleArbOptions): fc.Arbitrary<Schedule> {
     maxClients: workload.maxClients,
     maxCycles: workload.maxCycles,
     // Faults land while clients are busy: within the longest a client's plan can take.
-    horizonMs: Math.min(opts.options.horizonMs, workload.maxCycles * (workload.maxThinkMs + workload.maxHoldMs)),
+    horizonMs: Math.min(
+      opts.options.horizonMs,
+      workload.maxCycles * (workload.maxThinkMs + workload.maxHoldMs),
+    ),
     ...faultOverrides,
   });
   checkBounds("scheduleArb", workload, faults);

@@ -19,7 +19,10 @@ type Sides = { a: NodeRef[]; b: NodeRef[] };
 function clientFromServers(b: FaultBounds): fc.Arbitrary<Sides> {
   const servers = serverRefs(b.servers, false);
   const minority = Math.max(1, Math.floor(servers.length / 2));
-  return fc.record({ a: nodeArb(clientRefs(b.maxClients)).map((c) => [c]), b: nodeSetArb(servers, minority) });
+  return fc.record({
+    a: nodeArb(clientRefs(b.maxClients)).map((c) => [c]),
+    b: nodeSetArb(servers, minority),
+  });
 }
 
 function serverSplit(b: FaultBounds): fc.Arbitrary<Sides> {
@@ -36,7 +39,10 @@ function anyNodes(b: FaultBounds): fc.Arbitrary<Sides> {
 }
 
 export function partitionArb(b: FaultBounds): fc.Arbitrary<PartitionFault> {
-  const shapes = [{ arbitrary: clientFromServers(b), weight: 3 }, { arbitrary: anyNodes(b), weight: 1 }];
+  const shapes = [
+    { arbitrary: clientFromServers(b), weight: 3 },
+    { arbitrary: anyNodes(b), weight: 1 },
+  ];
   if (b.servers > 1) shapes.push({ arbitrary: serverSplit(b), weight: 1 });
   return fc
     .record({
@@ -45,5 +51,12 @@ export function partitionArb(b: FaultBounds): fc.Arbitrary<PartitionFault> {
       sides: fc.oneof(...shapes),
       oneWay: fc.boolean(),
     })
-    .map(({ at, durationMs, sides, oneWay }) => ({ kind: "partition" as const, at, durationMs, a: sides.a, b: sides.b, oneWay }));
+    .map(({ at, durationMs, sides, oneWay }) => ({
+      kind: "partition" as const,
+      at,
+      durationMs,
+      a: sides.a,
+      b: sides.b,
+      oneWay,
+    }));
 }

@@ -13,7 +13,7 @@ export interface LineBatch {
   unterminatedLast: boolean;
 }
 
-const CHUNK_BYTES = 1 << 20;
+const CHUNK_BYTES = 1 << 15;
 
 /** Yields the file's non-blank lines in batches. Rejects (fs error) if the file cannot be read. */
 export async function* readLineBatches(path: string): AsyncGenerator<LineBatch> {

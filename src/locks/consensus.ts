@@ -13,7 +13,7 @@
  * writes; a resource fenced by the token rejects them.
  */
 import type { EtcdApi, LockEnv } from "../env/env.js";
-import { startRenewal, type Renewal } from "./keepalive.js";
+import { type Renewal, startRenewal } from "./keepalive.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
@@ -62,7 +62,9 @@ export const consensus: LockAlgorithm = {
       if (!r.ok) {
         // The key may have been created under our lease; revoking the lease deletes it.
         const clean = await abandon(etcd, leaseId, keepAlive);
-        return clean ? { outcome: "denied", reason: r.error.kind } : { outcome: "unknown", reason: r.error.kind };
+        return clean
+          ? { outcome: "denied", reason: r.error.kind }
+          : { outcome: "unknown", reason: r.error.kind };
       }
       if (r.value.created) {
         const state: ConsensusState = { key, leaseId, createRevision: r.value.createRevision, keepAlive };

@@ -7,6 +7,13 @@ import { redlock } from "./redlock.js";
 import { redlockNocheck } from "./redlock-nocheck.js";
 import { zk } from "./zk.js";
 
-export const LOCK_ALGORITHMS: readonly LockAlgorithm[] = [lease, leaseToken, redlock, redlockNocheck, consensus, zk];
+export const LOCK_ALGORITHMS: readonly LockAlgorithm[] = [
+  lease,
+  leaseToken,
+  redlock,
+  redlockNocheck,
+  consensus,
+  zk,
+];
 
 export { consensus, lease, leaseToken, redlock, redlockNocheck, zk };

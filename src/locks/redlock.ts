@@ -90,7 +90,12 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
     },
     async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
       const { key } = handle.state as RedlockState;
-      const replies = await unlockAll(env.redis, key, handle.request.owner, perNodeTimeoutMs(handle.request.ttlMs));
+      const replies = await unlockAll(
+        env.redis,
+        key,
+        handle.request.owner,
+        perNodeTimeoutMs(handle.request.ttlMs),
+      );
       if (replies.some((r) => r.ok && r.value)) return { outcome: "released" };
       if (replies.every((r) => r.ok)) return { outcome: "not-held" };
       return { outcome: "unknown", reason: "unlock-incomplete" };

@@ -8,7 +8,7 @@
  * stops heartbeating), the ensemble deletes the node and the next waiter takes the lock.
  */
 import type { LockEnv, ZkApi } from "../env/env.js";
-import { startRenewal, type Renewal } from "./keepalive.js";
+import { type Renewal, startRenewal } from "./keepalive.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 

@@ -35,7 +35,11 @@ export interface Hold {
   end: number;
   /** How the release ended; "none" if the history ends while the client still holds it. */
   release: "ok" | "fail" | "info" | "pending" | "none";
-  /** Nominal lease expiry in true time (acquire invoke + ttl), when the schedule gives a ttl. */
+  /**
+   * When the lease had certainly expired, in true time, if the schedule gives a ttl: the
+   * acquire's `ok` + ttl (the lease was set before the client heard so). Server clock faults
+   * can end it earlier. Null for locks that renew their lease (see `renewsLease`).
+   */
   ttlEnd: number | null;
   ops: OpRefs;
 }
@@ -126,9 +130,17 @@ export function clientLane(process: number): string {
   return `client:${process}`;
 }
 
+/**
+ * Whether a target's lock keeps its lease alive while held (etcd leases with keep-alives, zk
+ * sessions with heartbeats): then a hold longer than the ttl is normal, and is not marked.
+ */
+export function renewsLease(target: string): boolean {
+  return /^etcd:|:(consensus|zk)$/.test(target);
+}
+
 export function buildTimeline(input: TimelineInput): Timeline {
   const { ops, verdicts, schedule } = input;
-  const ttlMs = schedule?.options.ttlMs ?? null;
+  const ttlMs = schedule && !renewsLease(schedule.target) ? schedule.options.ttlMs : null;
   const endMs = Math.max(0, ...ops.map((o) => nsToMs(o.time)));
 
   const holds: Hold[] = [];
@@ -195,7 +207,7 @@ export function buildTimeline(input: TimelineInput): Timeline {
           start: time,
           end: endMs,
           release: "none",
-          ttlEnd: ttlMs === null ? null : start + ttlMs,
+          ttlEnd: ttlMs === null ? null : time + ttlMs,
           ops: refs,
         };
         holds.push(hold);

@@ -40,7 +40,10 @@ export function firstDifference(a: CheckedRun["ops"], b: CheckedRun["ops"]): His
   return null;
 }
 
-export async function replaySchedule(schedule: Schedule, o: ReplayOptions = {}): Promise<Result<ReplayResult, InputError>> {
+export async function replaySchedule(
+  schedule: Schedule,
+  o: ReplayOptions = {},
+): Promise<Result<ReplayResult, InputError>> {
   const name = o.target ?? schedule.target;
   const target = findTarget(name, o.target === undefined ? "target" : "--target");
   if (!target.ok) return err(target.error);

@@ -47,7 +47,10 @@ export async function saveRun(dir: string, run: RunToSave): Promise<Result<strin
   try {
     await mkdir(dir, { recursive: true });
     await writeFile(schedulePath, jsonText(run.schedule), "utf8");
-    const verdict: VerdictFile = { valid: combineValidity(run.verdicts.map((v) => v.valid)), verdicts: run.verdicts };
+    const verdict: VerdictFile = {
+      valid: combineValidity(run.verdicts.map((v) => v.valid)),
+      verdicts: run.verdicts,
+    };
     await writeFile(verdictPath, jsonText(verdict), "utf8");
   } catch (e) {
     return err({ file: dir, message: `cannot write the run folder: ${(e as Error).message}` });

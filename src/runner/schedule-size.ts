@@ -52,7 +52,15 @@ export function scheduleSize(s: Schedule): ScheduleSize {
   let faultMs = 0;
   for (const f of s.faults) faultMs += faultMagnitude(f);
   const clientIds = s.clients.reduce((sum, c) => sum + c.id, 0);
-  return { clients: s.clients.length, cycles, writes, faults: s.faults.length, faultMs, workloadMs, clientIds };
+  return {
+    clients: s.clients.length,
+    cycles,
+    writes,
+    faults: s.faults.length,
+    faultMs,
+    workloadMs,
+    clientIds,
+  };
 }
 
 /** A single number ordering schedules by size (see the top of this file). */

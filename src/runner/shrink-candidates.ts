@@ -122,7 +122,9 @@ function renameClient(f: Fault, from: number, to: number, rename: (r: NodeRef) =
  */
 function withLongerPauses(s: Schedule): Schedule | null {
   if (!s.faults.some((f) => f.kind === "pause" || f.kind === "pause-at")) return null;
-  const faults = s.faults.map((f) => (f.kind === "pause" || f.kind === "pause-at" ? { ...f, durationMs: 2 * f.durationMs } : f));
+  const faults = s.faults.map((f) =>
+    f.kind === "pause" || f.kind === "pause-at" ? { ...f, durationMs: 2 * f.durationMs } : f,
+  );
   return { ...s, faults };
 }
 
@@ -181,7 +183,11 @@ function* dropCycles(s: Schedule): Generator<Schedule> {
     const half = Math.floor(cycles.length / 2);
     if (half >= 1) yield withCycles(s, ci, cycles.slice(0, cycles.length - half));
     for (let j = cycles.length - 1; j >= 0; j--) {
-      const fewer = withCycles(s, ci, cycles.filter((_, k) => k !== j));
+      const fewer = withCycles(
+        s,
+        ci,
+        cycles.filter((_, k) => k !== j),
+      );
       yield fewer;
       // Dropping an early cycle shifts the client's checkpoint count: keep the pause aimed.
       const aimed = withEarlierCheckpoints(fewer, client.id);
@@ -228,7 +234,8 @@ function* smallerFault(f: Fault): Generator<Fault> {
       for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
       return;
     case "crash":
-      if (f.restartAfterMs !== null) for (const r of smallerInts(f.restartAfterMs, 1)) yield { ...f, restartAfterMs: r };
+      if (f.restartAfterMs !== null)
+        for (const r of smallerInts(f.restartAfterMs, 1)) yield { ...f, restartAfterMs: r };
       for (const at of smallerInts(f.at, 0)) yield { ...f, at };
       return;
     case "partition":
@@ -267,7 +274,12 @@ function* shrinkCycles(s: Schedule): Generator<Schedule> {
     for (let j = 0; j < cycles.length; j++) {
       const cy = cycles[j];
       if (cy === undefined) continue;
-      const put = (c: Cycle) => withCycles(s, ci, cycles.map((x, k) => (k === j ? c : x)));
+      const put = (c: Cycle) =>
+        withCycles(
+          s,
+          ci,
+          cycles.map((x, k) => (k === j ? c : x)),
+        );
       for (const w of smallerInts(cy.writes, 0)) yield put({ ...cy, writes: w });
       for (const t of smallerInts(cy.thinkMs, 0)) yield put({ ...cy, thinkMs: t });
       for (const h of smallerInts(cy.holdMs, 0)) yield put({ ...cy, holdMs: h });

@@ -49,7 +49,11 @@ function describeCall(invoke: ClientOp | undefined, done: ClientOp): string {
   return `${done.f}${holder === "" ? "" : ` [${holder}]`} → ${outcome}`;
 }
 
-export function formatTimeline(ops: readonly Op[], verdicts: readonly Verdict[], o: TimelineOptions = {}): string[] {
+export function formatTimeline(
+  ops: readonly Op[],
+  verdicts: readonly Verdict[],
+  o: TimelineOptions = {},
+): string[] {
   const c = o.colors ?? colorsFor(process.stdout);
   const maxLines = o.maxLines ?? 60;
   const marks = new Map<number, string[]>();
@@ -62,7 +66,9 @@ export function formatTimeline(ops: readonly Op[], verdicts: readonly Verdict[],
   const events: string[] = [];
   for (const op of ops) {
     if (op.process === "nemesis") {
-      events.push(`${ms(op.time).padStart(10)}             ${who(op).padEnd(9)} ${c.yellow(describeFault(op))}`);
+      events.push(
+        `${ms(op.time).padStart(10)}             ${who(op).padEnd(9)} ${c.yellow(describeFault(op))}`,
+      );
       continue;
     }
     if (op.type === "invoke") {
@@ -71,24 +77,36 @@ export function formatTimeline(ops: readonly Op[], verdicts: readonly Verdict[],
     }
     const invoke = open.get(op.process);
     open.delete(op.process);
-    const cited = [...new Set([...(marks.get(op.index) ?? []), ...(invoke ? (marks.get(invoke.index) ?? []) : [])])];
+    const cited = [
+      ...new Set([...(marks.get(op.index) ?? []), ...(invoke ? (marks.get(invoke.index) ?? []) : [])]),
+    ];
     const when = `${ms(invoke?.time ?? op.time).padStart(10)} → ${ms(op.time).padEnd(9)}`;
     let line = `${when} ${who(op).padEnd(9)} ${describeCall(invoke, op)}`;
     if (cited.length > 0) line = `${c.bold(c.red(line))}  ${c.red(`◀ ${cited.join(", ")}`)}`;
     events.push(line);
   }
   for (const inv of open.values()) {
-    events.push(`${ms(inv.time).padStart(10)} → ${"…".padEnd(9)} ${who(inv).padEnd(9)} ${inv.f} (never completed)`);
+    events.push(
+      `${ms(inv.time).padStart(10)} → ${"…".padEnd(9)} ${who(inv).padEnd(9)} ${inv.f} (never completed)`,
+    );
   }
   let shown = events;
   if (events.length > maxLines) {
     const head = Math.floor(maxLines / 3);
     const tail = maxLines - head;
-    shown = [...events.slice(0, head), c.dim(`      … ${events.length - maxLines} more …`), ...events.slice(-tail)];
+    shown = [
+      ...events.slice(0, head),
+      c.dim(`      … ${events.length - maxLines} more …`),
+      ...events.slice(-tail),
+    ];
   }
-  const lines = [c.dim(`${"sent (ms)".padStart(10)} → ${"done (ms)".padEnd(9)} ${"who".padEnd(9)} what`), ...shown];
+  const lines = [
+    c.dim(`${"sent (ms)".padStart(10)} → ${"done (ms)".padEnd(9)} ${"who".padEnd(9)} what`),
+    ...shown,
+  ];
   for (const v of verdicts) {
-    for (const a of v.anomalies) lines.push("", `${c.bold(c.red(`${v.checker}: ${a.kind}`))}  ${a.explanation}`);
+    for (const a of v.anomalies)
+      lines.push("", `${c.bold(c.red(`${v.checker}: ${a.kind}`))}  ${a.explanation}`);
   }
   return lines;
 }

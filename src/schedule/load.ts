@@ -21,7 +21,8 @@ export function formatJsonPath(path: readonly PropertyKey[]): string {
 const FRACTIONAL_FIELDS = new Set(["lossRate", "rate"]);
 
 function describeBound(kind: string, minimum: number | bigint, inclusive: boolean, below: boolean): string {
-  if (below && Number(minimum) === 0) return inclusive ? `expected a non-negative ${kind}` : `expected a positive ${kind}`;
+  if (below && Number(minimum) === 0)
+    return inclusive ? `expected a non-negative ${kind}` : `expected a positive ${kind}`;
   const op = below ? (inclusive ? ">=" : ">") : inclusive ? "<=" : "<";
   return `expected ${kind === "integer" ? "an integer" : "a number"} ${op} ${minimum}`;
 }
@@ -39,7 +40,8 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
       if (issue.origin === "array") return `expected at least ${issue.minimum} item(s)`;
       return issue.message;
     case "too_big":
-      if (issue.origin === "number") return describeBound(kind, issue.maximum, issue.inclusive ?? true, false);
+      if (issue.origin === "number")
+        return describeBound(kind, issue.maximum, issue.inclusive ?? true, false);
       if (issue.origin === "array") return `expected at most ${issue.maximum} item(s)`;
       return issue.message;
     case "unrecognized_keys":
@@ -98,7 +100,11 @@ export function parseScheduleText(text: string, file?: string): Result<Schedule,
   if (r.ok) return r;
   const first = r.error[0] ?? { message: "invalid schedule" };
   const more = r.error.length - 1;
-  return err(more > 0 ? { ...first, message: `${first.message} (and ${more} more problem${more > 1 ? "s" : ""})` } : first);
+  return err(
+    more > 0
+      ? { ...first, message: `${first.message} (and ${more} more problem${more > 1 ? "s" : ""})` }
+      : first,
+  );
 }
 
 export async function loadSchedule(path: string): Promise<Result<Schedule, InputError>> {

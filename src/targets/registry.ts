@@ -10,7 +10,8 @@ const targets = new Map<string, Target>();
 
 /** Adds a target; registering a name twice is a programming error. */
 export function registerTarget(t: Target): void {
-  if (!/^[a-z]+:[a-z0-9-]+$/.test(t.name)) throw new RangeError(`registerTarget: bad name "${t.name}" (expected world:lock)`);
+  if (!/^[a-z]+:[a-z0-9-]+$/.test(t.name))
+    throw new RangeError(`registerTarget: bad name "${t.name}" (expected world:lock)`);
   if (targets.has(t.name)) throw new RangeError(`registerTarget: "${t.name}" is already registered`);
   targets.set(t.name, t);
 }

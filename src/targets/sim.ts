@@ -50,7 +50,17 @@ export const SIM_TARGETS: readonly Target[] = [
   simTarget(lease, 1, ["unfenced", "fenced"], "single Redis node, SET NX PX, no fencing token"),
   simTarget(leaseToken, 1, ["fenced", "unfenced"], "single Redis node, SET NX PX + INCR fencing token"),
   simTarget(redlock, 5, ["unfenced", "fenced"], "Redlock over 5 Redis nodes, with the validity check"),
-  simTarget(redlockNocheck, 5, ["unfenced", "fenced"], "Redlock over 5 Redis nodes, without the validity check"),
-  simTarget(consensus, 3, ["fenced", "unfenced", "fenced-txn"], "etcd lock: lease + keep-alive, token = create revision"),
+  simTarget(
+    redlockNocheck,
+    5,
+    ["unfenced", "fenced"],
+    "Redlock over 5 Redis nodes, without the validity check",
+  ),
+  simTarget(
+    consensus,
+    3,
+    ["fenced", "unfenced", "fenced-txn"],
+    "etcd lock: lease + keep-alive, token = create revision",
+  ),
   simTarget(zk, 3, ["fenced", "unfenced"], "ZooKeeper lock: ephemeral sequential node, token = zxid"),
 ];

@@ -133,3 +133,25 @@ describe("a plain lock module", () => {
     expect(late.map((o) => o.f === "write" && o.accepted)).toEqual([false]);
   });
 });
+
+describe("--target module:… on the command line", () => {
+  it("loads the module and puts its target's name in place of the argument", async () => {
+    const { preloadModuleTargets } = await import("../../src/custom/preload.js");
+    const r = await preloadModuleTargets(
+      ["node", "lockcheck", "fuzz", "--target", "module:./examples/my-lock.mjs", "--seed", "1"],
+      DOCS,
+    );
+    expect(r).toEqual({
+      ok: true,
+      argv: ["node", "lockcheck", "fuzz", "--target", "sim:my-lease", "--seed", "1"],
+    });
+    const eq = await preloadModuleTargets(
+      ["replay", "x.json", "--target=module:./examples/plain-lock.mjs"],
+      DOCS,
+    );
+    expect(eq).toEqual({ ok: true, argv: ["replay", "x.json", "--target=plain:memory-lease"] });
+    const bad = await preloadModuleTargets(["fuzz", "--target", "module:./nope.mjs"], DOCS);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.message).toContain("cannot import");
+  });
+});

@@ -30,7 +30,19 @@ describe("lockcheck fuzz / replay / shrink", () => {
   let replayPath = "";
 
   it("fuzz finds, shrinks, saves and explains a violation (exit 1)", () => {
-    const r = lockcheck("fuzz", "--target", "sim:lease", "--resource", "unfenced", "--faults", "pause", "--seed", "7", "--runs", "500");
+    const r = lockcheck(
+      "fuzz",
+      "--target",
+      "sim:lease",
+      "--resource",
+      "unfenced",
+      "--faults",
+      "pause",
+      "--seed",
+      "7",
+      "--runs",
+      "500",
+    );
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain("violation found in run");
     expect(r.stdout).toMatch(/◀ stale-write/);
@@ -61,12 +73,40 @@ describe("lockcheck fuzz / replay / shrink", () => {
   });
 
   it("fuzz without a violation exits 0 with a summary; --json is machine-readable", () => {
-    const r = lockcheck("fuzz", "--target", "sim:lease-token", "--resource", "fenced", "--faults", "pause", "--seed", "3", "--runs", "150");
+    const r = lockcheck(
+      "fuzz",
+      "--target",
+      "sim:lease-token",
+      "--resource",
+      "fenced",
+      "--faults",
+      "pause",
+      "--seed",
+      "3",
+      "--runs",
+      "150",
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/no violation in 150 runs of sim:lease-token \(fenced\), seed 3/);
-    const j = lockcheck("fuzz", "--target", "sim:lease-token", "--faults", "none", "--seed", "3", "--runs", "20", "--json");
+    const j = lockcheck(
+      "fuzz",
+      "--target",
+      "sim:lease-token",
+      "--faults",
+      "none",
+      "--seed",
+      "3",
+      "--runs",
+      "20",
+      "--json",
+    );
     expect(j.code).toBe(0);
-    expect(JSON.parse(j.stdout)).toMatchObject({ target: "sim:lease-token", resource: "fenced", runs: 20, violation: false });
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      target: "sim:lease-token",
+      resource: "fenced",
+      runs: 20,
+      violation: false,
+    });
   });
 
   it("bad input exits 2 with a message that says what is valid", () => {

@@ -41,7 +41,12 @@ describe("determinism", () => {
   }
 
   it("the same fuzz seed gives the same runs and the same counterexample", async () => {
-    const o = { target: target("sim:lease"), resource: "unfenced" as const, faults: ["pause" as const], runs: 500 };
+    const o = {
+      target: target("sim:lease"),
+      resource: "unfenced" as const,
+      faults: ["pause" as const],
+      runs: 500,
+    };
     const a = await fuzz({ ...o, seed: 31 });
     const b = await fuzz({ ...o, seed: 31 });
     expect(a.counterexample).not.toBeNull();

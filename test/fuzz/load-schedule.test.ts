@@ -36,18 +36,37 @@ describe("loadSchedule", () => {
     await writeFile(path, withFault({ kind: "pause", node: "client:0", at: 5, durationMs: 0 }));
     const r = await loadSchedule(path);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(formatInputError(r.error)).toBe(`${path}: faults[1].durationMs: expected a positive integer`);
+    if (!r.ok)
+      expect(formatInputError(r.error)).toBe(`${path}: faults[1].durationMs: expected a positive integer`);
   });
 
   it("phrases the usual mistakes for people", () => {
     const cases: Array<[string, string]> = [
-      [withFault({ kind: "pause", node: "client:0", at: -1, durationMs: 1 }), "faults[1].at: expected a non-negative integer"],
-      [withFault({ kind: "pause", node: "client:0", at: 1.5, durationMs: 1 }), "faults[1].at: expected an integer"],
-      [withFault({ kind: "pause", node: "host:1", at: 1, durationMs: 1 }), "faults[1].node: expected client:N, server:N, server:leader or resource"],
+      [
+        withFault({ kind: "pause", node: "client:0", at: -1, durationMs: 1 }),
+        "faults[1].at: expected a non-negative integer",
+      ],
+      [
+        withFault({ kind: "pause", node: "client:0", at: 1.5, durationMs: 1 }),
+        "faults[1].at: expected an integer",
+      ],
+      [
+        withFault({ kind: "pause", node: "host:1", at: 1, durationMs: 1 }),
+        "faults[1].node: expected client:N, server:N, server:leader or resource",
+      ],
       [withFault({ kind: "gc", node: "client:0" }), 'faults[1].kind: unknown kind; expected one of "pause"'],
-      [withFault({ kind: "pause", node: "client:0", at: 1, durationMs: 1, extra: true }), 'faults[1]: unknown field "extra"'],
-      [JSON.stringify({ ...valid, resource: "locked" }), 'resource: expected one of "unfenced", "fenced", "fenced-txn"'],
-      [JSON.stringify({ ...valid, options: { ...valid.options, lossRate: 2 } }), "options.lossRate: expected a number <= 1"],
+      [
+        withFault({ kind: "pause", node: "client:0", at: 1, durationMs: 1, extra: true }),
+        'faults[1]: unknown field "extra"',
+      ],
+      [
+        JSON.stringify({ ...valid, resource: "locked" }),
+        'resource: expected one of "unfenced", "fenced", "fenced-txn"',
+      ],
+      [
+        JSON.stringify({ ...valid, options: { ...valid.options, lossRate: 2 } }),
+        "options.lossRate: expected a number <= 1",
+      ],
       [JSON.stringify({ ...valid, clients: [] }), "clients: expected at least 1 item(s)"],
     ];
     for (const [text, expected] of cases) {

@@ -1,5 +1,11 @@
 /** Hand-written schedules for tests: a target's default options plus the given clients and faults. */
-import type { ClientPlan, Fault, ResourceMode, Schedule, ScheduleOptions } from "../../src/schedule/schedule.js";
+import type {
+  ClientPlan,
+  Fault,
+  ResourceMode,
+  Schedule,
+  ScheduleOptions,
+} from "../../src/schedule/schedule.js";
 import { findTarget } from "../../src/targets/index.js";
 import type { Target } from "../../src/targets/target.js";
 

@@ -23,7 +23,9 @@ const arb = scheduleArb({
 
 /** A synthetic failure: a pause of at least 700 ms and some cycle that writes. */
 function syntheticFailure(s: Schedule): boolean {
-  const longPause = s.faults.some((f) => (f.kind === "pause" || f.kind === "pause-at") && f.durationMs >= 700);
+  const longPause = s.faults.some(
+    (f) => (f.kind === "pause" || f.kind === "pause-at") && f.durationMs >= 700,
+  );
   return longPause && s.clients.some((c) => c.cycles.some((cy) => cy.writes > 0));
 }
 
@@ -92,7 +94,15 @@ describe("shrinkSchedule", () => {
 
   it("shrinks a simulator counterexample to one that still fails", async () => {
     const t = target("sim:lease");
-    const found = await fuzz({ target: t, resource: "unfenced", faults: ["pause"], seed: 5, runs: 1000, shrink: false, fcShrink: { maxRuns: 0 } });
+    const found = await fuzz({
+      target: t,
+      resource: "unfenced",
+      faults: ["pause"],
+      seed: 5,
+      runs: 1000,
+      shrink: false,
+      fcShrink: { maxRuns: 0 },
+    });
     const original = found.counterexample!.schedule;
     expect(await violates(t, original)).toBe(true);
     const r = await shrinkSchedule(original, (c) => violates(t, c), { maxRuns: 1000 });
@@ -113,11 +123,22 @@ describe("shrink candidates", () => {
   it("dropping a client drops the faults aimed only at it and renumbers the rest", () => {
     const s = scheduleFor("sim:redlock", {
       resource: "unfenced",
-      clients: [[{ thinkMs: 0, holdMs: 1, writes: 1 }], [{ thinkMs: 1, holdMs: 1, writes: 1 }], [{ thinkMs: 2, holdMs: 1, writes: 1 }]],
+      clients: [
+        [{ thinkMs: 0, holdMs: 1, writes: 1 }],
+        [{ thinkMs: 1, holdMs: 1, writes: 1 }],
+        [{ thinkMs: 2, holdMs: 1, writes: 1 }],
+      ],
       faults: [
         { kind: "pause", node: "client:1", at: 1, durationMs: 1 },
         { kind: "pause-at", client: 2, checkpoint: "acquired", occurrence: 0, durationMs: 1 },
-        { kind: "partition", at: 0, durationMs: 1, a: ["client:1", "client:2"], b: ["server:0"], oneWay: false },
+        {
+          kind: "partition",
+          at: 0,
+          durationMs: 1,
+          a: ["client:1", "client:2"],
+          b: ["server:0"],
+          oneWay: false,
+        },
         { kind: "delay", from: "client:1", to: "resource", at: 0, durationMs: 1, extraMs: 1 },
       ],
     });

@@ -102,7 +102,12 @@ describe("scheduleArb", () => {
     const refs = samples.flatMap((s) => s.faults.flatMap(nodesOf));
     expect(refs).toContain("server:leader");
     const noLeader = fc.sample(
-      scheduleArb({ target: "sim:lease", resource: "unfenced", options, faults: { categories: ["pause", "crash"] } }),
+      scheduleArb({
+        target: "sim:lease",
+        resource: "unfenced",
+        options,
+        faults: { categories: ["pause", "crash"] },
+      }),
       { numRuns: 300, seed: 3 },
     );
     expect(noLeader.flatMap((s) => s.faults.flatMap(nodesOf))).not.toContain("server:leader");
@@ -114,7 +119,12 @@ describe("scheduleArb", () => {
         target: "sim:redlock",
         resource: "unfenced",
         options,
-        faults: { categories: ["pause"], pauses: ["checkpoint"], checkpoints: ["acquire-sent"], maxFaults: 3 },
+        faults: {
+          categories: ["pause"],
+          pauses: ["checkpoint"],
+          checkpoints: ["acquire-sent"],
+          maxFaults: 3,
+        },
       }),
       { numRuns: 200, seed: 5 },
     );
@@ -124,14 +134,19 @@ describe("scheduleArb", () => {
   });
 
   it("is deterministic for a seed", () => {
-    const arb = scheduleArb({ target: "sim:lease", resource: "unfenced", options, faults: { categories: ["pause", "clock"] } });
+    const arb = scheduleArb({
+      target: "sim:lease",
+      resource: "unfenced",
+      options,
+      faults: { categories: ["pause", "clock"] },
+    });
     expect(fc.sample(arb, { numRuns: 20, seed: 42 })).toEqual(fc.sample(arb, { numRuns: 20, seed: 42 }));
   });
 
   it("rejects impossible bounds, naming the call and the field", () => {
-    expect(() => scheduleArb({ target: "sim:lease", resource: "unfenced", options, workload: { maxClients: 0 } })).toThrow(
-      /scheduleArb: maxClients/,
-    );
+    expect(() =>
+      scheduleArb({ target: "sim:lease", resource: "unfenced", options, workload: { maxClients: 0 } }),
+    ).toThrow(/scheduleArb: maxClients/);
     expect(() =>
       scheduleArb({
         target: "sim:lease",
@@ -159,7 +174,8 @@ describe("shrinking heads toward small schedules", () => {
   }
 
   it("a long client pause: one client, one empty cycle, one pause just over the threshold", () => {
-    const longPause = (s: Schedule) => s.faults.some((f) => (f.kind === "pause" || f.kind === "pause-at") && f.durationMs > 1500);
+    const longPause = (s: Schedule) =>
+      s.faults.some((f) => (f.kind === "pause" || f.kind === "pause-at") && f.durationMs > 1500);
     for (const seed of [1, 2, 3]) {
       const s = shrunk((x) => !longPause(x), seed);
       expect(s.clients).toEqual([{ id: 0, cycles: [{ thinkMs: 0, holdMs: 0, writes: 0 }] }]);
@@ -169,7 +185,8 @@ describe("shrinking heads toward small schedules", () => {
   });
 
   it("a large clock offset shrinks to the smallest offset that still fails", () => {
-    const bigJump = (s: Schedule) => s.faults.some((f) => f.kind === "clock-jump" && Math.abs(f.deltaMs) >= 300);
+    const bigJump = (s: Schedule) =>
+      s.faults.some((f) => f.kind === "clock-jump" && Math.abs(f.deltaMs) >= 300);
     const s = shrunk((x) => !bigJump(x), 4);
     expect(s.faults).toHaveLength(1);
     expect(Math.abs((s.faults[0] as { deltaMs: number }).deltaMs)).toBe(300);
@@ -190,13 +207,27 @@ describe("fitFaultsToClients", () => {
       { kind: "pause", node: "client:5", at: 1, durationMs: 2 },
       { kind: "pause-at", client: 3, checkpoint: "acquired", occurrence: 0, durationMs: 5 },
       { kind: "partition", at: 0, durationMs: 1, a: ["client:0"], b: ["client:2"], oneWay: false },
-      { kind: "partition", at: 0, durationMs: 1, a: ["client:1", "server:0"], b: ["client:3", "server:1"], oneWay: false },
+      {
+        kind: "partition",
+        at: 0,
+        durationMs: 1,
+        a: ["client:1", "server:0"],
+        b: ["client:3", "server:1"],
+        oneWay: false,
+      },
       { kind: "delay", from: "client:0", to: "client:2", at: 0, durationMs: 1, extraMs: 1 },
     ];
     expect(fitFaultsToClients(faults, 2)).toEqual([
       { kind: "pause", node: "client:1", at: 1, durationMs: 2 },
       { kind: "pause-at", client: 1, checkpoint: "acquired", occurrence: 0, durationMs: 5 },
-      { kind: "partition", at: 0, durationMs: 1, a: ["client:1", "server:0"], b: ["server:1"], oneWay: false },
+      {
+        kind: "partition",
+        at: 0,
+        durationMs: 1,
+        a: ["client:1", "server:0"],
+        b: ["server:1"],
+        oneWay: false,
+      },
     ]);
   });
 });

@@ -19,8 +19,10 @@ import { ownerMutexModel } from "../../checkers/models/owner-mutex.js";
 
 export interface PlannedOp {
   process: number;
-  /** Time from the process's previous return (or 0) to this call. */
+  /** Time from the process's previous return (or 0) to this call; with `free`, from time 0. */
   gap: number;
+  /** Called at `gap`, whatever the process did before (the checker orders by time, not by process). */
+  free: boolean;
   /** Call → linearization point. */
   toPoint: number;
   /** Linearization point → return. */
@@ -62,9 +64,11 @@ export interface Simulated<I, O> {
 export const plannedOp = (processes: number): fc.Arbitrary<PlannedOp> =>
   fc.record({
     process: fc.integer({ min: 0, max: processes - 1 }),
-    gap: fc.integer({ min: 0, max: 3 }),
-    toPoint: fc.integer({ min: 0, max: 3 }),
-    toReturn: fc.integer({ min: 0, max: 3 }),
+    gap: fc.integer({ min: 0, max: 6 }),
+    free: fc.boolean(),
+    toPoint: fc.integer({ min: 0, max: 6 }),
+    // Mostly short calls, some long ones that overlap many others.
+    toReturn: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 15 })),
     choice: fc.nat(),
     choice2: fc.nat(),
     fate: fc.constantFrom<0 | 1 | 2>(0, 0, 0, 0, 0, 1, 2),
@@ -79,10 +83,10 @@ export function simulate<S, I, O>(kit: ModelKit<S, I, O>, planned: readonly Plan
   const model = kit.simulation();
   const clock = new Map<number, number>();
   const timed = planned.map((p, i) => {
-    const call = (clock.get(p.process) ?? 0) + p.gap;
+    const call = p.free ? p.gap : (clock.get(p.process) ?? 0) + p.gap;
     const point = call + p.toPoint;
     const ret = point + p.toReturn;
-    clock.set(p.process, ret);
+    if (!p.free) clock.set(p.process, Math.max(ret, clock.get(p.process) ?? 0));
     return { p, i, call, point, ret };
   });
   // Apply in linearization-point order (ties: plan order).
@@ -131,7 +135,7 @@ function perLock<S>(m: Model<S, LockInput, LockOutput>): () => Model<unknown, Lo
 
 const LOCKS = ["a", "b"];
 
-function lockKit<S>(m: Model<S, LockInput, LockOutput>, tokens: boolean): ModelKit<S, LockInput, LockOutput> {
+function lockKit<S>(m: Model<S, LockInput, LockOutput>, tokens: boolean): ModelKit<unknown, LockInput, LockOutput> {
   let lastToken = 0n;
   return {
     name: m.name,
@@ -139,7 +143,7 @@ function lockKit<S>(m: Model<S, LockInput, LockOutput>, tokens: boolean): ModelK
     reference: perLock(m),
     simulation: () => {
       lastToken = 0n;
-      return perLock(m)() as Model<S, LockInput, LockOutput>;
+      return perLock(m)();
     },
     input: (p) => ({
       f: p.choice % 2 === 0 ? "acquire" : "release",
@@ -198,8 +202,6 @@ export const casRegisterKit: ModelKit<RegisterValue, CasInput, CasOutput> = {
   },
 };
 
-const KEYS = ["a", "b"];
-const SUFFIXES = ["x", "y", "xy"];
 
 /** The kv store with plain strings per key, to simulate with (the checker's model interns values). */
 const kvStrings = (): Model<ReadonlyMap<string, string>, KvInput, KvOutput> => ({
@@ -215,21 +217,31 @@ const kvStrings = (): Model<ReadonlyMap<string, string>, KvInput, KvOutput> => (
   describeState: () => "",
 });
 
-export const kvKit: ModelKit<ReadonlyMap<string, string>, KvInput, KvOutput> = {
-  name: "kv",
-  model: kvModel as () => Model<unknown, KvInput, KvOutput>,
-  reference: kvWholeModel as () => Model<unknown, KvInput, KvOutput>,
-  simulation: kvStrings,
-  input(p) {
-    const key = KEYS[p.choice2 % KEYS.length] as string;
-    const value = SUFFIXES[(p.choice2 >> 1) % SUFFIXES.length] as string;
-    const f = (["get", "get", "put", "append", "append"] as const)[p.choice % 5] as KvInput["f"];
-    return { f, key, value: f === "get" ? "" : value };
-  },
-  output: (state, input) => (input.f === "get" ? { value: state.get(input.key) ?? "" } : {}),
-  corrupt(input, output, choice) {
-    if (input.f !== "get" || output.value === undefined) return undefined;
-    const options = ["", "x", "y", "xy", "yx", "xx", `${output.value}x`].filter((v) => v !== output.value);
-    return { value: options[choice % options.length] as string };
-  },
-};
+/** kv over the given keys and suffixes; a narrow alphabet makes identical concurrent ops common. */
+function kvKitOver(
+  name: string,
+  keys: readonly string[],
+  suffixes: readonly string[],
+): ModelKit<ReadonlyMap<string, string>, KvInput, KvOutput> {
+  return {
+    name,
+    model: kvModel as () => Model<unknown, KvInput, KvOutput>,
+    reference: kvWholeModel as () => Model<unknown, KvInput, KvOutput>,
+    simulation: kvStrings,
+    input(p) {
+      const key = keys[p.choice2 % keys.length] as string;
+      const value = suffixes[(p.choice2 >> 1) % suffixes.length] as string;
+      const f = (["get", "get", "put", "append", "append"] as const)[p.choice % 5] as KvInput["f"];
+      return { f, key, value: f === "get" ? "" : value };
+    },
+    output: (state, input) => (input.f === "get" ? { value: state.get(input.key) ?? "" } : {}),
+    corrupt(input, output, choice) {
+      if (input.f !== "get" || output.value === undefined) return undefined;
+      const options = ["", "x", "y", "xy", "yx", "xx", "xxx", `${output.value}x`].filter((v) => v !== output.value);
+      return { value: options[choice % options.length] as string };
+    },
+  };
+}
+
+export const kvKit = kvKitOver("kv", ["a", "a", "b"], ["x", "y", "xy"]);
+export const kvNarrowKit = kvKitOver("kv (one key, one suffix)", ["a"], ["x"]);

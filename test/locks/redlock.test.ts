@@ -25,7 +25,13 @@ describe("redlock", () => {
     for (const i of [2, 3, 4]) env.nodes[i]!.unreachable = true;
     const r = await redlock.acquire(env, req);
     expect(r).toEqual({ outcome: "denied", reason: "no-quorum" });
-    expect(env.nodes.map((n) => n.peek(key))).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(env.nodes.map((n) => n.peek(key))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it("uses drift = 1% of the TTL + 2 ms", () => {

@@ -27,7 +27,7 @@ describe("buildTimeline on the paused-holder history", () => {
       ["client:1", "2", 113, 150, "ok"],
       ["client:2", "3", 178, 200, "none"],
     ]);
-    expect(tl.holds[0]?.ttlEnd).toBe(100); // acquire invoked at 0 ms, ttl 100 ms
+    expect(tl.holds[0]?.ttlEnd).toBe(102); // granted at 2 ms, ttl 100 ms
     expect(tl.attempts.map((a) => [a.lane, a.outcome])).toEqual([
       ["client:1", "fail"],
       ["client:2", "info"],
@@ -203,5 +203,22 @@ describe("pairFaults with overlapping partitions", () => {
       ["server:2+server:3", 2, 7, "partition server:2 → server:3"],
       ["server:0+server:1", 5, 7, "partition server:0 ✕ server:1"],
     ]);
+  });
+});
+
+describe("ttl marks", () => {
+  it("are drawn for lease locks and not for locks that renew their lease", () => {
+    const ops = pausedHolderHistory();
+    const schedule = pausedHolderSchedule();
+    for (const [target, marked] of [
+      ["sim:redlock", true],
+      ["redis:lease", true],
+      ["sim:consensus", false],
+      ["etcd:lock", false],
+      ["sim:zk", false],
+    ] as const) {
+      const tl = buildTimeline({ ops, verdicts: [], schedule: { ...schedule, target } });
+      expect(tl.holds[0]?.ttlEnd !== null, target).toBe(marked);
+    }
   });
 });

@@ -52,11 +52,22 @@ export function fuzzCommand(): Command {
   return new Command("fuzz")
     .description("search for schedules (workload + faults) that make a lock target accept a stale write")
     .requiredOption("--target <name>", `what to fuzz, e.g. sim:redlock (one of: ${targetNames().join(", ")})`)
-    .option("--resource <mode>", "how the protected resource treats tokens: unfenced, fenced or fenced-txn (default: the target's)")
-    .option("--runs <n>", "schedules to try (default 1000, or unbounded with --time-limit)", positiveInt("--runs"))
+    .option(
+      "--resource <mode>",
+      "how the protected resource treats tokens: unfenced, fenced or fenced-txn (default: the target's)",
+    )
+    .option(
+      "--runs <n>",
+      "schedules to try (default 1000, or unbounded with --time-limit)",
+      positiveInt("--runs"),
+    )
     .option("--time-limit <duration>", "stop searching after this long, e.g. 60s or 5m")
     .option("--seed <n>", "seed of the search (default: random, printed); same seed ⇒ same runs", seedArg)
-    .option("--faults <list>", `comma-separated fault categories: ${FAULT_CATEGORIES.join(",")}`, FAULT_CATEGORIES.join(","))
+    .option(
+      "--faults <list>",
+      `comma-separated fault categories: ${FAULT_CATEGORIES.join(",")}`,
+      FAULT_CATEGORIES.join(","),
+    )
     .option("--clients <n>", "most clients in a schedule (default 4)", positiveInt("--clients"))
     .option("--out <dir>", "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>)")
     .option("--no-shrink", "save the first failing schedule as found")
@@ -77,13 +88,26 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
   let resource: ResourceMode | undefined;
   if (flags.resource !== undefined) {
     const r = resourceModeSchema.safeParse(flags.resource);
-    if (!r.success) return { ok: false, error: { field: "--resource", message: `expected one of ${resourceModeSchema.options.join(", ")}` } };
+    if (!r.success)
+      return {
+        ok: false,
+        error: { field: "--resource", message: `expected one of ${resourceModeSchema.options.join(", ")}` },
+      };
     resource = r.data;
   }
   const faults: FaultCategory[] = [];
-  for (const f of flags.faults.split(",").map((x) => x.trim()).filter((x) => x !== "" && x !== "none")) {
+  for (const f of flags.faults
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "" && x !== "none")) {
     if (!(FAULT_CATEGORIES as readonly string[]).includes(f)) {
-      return { ok: false, error: { field: "--faults", message: `unknown fault category "${f}"; expected some of ${FAULT_CATEGORIES.join(", ")} (or none)` } };
+      return {
+        ok: false,
+        error: {
+          field: "--faults",
+          message: `unknown fault category "${f}"; expected some of ${FAULT_CATEGORIES.join(", ")} (or none)`,
+        },
+      };
     }
     faults.push(f as FaultCategory);
   }
@@ -113,13 +137,20 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   if (!parsed.ok) return fail(parsed.error);
   const { resource, faults, timeLimitMs } = parsed.value;
   if (resource !== undefined && !target.value.resources.includes(resource)) {
-    return fail({ field: "--resource", message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}` });
+    return fail({
+      field: "--resource",
+      message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
+    });
   }
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
   const runs = flags.runs ?? (timeLimitMs === undefined ? 1000 : undefined);
   const effectiveResource = resource ?? target.value.resources[0];
   const title = `fuzz ${target.value.name} (${effectiveResource}) seed ${seed}`;
-  const progress = startProgress({ title, quiet: flags.quiet === true || flags.json === true, ...(runs === undefined ? {} : { total: runs }) });
+  const progress = startProgress({
+    title,
+    quiet: flags.quiet === true || flags.json === true,
+    ...(runs === undefined ? {} : { total: runs }),
+  });
 
   let result: FuzzResult;
   try {
@@ -130,7 +161,9 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
       faults,
       ...(runs === undefined ? {} : { runs }),
       ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
-      ...(flags.clients === undefined ? {} : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
+      ...(flags.clients === undefined
+        ? {}
+        : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
       ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
       onProgress: (p) =>
         progress.update({
@@ -150,8 +183,11 @@ async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
   const rate = result.elapsedMs > 0 ? Math.round((result.runs * 1000) / result.elapsedMs) : result.runs;
   const what = `${result.target} (${result.resource}), seed ${result.seed}, faults ${flags.faults}`;
   if (result.error !== null) {
-    process.stderr.write(`${colorsFor(process.stderr).red("error")}: lockcheck failed while running ${what}: ${result.error.message}\n`);
-    if (result.error.schedule !== null) process.stderr.write(`schedule:\n${JSON.stringify(result.error.schedule)}\n`);
+    process.stderr.write(
+      `${colorsFor(process.stderr).red("error")}: lockcheck failed while running ${what}: ${result.error.message}\n`,
+    );
+    if (result.error.schedule !== null)
+      process.stderr.write(`schedule:\n${JSON.stringify(result.error.schedule)}\n`);
     return 2;
   }
   const ce = result.counterexample;
@@ -160,13 +196,20 @@ async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
       process.stdout.write(`${JSON.stringify({ ...summary(result), violation: false })}\n`);
     } else {
       const stop = result.interrupted ? " (time limit reached)" : "";
-      process.stdout.write(`${c.green("no violation")} in ${result.runs} runs of ${what}${stop} — ${rate} runs/s\n`);
+      process.stdout.write(
+        `${c.green("no violation")} in ${result.runs} runs of ${what}${stop} — ${rate} runs/s\n`,
+      );
     }
     return 0;
   }
   const dir = flags.out ?? defaultRunDir(result.target, result.seed, ce.foundAtRun);
   const replay = `lockcheck replay ${dir}/schedule.json`;
-  const saved = await saveRun(dir, { schedule: ce.schedule, ops: ce.ops, verdicts: ce.verdicts, replayCommand: replay });
+  const saved = await saveRun(dir, {
+    schedule: ce.schedule,
+    ops: ce.ops,
+    verdicts: ce.verdicts,
+    replayCommand: replay,
+  });
   if (!saved.ok) {
     process.stderr.write(`${colorsFor(process.stderr).red("error")}: ${formatInputError(saved.error)}\n`);
     return 2;
@@ -194,5 +237,12 @@ async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
 }
 
 function summary(r: FuzzResult) {
-  return { target: r.target, resource: r.resource, seed: r.seed, runs: r.runs, elapsedMs: r.elapsedMs, interrupted: r.interrupted };
+  return {
+    target: r.target,
+    resource: r.resource,
+    seed: r.seed,
+    runs: r.runs,
+    elapsedMs: r.elapsedMs,
+    interrupted: r.interrupted,
+  };
 }

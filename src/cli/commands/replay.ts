@@ -20,7 +20,9 @@ interface ReplayFlags {
 
 export function replayCommand(): Command {
   return new Command("replay")
-    .description("run a saved schedule again and check its history (exit 0 valid, 1 violation, 2 unknown/bad input)")
+    .description(
+      "run a saved schedule again and check its history (exit 0 valid, 1 violation, 2 unknown/bad input)",
+    )
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--twice", "run it twice and fail if the two histories differ")
     .option("--target <name>", "run on this target instead of the schedule's own (e.g. redis:lease)")
@@ -34,7 +36,8 @@ export function replayCommand(): Command {
 export function formatVerdictLines(verdicts: readonly Verdict[], c = colorsFor(process.stdout)): string[] {
   const lines: string[] = [];
   for (const v of verdicts) {
-    const mark = v.valid === true ? c.green("valid") : v.valid === false ? c.red("INVALID") : c.yellow("unknown");
+    const mark =
+      v.valid === true ? c.green("valid") : v.valid === false ? c.red("INVALID") : c.yellow("unknown");
     lines.push(`${v.checker.padEnd(18)} ${mark}`);
     for (const a of v.anomalies) lines.push(`  ${c.red(a.kind)}: ${a.explanation}`);
   }
@@ -60,19 +63,25 @@ async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
   const valid = combineValidity(run.verdicts.map((v) => v.valid));
   const code = difference !== null ? 1 : valid === true ? 0 : valid === false ? 1 : 2;
   if (flags.json === true) {
-    process.stdout.write(`${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference })}\n`,
+    );
     return code;
   }
   const c = colorsFor(process.stdout);
   const out: string[] = [];
   if (flags.timeline === true) out.push(...formatTimeline(run.ops, run.verdicts, { colors: c }), "");
-  out.push(`${run.schedule.target} (${run.schedule.resource}), seed ${run.schedule.seed}: ${run.ops.length} ops`);
+  out.push(
+    `${run.schedule.target} (${run.schedule.resource}), seed ${run.schedule.seed}: ${run.ops.length} ops`,
+  );
   out.push(...formatVerdictLines(run.verdicts, c));
   if (flags.twice === true) {
     out.push(
       difference === null
         ? c.green("ran twice: identical histories")
-        : c.red(`ran twice: histories differ at op ${difference.index}:\n  first:  ${difference.first}\n  second: ${difference.second}`),
+        : c.red(
+            `ran twice: histories differ at op ${difference.index}:\n  first:  ${difference.first}\n  second: ${difference.second}`,
+          ),
     );
   }
   process.stdout.write(`${out.join("\n")}\n`);

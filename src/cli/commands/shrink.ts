@@ -82,7 +82,12 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   const final = await runAndCheck(target.value, shrunk.schedule);
   const dir = flags.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
   const replay = `lockcheck replay ${dir}/schedule.json`;
-  const saved = await saveRun(dir, { schedule: shrunk.schedule, ops: final.ops, verdicts: final.verdicts, replayCommand: replay });
+  const saved = await saveRun(dir, {
+    schedule: shrunk.schedule,
+    ops: final.ops,
+    verdicts: final.verdicts,
+    replayCommand: replay,
+  });
   if (!saved.ok) return fail(saved.error);
   const before = scheduleSize(schedule);
   const after = scheduleSize(shrunk.schedule);

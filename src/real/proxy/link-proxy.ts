@@ -3,8 +3,10 @@
  * and every byte to and from the server passes through here, where faults act on it.
  *
  * Per link, and per direction where it makes sense:
- * - cut: existing connections are reset and new ones are reset on accept, as when a route
- *   disappears; requests in flight are lost (the client cannot know whether they arrived);
+ * - cut: existing connections are dropped and new ones are closed on accept, as when a route
+ *   disappears; requests in flight are lost (the client cannot know whether they arrived).
+ *   (Closed with destroy(), not resetAndDestroy(): a pending RST request can keep Node's exit
+ *   cleanup spinning forever when the socket is also destroyed from its other side.);
  * - hold (black hole) in one direction: bytes are accepted but not forwarded until the fault
  *   ends, exactly like a partition that drops packets while TCP keeps retransmitting; a
  *   request held long enough times out at the client, and may still arrive after the heal;
@@ -21,7 +23,7 @@ export type Direction = "up" | "down";
 export interface LinkProxy {
   /** The client side's address: connect here instead of the server. */
   readonly port: number;
-  /** Resets every connection and refuses new ones until released. */
+  /** Drops every connection and refuses new ones until released. */
   cut(): () => void;
   /** Stops forwarding in `dir` (bytes wait in the proxy) until released. */
   hold(dir: Direction): () => void;
@@ -72,16 +74,16 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
     for (const c of open) pump(dir, c.pipes[dir]);
   };
 
-  const resetAll = (): void => {
+  const dropAll = (): void => {
     for (const c of [...open]) {
-      c.client.resetAndDestroy();
+      c.client.destroy();
       c.server.destroy();
     }
   };
 
   const server: Server = createServer({ noDelay: true }, (client) => {
     if (cuts > 0) {
-      client.resetAndDestroy();
+      client.destroy();
       return;
     }
     client.pause();
@@ -132,7 +134,7 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
     port,
     cut() {
       cuts++;
-      resetAll();
+      dropAll();
       return once(() => {
         cuts--;
       });
@@ -153,7 +155,7 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
     },
     connections: () => open.size,
     close() {
-      resetAll();
+      dropAll();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
