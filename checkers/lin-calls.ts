@@ -34,6 +34,8 @@ export interface CallRecord {
   key?: unknown;
   /** Fencing token an acquire received, if any. */
   token?: bigint;
+  /** Time (ns since start) of the completion, or of the invoke when there is none, if known. */
+  time?: number;
 }
 
 interface EventView {
@@ -58,7 +60,10 @@ function pair<E extends EventView>(
     if (skip(e)) continue;
     if (e.type === "invoke") {
       if (open.has(e.process)) {
-        return err({ field: `index ${e.index}`, message: `process ${e.process} invoked while a call was open` });
+        return err({
+          field: `index ${e.index}`,
+          message: `process ${e.process} invoked while a call was open`,
+        });
       }
       const slot: Slot = { invoke: e };
       open.set(e.process, slot);
@@ -67,7 +72,10 @@ function pair<E extends EventView>(
     }
     const slot = open.get(e.process);
     if (slot === undefined) {
-      return err({ field: `index ${e.index}`, message: `${e.type} of process ${e.process} without an open invoke` });
+      return err({
+        field: `index ${e.index}`,
+        message: `${e.type} of process ${e.process} without an open invoke`,
+      });
     }
     if (slot.invoke.f !== e.f) {
       return err({
@@ -101,6 +109,7 @@ export function callsFromHistory(ops: readonly Op[]): Result<CallRecord[], Input
         value: source.value,
       };
       if (completion !== undefined) record.completeIndex = completion.index;
+      record.time = (completion ?? invoke).time;
       if ("lock" in invoke) record.lock = invoke.lock;
       if (!pending && "token" in source && source.token !== undefined) record.token = source.token;
       return record;
@@ -124,6 +133,8 @@ export function callsFromJepsen(events: readonly JepsenEvent[]): Result<CallReco
         value: source.value,
       };
       if (completion !== undefined) record.completeIndex = completion.index;
+      const time = (completion ?? invoke).time;
+      if (time !== undefined) record.time = time;
       const key = ednGet(invoke.fields, "key");
       if (key !== undefined) record.key = key;
       const token = tokenOf(ednGet(source.fields, "token"));

@@ -6,7 +6,12 @@ import type { EdnValue } from "../src/formats/edn.js";
 import { err, type InputError, ok, type Result } from "../src/result.js";
 import type { CallRecord } from "./lin-calls.js";
 import { checkLinearizable, type LinearizableOptions, linearizableVerdict } from "./linearizable.js";
-import { type CasInput, type CasOutput, casRegisterModel, type RegisterValue } from "./models/cas-register.js";
+import {
+  type CasInput,
+  type CasOutput,
+  casRegisterModel,
+  type RegisterValue,
+} from "./models/cas-register.js";
 import { fencedMutexModel } from "./models/fenced-mutex.js";
 import { type KvInput, type KvOutput, kvModel } from "./models/kv.js";
 import type { LockInput, LockOutput } from "./models/lock-op.js";
@@ -59,14 +64,16 @@ export function linOpsFromCalls<I, O>(
     if (!d.ok) return err({ field: `index ${c.invokeIndex}`, message: d.error });
     if (d.value === undefined) continue;
     const refs = c.completeIndex === undefined ? [c.invokeIndex] : [c.invokeIndex, c.completeIndex];
-    ops.push({
+    const op: LinOp<I, O> = {
       process: c.process,
       call: c.invokeIndex,
       ret: c.pending ? Number.POSITIVE_INFINITY : (c.completeIndex as number),
       input: d.value.input,
       output: d.value.output,
       refs,
-    });
+    };
+    if (c.time !== undefined) op.time = c.time;
+    ops.push(op);
   }
   return ok(ops);
 }
@@ -111,7 +118,8 @@ export function decodeLockCall(c: CallRecord): Decoded<LockInput, LockOutput> {
 export function decodeCasCall(c: CallRecord): Decoded<CasInput, CasOutput> {
   switch (c.f) {
     case "read": {
-      if (c.pending || c.value === null || c.value === undefined) return ok({ input: { f: "read" }, output: undefined });
+      if (c.pending || c.value === null || c.value === undefined)
+        return ok({ input: { f: "read" }, output: undefined });
       const v = registerValue(c.value);
       if (!v.ok) return v;
       return ok({ input: { f: "read" }, output: { f: "read", value: v.value } });

@@ -187,16 +187,17 @@ export function linearizableVerdict<S, I, O>(model: Model<S, I, O>, r: Lineariza
       f.window.length === 0
         ? "and no other operation was concurrent with it"
         : `and no order of it and the operations concurrent with it (${f.window.map(describe).join("; ")}) works`;
-    anomalies.push({
+    const anomaly: Anomaly = {
       kind: "not-linearizable",
       ops: [f.stuck, ...f.window].flatMap((i) => (ops[i] as LinOp<I, O>).refs),
       explanation:
         `The history${where} is not linearizable for the ${model.name} model: everything before the ` +
         `completion of ${describe(f.stuck)} can be put in one order, but not that operation too. ` +
         `The longest such order (${plural(f.partial.length, "operation")}) leaves ${f.stateAfterPartial}, ${pending}.`,
-      time: Number.isFinite(stuck.ret) ? stuck.ret : stuck.call,
       partialLinearization: f.partial.map((i) => (ops[i] as LinOp<I, O>).refs[0] ?? -1),
-    });
+    };
+    if (stuck.time !== undefined) anomaly.time = stuck.time;
+    anomalies.push(anomaly);
   }
   return { checker: "linearizable", valid: r.valid, anomalies, stats };
 }
@@ -348,7 +349,9 @@ function concurrentWith(ops: readonly LinOp<unknown, unknown>[], i: number): num
   ops.forEach((op, j) => {
     if (j !== i && op.call <= me.ret && op.ret >= me.call) found.push(j);
   });
-  return found.sort((a, b) => (ops[a] as LinOp<unknown, unknown>).call - (ops[b] as LinOp<unknown, unknown>).call || a - b);
+  return found.sort(
+    (a, b) => (ops[a] as LinOp<unknown, unknown>).call - (ops[b] as LinOp<unknown, unknown>).call || a - b,
+  );
 }
 
 /**

@@ -95,7 +95,8 @@ function valueTable() {
     text,
     /** The value id after `input` in value `id`, or undefined if a get saw something else. */
     step(id: number, input: KvInput, output: KvOutput | undefined): number | undefined {
-      if (input.f === "get") return output?.value === undefined || intern(output.value) === id ? id : undefined;
+      if (input.f === "get")
+        return output?.value === undefined || intern(output.value) === id ? id : undefined;
       if (input.f === "put") return intern(input.value);
       let sfx = suffixIds.get(input.value);
       if (sfx === undefined) {
@@ -171,7 +172,9 @@ export function kvWholeModel(): Model<KvWholeState, KvInput, KvOutput> {
     },
     describeOp: describeKvOp,
     describeState(state) {
-      const parts = state.flatMap((id, k) => (id === 0 ? [] : [`${keyNames[k]}=${JSON.stringify(table.text(id))}`]));
+      const parts = state.flatMap((id, k) =>
+        id === 0 ? [] : [`${keyNames[k]}=${JSON.stringify(table.text(id))}`],
+      );
       return parts.length === 0 ? "every key empty" : `the store holding ${parts.join(", ")}`;
     },
   };

@@ -18,7 +18,9 @@ export interface LockOutput {
   token?: bigint;
 }
 
-export function partitionByLock(ops: readonly LinOp<LockInput, LockOutput>[]): Partition<LockInput, LockOutput>[] {
+export function partitionByLock(
+  ops: readonly LinOp<LockInput, LockOutput>[],
+): Partition<LockInput, LockOutput>[] {
   return partitionBy(ops, "lock", (input) => input.lock);
 }
 

@@ -31,6 +31,8 @@ export interface LinOp<I, O> {
    * there is one.
    */
   refs: readonly number[];
+  /** When the op completed (or, if it never did, was invoked), in ns since the run started, if known. */
+  time?: number;
 }
 
 /** A state's identity for the search cache: two states are equal exactly when their keys are (`Map` semantics). */

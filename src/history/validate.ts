@@ -42,13 +42,13 @@ export function createHistoryValidator(
   const openLine: number[] = [];
   const lastTime: number[] = [];
   const lastTimeLine: number[] = [];
-  let nemesisTime = -1;
   let nemesisLine = 0;
   const granted = new Map<string, number>();
   const warningCounts = new Map<string, number>();
   let lastIndex = -1;
   let lastIndexLine = 0;
-  let maxTime = 0;
+  // Fields, not `let`s: assigning a double to a closure variable allocates on every op.
+  const times = { max: 0, nemesis: -1 };
 
   const at = (line: number, field: string | undefined, message: string): InputError => ({
     ...(file !== undefined && { file }),
@@ -82,7 +82,7 @@ export function createHistoryValidator(
     lastIndex = op.index;
     lastIndexLine = line;
     const p = op.process;
-    const prevTime = p === "nemesis" ? nemesisTime : (lastTime[p] ?? -1);
+    const prevTime = p === "nemesis" ? times.nemesis : (lastTime[p] ?? -1);
     if (op.time < prevTime) {
       const prevLine = p === "nemesis" ? nemesisLine : lastTimeLine[p];
       return error(
@@ -92,15 +92,15 @@ export function createHistoryValidator(
       );
     }
     if (p === "nemesis") {
-      nemesisTime = op.time;
+      times.nemesis = op.time;
       nemesisLine = line;
     } else {
       lastTime[p] = op.time;
       lastTimeLine[p] = line;
     }
-    if (op.time < maxTime) {
-      warn("time", line, "time", `time ${op.time} ns is earlier than an earlier line's ${maxTime} ns`);
-    } else maxTime = op.time;
+    if (op.time < times.max) {
+      warn("time", line, "time", `time ${op.time} ns is earlier than an earlier line's ${times.max} ns`);
+    } else times.max = op.time;
     return true;
   }
 

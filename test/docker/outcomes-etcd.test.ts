@@ -23,14 +23,15 @@ const onDocker = { cluster: "docker" as const, docker: { images: TEST_IMAGES } }
 const cycles = (n: number, thinkMs: number) => Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
 
 /** As in test/real: client 0 does a few cycles, the others keep contending. */
-function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients = 2): Schedule {
+function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients = 2, horizonMs = 6000): Schedule {
+  const rounds = Math.ceil((8 * horizonMs) / 6000);
   return schedule(
     "etcd:lock",
     resource,
-    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 6000 },
+    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs },
     [
       { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
-      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(8, 300 + 100 * i) })),
+      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(rounds, 300 + 100 * i) })),
     ],
     faults,
   );
@@ -40,25 +41,27 @@ function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients =
 const clientPause: Fault = { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 };
 
 /**
- * test/real's fault mix, plus the leader isolated from its peers for a second; the crash comes
- * earlier than there, because killing, starting and waiting for a container member to be
- * healthy again takes seconds, and the restart must land before the clients are done.
+ * test/real's fault mix plus the leader isolated from its peers, with the server faults one
+ * after another (never two members out at once, so the cluster keeps its quorum and
+ * `server:leader` always names someone): killing, starting and waiting for a container member
+ * to be healthy again takes seconds, so the run is longer than test/real's.
  */
 const everything: Fault[] = [
   clientPause,
   { kind: "partition", at: 1800, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
   { kind: "pause", node: "client:2", at: 2000, durationMs: 1500 },
+  { kind: "crash", node: "server:1", at: 2700, restartAfterMs: 500 },
+  { kind: "pause", node: "server:leader", at: 5000, durationMs: 1000 },
   {
     kind: "partition",
-    at: 2700,
+    at: 6500,
     durationMs: 1000,
     a: ["server:leader"],
     b: ["server:0", "server:1", "server:2"],
     oneWay: false,
   },
-  { kind: "crash", node: "server:1", at: 3900, restartAfterMs: 600 },
-  { kind: "pause", node: "server:leader", at: 4700, durationMs: 1000 },
 ];
+const LONG_HORIZON_MS = 9000;
 
 let lastRunId: string | null = null;
 afterEach(async () => {
@@ -80,7 +83,7 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
   });
 
   it("etcd:lock, fenced: no violation under client and leader pauses, partitions, leader isolation, kills", async () => {
-    const r = await runChecked(etcdSchedule("fenced", everything, 3), onDocker);
+    const r = await runChecked(etcdSchedule("fenced", everything, 3, LONG_HORIZON_MS), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);
@@ -98,7 +101,7 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
   });
 
   it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
-    const r = await runChecked(etcdSchedule("fenced-txn", everything, 3), onDocker);
+    const r = await runChecked(etcdSchedule("fenced-txn", everything, 3, LONG_HORIZON_MS), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);

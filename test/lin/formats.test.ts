@@ -194,8 +194,24 @@ describe("callsFromHistory (lockcheck histories)", () => {
     ]);
     const ops = calls.ok ? linOpsFromCalls(calls.value, decodeLockCall) : undefined;
     expect(ops?.ok && ops.value).toEqual([
-      { process: 1, call: 0, ret: 2, input: { f: "acquire", process: 1, lock: "L" }, output: { token: 33n }, refs: [0, 2] },
-      { process: 1, call: 7, ret: INF, input: { f: "release", process: 1, lock: "L" }, output: undefined, refs: [7, 8] },
+      {
+        process: 1,
+        call: 0,
+        ret: 2,
+        input: { f: "acquire", process: 1, lock: "L" },
+        output: { token: 33n },
+        refs: [0, 2],
+        time: 2,
+      },
+      {
+        process: 1,
+        call: 7,
+        ret: INF,
+        input: { f: "release", process: 1, lock: "L" },
+        output: undefined,
+        refs: [7, 8],
+        time: 8,
+      },
     ]);
   });
 
