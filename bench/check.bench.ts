@@ -34,9 +34,11 @@ function prng(seed: number): () => number {
 }
 
 /**
- * A lease lock with fencing under contention: clients interleave; a holder sometimes outlives
- * its lease, so the resource rejects some stale writes; some writes time out; some clients are
- * paused by the nemesis. Tokens start above 2^53 to exercise BigInt handling.
+ * Shaped like lockcheck's client workload (src/workload/client.ts): each of 8 clients thinks,
+ * acquires a lease lock (failing while another holds it), makes 1-4 writes to a fencing
+ * resource, and releases. Holders sometimes outlive their lease, so the resource rejects some
+ * stale writes; some writes time out (info); the nemesis pauses clients. Tokens start above
+ * 2^53, so every token takes the exact (string → BigInt) path.
  */
 function* workload(total: number): Generator<Op> {
   const rnd = prng(7);
@@ -50,12 +52,14 @@ function* workload(total: number): Generator<Op> {
     grant: string;
     token: bigint;
     n: number;
+    writesLeft: number;
   };
   const clients: State[] = Array.from({ length: CLIENTS }, () => ({
     phase: "idle",
     grant: "",
     token: 0n,
     n: 0,
+    writesLeft: 0,
   }));
   const lock = "bench";
   while (index < total) {
@@ -74,6 +78,7 @@ function* workload(total: number): Generator<Op> {
     const p = Math.floor(rnd() * CLIENTS);
     const c = clients[p]!;
     if (c.phase === "idle") {
+      if (rnd() < 0.85) continue; // thinking
       c.phase = "acquiring";
       yield { index: index++, time, process: p, type: "invoke", f: "acquire", lock };
     } else if (c.phase === "acquiring") {
@@ -82,6 +87,7 @@ function* workload(total: number): Generator<Op> {
         c.token = token++;
         holder = { grant: c.grant, until: time + 2_000_000 };
         c.phase = "holding";
+        c.writesLeft = 1 + Math.floor(rnd() * 4);
         yield {
           index: index++,
           time,
@@ -97,7 +103,8 @@ function* workload(total: number): Generator<Op> {
         yield { index: index++, time, process: p, type: "fail", f: "acquire", lock, error: "held" };
       }
     } else if (c.phase === "holding") {
-      if (rnd() < 0.75) {
+      if (c.writesLeft > 0) {
+        c.writesLeft--;
         c.phase = "writing";
         yield {
           index: index++,

@@ -29,7 +29,9 @@ import { parseJepsenEtcdLog } from "../src/formats/porcupine.js";
 const DATA = process.env.LOCKCHECK_REFERENCE_DATA ?? "/work/shared/data";
 const RUNS = Math.max(1, Number(process.env.LIN_BENCH_RUNS ?? 5));
 /** Porcupine's porcupine_test.go: the etcd logs it finds linearizable (095 is empty). */
-const ETCD_LINEARIZABLE = new Set([2, 5, 7, 18, 25, 31, 38, 45, 48, 49, 51, 53, 56, 67, 75, 76, 80, 87, 92, 98, 100, 101, 102]);
+const ETCD_LINEARIZABLE = new Set([
+  2, 5, 7, 18, 25, 31, 38, 45, 48, 49, 51, 53, 56, 67, 75, 76, 80, 87, 92, 98, 100, 101, 102,
+]);
 
 interface Case {
   name: string;
@@ -54,13 +56,19 @@ function kvOps(file: string): LinOp<KvInput, KvOutput>[] {
   return ops.value;
 }
 
-const kvCase = (name: string, file: string, whole: boolean, expected: boolean, porcupineMs?: number): Case => ({
+const kvCase = (
+  name: string,
+  file: string,
+  whole: boolean,
+  expected: boolean,
+  porcupineMs?: number,
+): Case => ({
   name,
   porcupineMs,
   prepare() {
     const ops = kvOps(file);
     return () => {
-      const r = checkLinearizable(whole ? kvWholeModel() : kvModel(), ops);
+      const r = whole ? checkLinearizable(kvWholeModel(), ops) : checkLinearizable(kvModel(), ops);
       return { right: r.valid === expected, results: [r] };
     };
   },
@@ -74,7 +82,10 @@ const CASES: Case[] = [
       const logs: { i: number; ops: LinOp<unknown, unknown>[] }[] = [];
       for (let i = 0; i <= 102; i++) {
         if (i === 95) continue;
-        const text = readFileSync(join(DATA, "porcupine/jepsen", `etcd_${String(i).padStart(3, "0")}.log`), "utf8");
+        const text = readFileSync(
+          join(DATA, "porcupine/jepsen", `etcd_${String(i).padStart(3, "0")}.log`),
+          "utf8",
+        );
         const ops = parseJepsenEtcdLog(text);
         if (!ops.ok) throw new Error(`etcd_${i}: ${ops.error.message}`);
         logs.push({ i, ops: ops.value as LinOp<unknown, unknown>[] });
@@ -138,7 +149,9 @@ for (const c of CASES) {
   allRight &&= right;
   const ref = c.porcupineMs;
   console.log(`${c.name}${ref === undefined ? "" : ` — Porcupine ${fmt(ref)}`}`);
-  console.log(`  parse ${fmt(parseMs)}; verdicts ${right ? "all as expected" : "WRONG"}; ${configs} configurations explored`);
+  console.log(
+    `  parse ${fmt(parseMs)}; verdicts ${right ? "all as expected" : "WRONG"}; ${configs} configurations explored`,
+  );
   console.log(
     `  first run: wall ${fmt(wall[0] as number)}${ratio(wall[0] as number, ref)}, cpu ${fmt(cpu[0] as number)}${ratio(cpu[0] as number, ref)}`,
   );

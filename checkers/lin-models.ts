@@ -3,8 +3,9 @@
  * and outputs. Each entry decodes calls, runs checkers/linearizable.ts and builds the verdict.
  */
 import type { EdnValue } from "../src/formats/edn.js";
+import type { Op } from "../src/history/op.js";
 import { err, type InputError, ok, type Result } from "../src/result.js";
-import type { CallRecord } from "./lin-calls.js";
+import { type CallRecord, callsFromHistory } from "./lin-calls.js";
 import { checkLinearizable, type LinearizableOptions, linearizableVerdict } from "./linearizable.js";
 import {
   type CasInput,
@@ -51,6 +52,17 @@ export function checkCallsLinearizable(
     case "kv":
       return run(kvModel(), decodeKvCall, calls, options);
   }
+}
+
+/** Checks a lockcheck history (in memory) against a lock model, e.g. from a fuzz run or a gate. */
+export function checkHistoryLinearizable(
+  ops: readonly Op[],
+  name: LinModelName,
+  options: LinearizableOptions = {},
+): Result<Verdict, InputError> {
+  const calls = callsFromHistory(ops);
+  if (!calls.ok) return calls;
+  return checkCallsLinearizable(name, calls.value, options);
 }
 
 /** Turns calls into the checker's ops with `decode`, dropping calls it ignores. */

@@ -53,8 +53,9 @@ export interface LinearizableOptions {
   /** Give up with `"unknown"` after this many milliseconds (whole check). Default: no limit. */
   timeLimitMs?: number;
   /**
-   * Give up with `"unknown"` when the search's tables for one part (cache of configurations,
-   * remembered transitions) would exceed this many MiB. Default 2048.
+   * Give up with `"unknown"` when the search tables (cache of configurations, remembered
+   * transitions) of the parts being searched exceed this many MiB together. Default 2048.
+   * Model states a model keeps in JavaScript objects are not counted.
    */
   memoryLimitMb?: number;
 }
@@ -83,13 +84,13 @@ export interface LinearizableResult {
   /** Parts fully checked (the check stops at the first failure or when out of budget). */
   partitionsChecked: number;
   ops: number;
-  /** Distinct (linearized set, model state) configurations explored, over all parts. */
+  /** Distinct (linearized set, model state) configurations explored, over the parts finished. */
   statesExplored: number;
-  /** Distinct model states seen, over all parts. */
+  /** Distinct model states seen, over the parts finished. */
   modelStates: number;
   /** Largest number of ops linearized on any branch of a failed part; 0 otherwise. */
   longestPartial: number;
-  /** Peak bytes held by one part's search tables. */
+  /** Peak bytes held by the search tables of the parts searched at the same time. */
   peakSearchBytes: number;
   failure?: LinFailure;
 }
@@ -120,7 +121,15 @@ export function checkLinearizable<S, I, O>(
   while (running.length > 0) {
     for (let i = 0; i < running.length; i++) {
       const r = running[i] as (typeof running)[number];
-      const step = r.search.next();
+      let step: IteratorResult<number, PartOutcome<S>>;
+      try {
+        step = r.search.next();
+      } catch (e) {
+        if (!(e instanceof OutOfStates)) throw e;
+        result.valid = "unknown";
+        result.budget = "memory";
+        return result;
+      }
       if (!step.done) {
         r.bytes = step.value;
         continue;
@@ -215,6 +224,10 @@ type PartOutcome<S> = { statesExplored: number; modelStates: number } & (
   | { kind: "illegal"; stuck: number; partial: number[]; window: number[]; stateAfterPartial: S }
 );
 
+/** Thrown from deep in the search when model states no longer fit; ends the check with "unknown". */
+class OutOfStates extends Error {}
+const MAX_MAP_ENTRIES = (1 << 24) - 1;
+
 /** Transition tables stop growing past this many entries (4 bytes each); beyond, the model is called directly. */
 const MAX_TRANSITION_ENTRIES = 1 << 16;
 const NOT_COMPUTED = -2;
@@ -243,18 +256,18 @@ function* searchPart<S, I, O>(
   }
   const zobA = zobristKeys(n, 0x2545f491);
   const zobB = zobristKeys(n, 0x6b43a9b5);
-  const model$ = new StateTable(model, ops);
+  const stateTable = new StateTable(model, ops);
 
   // The linearized set and the cache of configurations.
   const words = (n + 31) >>> 5;
   const bits = new Uint32Array(words);
   const cache = new ConfigCache(words);
-  const counts = () => ({ statesExplored: cache.size, modelStates: model$.size });
+  const counts = () => ({ statesExplored: cache.size, modelStates: stateTable.size });
 
   const stackOp = new Int32Array(n);
   const stackState = new Int32Array(n);
   let depth = 0;
-  let sid = model$.initial;
+  let sid = stateTable.initial;
   let hashA = 0;
   let hashB = 0;
 
@@ -268,14 +281,14 @@ function* searchPart<S, I, O>(
   let iterations = 0;
   for (;;) {
     if (remainingDefinite === 0) return { kind: "ok", ...counts() };
-    if ((++iterations & SLICE) === 0) yield cache.bytes() + model$.bytes();
+    if ((++iterations & SLICE) === 0) yield cache.bytes() + stateTable.bytes();
     if ((entry & 1) === 0) {
       // A call: try to linearize its op now, unless an interchangeable earlier op is still
       // unlinearized (that one is tried instead: the orders found are the same).
       const op = entry >>> 1;
       const t = twin[op] as number;
       const nextState =
-        t >= 0 && ((bits[t >>> 5] as number) & (1 << (t & 31))) === 0 ? ILLEGAL : model$.step(sid, op);
+        t >= 0 && ((bits[t >>> 5] as number) & (1 << (t & 31))) === 0 ? ILLEGAL : stateTable.step(sid, op);
       if (nextState !== ILLEGAL) {
         const w = op >>> 5;
         const bit = 1 << (op & 31);
@@ -319,7 +332,7 @@ function* searchPart<S, I, O>(
         stuck: bestStuck,
         partial: bestPartial,
         window: concurrentWith(ops, bestStuck),
-        stateAfterPartial: model$.state(bestState),
+        stateAfterPartial: stateTable.state(bestState),
         ...counts(),
       };
     }
@@ -452,6 +465,7 @@ class StateTable<S, I, O> {
   private table: Int32Array;
   /** States whose transitions fit in the table; beyond, the model is called each time. */
   private tabled = 0;
+  private count = 0;
   private readonly n: number;
 
   constructor(
@@ -463,12 +477,13 @@ class StateTable<S, I, O> {
     this.initial = this.intern(model.init());
   }
 
+  /** Number of states seen (for id models: one more than the largest id seen). */
   get size(): number {
-    return this.states.length;
+    return this.count;
   }
 
   state(id: number): S {
-    return this.states[id] as S;
+    return this.model.statesAreIds ? (id as unknown as S) : (this.states[id] as S);
   }
 
   bytes(): number {
@@ -482,20 +497,31 @@ class StateTable<S, I, O> {
       if (known !== NOT_COMPUTED) return known;
     }
     const o = this.ops[op] as LinOp<I, O>;
-    const s = this.model.step(this.states[sid] as S, o.input, o.output);
+    const s = this.model.step(this.state(sid), o.input, o.output);
     const result = s === undefined ? ILLEGAL : this.intern(s);
     if (sid < this.tabled) this.table[sid * this.n + op] = result;
     return result;
   }
 
   private intern(s: S): number {
+    if (this.model.statesAreIds) {
+      const id = s as unknown as number;
+      if (id >= this.count) {
+        this.count = id + 1;
+        this.makeRoomFor(id);
+      }
+      return id;
+    }
     const k = this.model.key(s);
     // 32-bit integer keys (most models' states) go through a typed-array map.
     const small = typeof k === "number" && (k | 0) === k;
     let id = small ? this.smallIds.get(k, 0) : (this.ids.get(k) ?? -1);
     if (id === -1) {
+      // A JavaScript Map holds at most 2^24 entries: past that, the search is out of memory.
+      if (!small && this.ids.size >= MAX_MAP_ENTRIES) throw new OutOfStates();
       id = this.states.length;
       this.states.push(s);
+      this.count = id + 1;
       if (small) this.smallIds.set(k, 0, id);
       else this.ids.set(k, id);
       this.makeRoomFor(id);

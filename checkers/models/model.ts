@@ -21,7 +21,7 @@ export interface LinOp<I, O> {
   process: number | string;
   /** When the call started, in any unit shared by the whole history (time or event position). */
   call: number;
-  /** When the caller learned the outcome; `Infinity` if it never did. */
+  /** When the caller learned the outcome (≥ `call`); `Infinity` if it never did. */
   ret: number;
   input: I;
   /** The observed outcome; `undefined` when unknown (then the model allows any outcome). */
@@ -50,6 +50,11 @@ export interface Model<S, I, O> {
   step(state: S, input: I, output: O | undefined): S | undefined;
   /** Equal keys ⇔ equal states. Called once per distinct transition, so it may cost O(size of state). */
   key(state: S): StateKey;
+  /**
+   * Set when states are already canonical ids: non-negative 32-bit integers, equal exactly when
+   * the states are equal. The checker then uses them as they are instead of interning `key`s.
+   */
+  readonly statesAreIds?: boolean;
   /**
    * Splits a history into independent sub-histories that are each checked on their own
    * (P-compositionality, e.g. one per key of a key-value store). The history is linearizable

@@ -14,7 +14,11 @@ import { readFile } from "node:fs/promises";
 import type { CallRecord } from "../../checkers/lin-calls.js";
 import { callsFromHistory, callsFromJepsen } from "../../checkers/lin-calls.js";
 import { checkCallsLinearizable, isLinModelName, LIN_MODEL_NAMES } from "../../checkers/lin-models.js";
-import { checkLinearizable, type LinearizableOptions, linearizableVerdict } from "../../checkers/linearizable.js";
+import {
+  checkLinearizable,
+  type LinearizableOptions,
+  linearizableVerdict,
+} from "../../checkers/linearizable.js";
 import { casRegisterModel } from "../../checkers/models/cas-register.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import { parseJepsenEdn } from "../formats/jepsen-edn.js";
@@ -31,7 +35,10 @@ export async function checkFileLinearizable(
 ): Promise<Result<Verdict, InputError>> {
   const fail = (e: InputError) => err({ file: path, ...e });
   if (!isLinModelName(model)) {
-    return fail({ field: "--model", message: `unknown model "${model}" (expected ${LIN_MODEL_NAMES.join(", ")})` });
+    return fail({
+      field: "--model",
+      message: `unknown model "${model}" (expected ${LIN_MODEL_NAMES.join(", ")})`,
+    });
   }
   const options: LinearizableOptions = {};
   if (opts.timeLimitMs !== undefined) options.timeLimitMs = opts.timeLimitMs;
@@ -49,11 +56,19 @@ export async function checkFileLinearizable(
 
   if (format === "jepsen-log") {
     if (model !== "cas-register") {
-      return fail({ field: "--model", message: `a Jepsen etcd log is a CAS-register history: use --model cas-register` });
+      return fail({
+        field: "--model",
+        message: `a Jepsen etcd log is a CAS-register history: use --model cas-register`,
+      });
     }
     const ops = parseJepsenEtcdLog(text ?? "");
     if (!ops.ok) return fail(ops.error);
-    return ok(withFormat(linearizableVerdict(casRegisterModel, checkLinearizable(casRegisterModel, ops.value, options)), format));
+    return ok(
+      withFormat(
+        linearizableVerdict(casRegisterModel, checkLinearizable(casRegisterModel, ops.value, options)),
+        format,
+      ),
+    );
   }
 
   let calls: Result<CallRecord[], InputError>;

@@ -42,7 +42,8 @@ export function parseJepsenEdn(text: string): Result<JepsenEvent[], InputError> 
   for (let position = 0; position < maps.length; position++) {
     const form = untagged(maps[position] as EdnValue);
     const where = `op ${position}`;
-    if (!isEdnMap(form)) return err({ field: where, message: "expected an op map such as {:type :invoke, …}" });
+    if (!isEdnMap(form))
+      return err({ field: where, message: "expected an op map such as {:type :invoke, …}" });
     const event = toEvent(form, position);
     if (!event.ok) return err({ field: where, message: event.error });
     events.push(event.value);
@@ -65,7 +66,14 @@ function toEvent(m: EdnMap, position: number): Result<JepsenEvent, string> {
   const rawIndex = ednGet(m, "index");
   const index = typeof rawIndex === "number" && Number.isInteger(rawIndex) ? rawIndex : position;
   const rawTime = ednGet(m, "time");
-  const event: JepsenEvent = { index, process, type: type as OpType, f, value: ednGet(m, "value") ?? null, fields: m };
+  const event: JepsenEvent = {
+    index,
+    process,
+    type: type as OpType,
+    f,
+    value: ednGet(m, "value") ?? null,
+    fields: m,
+  };
   if (typeof rawTime === "number") event.time = rawTime;
   return ok(event);
 }

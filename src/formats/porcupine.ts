@@ -44,16 +44,25 @@ export function parseJepsenEtcdLog(text: string): Result<CasOp[], InputError> {
     ];
     const process = Number(proc);
     if (type === "invoke") {
-      if (open.has(process)) return err({ line: i + 1, message: `process ${process} invoked while a call was open` });
+      if (open.has(process))
+        return err({ line: i + 1, message: `process ${process} invoked while a call was open` });
       const input = parseInput(f, arg);
       if (!input.ok) return err({ line: i + 1, message: input.error });
-      const op: CasOp = { process, call: i, ret: Number.POSITIVE_INFINITY, input: input.value, output: undefined, refs: [i] };
+      const op: CasOp = {
+        process,
+        call: i,
+        ret: Number.POSITIVE_INFINITY,
+        input: input.value,
+        output: undefined,
+        refs: [i],
+      };
       open.set(process, op);
       ops.push(op);
       continue;
     }
     const op = open.get(process);
-    if (op === undefined) return err({ line: i + 1, message: `${type} of process ${process} without an open invoke` });
+    if (op === undefined)
+      return err({ line: i + 1, message: `${type} of process ${process} without an open invoke` });
     if (op.input.f !== f) return err({ line: i + 1, message: `:${type} :${f} completes an :${op.input.f}` });
     // :info: the call stays open to the end of the history, its outcome unknown.
     if (type === "info") continue;

@@ -17,7 +17,7 @@
  */
 import type { InputError } from "../result.js";
 import { grantKey } from "./grants.js";
-import type { ClientOp, Op } from "./op.js";
+import type { Op } from "./op.js";
 
 export interface HistoryValidator {
   /** Checks one op; returns false if it added an error. */
@@ -38,7 +38,11 @@ export function createHistoryValidator(
 ): HistoryValidator {
   const { errors, warnings } = sink;
   // Per client process, indexed by process number (arrays beat Maps on this hot path).
-  const openCall: Array<ClientOp | undefined> = [];
+  // The open call's f, lock and grant, kept as strings rather than the op itself: storing a
+  // freshly parsed op into a long-lived array costs a write barrier on every op.
+  const openF: Array<string | undefined> = [];
+  const openLock: Array<string | undefined> = [];
+  const openGrant: Array<string | undefined> = [];
   const openLine: number[] = [];
   const lastTime: number[] = [];
   const lastTimeLine: number[] = [];
@@ -107,36 +111,41 @@ export function createHistoryValidator(
   function checkCall(op: Op, line: number): boolean {
     if (op.process === "nemesis") return true;
     const p = op.process;
-    const call = openCall[p];
+    const callF = openF[p];
     if (op.type === "invoke") {
-      if (call) {
+      if (callF !== undefined) {
         return error(
           line,
           "type",
-          `process ${p} invoked ${op.f} while its ${call.f} from line ${openLine[p]} has not completed (a process makes one call at a time)`,
+          `process ${p} invoked ${op.f} while its ${callF} from line ${openLine[p]} has not completed (a process makes one call at a time)`,
         );
       }
-      openCall[p] = op;
+      openF[p] = op.f;
+      openLock[p] = op.lock;
+      openGrant[p] = op.grant;
       openLine[p] = line;
       return true;
     }
-    if (!call) return error(line, "type", `${op.type} without invoke: process ${p} has no open call`);
-    openCall[p] = undefined;
+    if (callF === undefined)
+      return error(line, "type", `${op.type} without invoke: process ${p} has no open call`);
+    openF[p] = undefined;
+    const callLock = openLock[p];
+    const callGrant = openGrant[p];
     const callLine = openLine[p];
-    if (op.f !== call.f)
-      return error(line, "f", `completion is ${op.f} but the invoke on line ${callLine} is ${call.f}`);
-    if (op.lock !== call.lock) {
+    if (op.f !== callF)
+      return error(line, "f", `completion is ${op.f} but the invoke on line ${callLine} is ${callF}`);
+    if (op.lock !== callLock) {
       return error(
         line,
         "lock",
-        `completion names lock "${op.lock}" but the invoke on line ${callLine} names "${call.lock}"`,
+        `completion names lock "${op.lock}" but the invoke on line ${callLine} names "${callLock}"`,
       );
     }
-    if (op.f === "write" && call.grant !== undefined && op.grant !== call.grant) {
+    if (op.f === "write" && callGrant !== undefined && op.grant !== callGrant) {
       return error(
         line,
         "grant",
-        `completion names grant "${op.grant}" but the invoke on line ${callLine} names "${call.grant}"`,
+        `completion names grant "${op.grant}" but the invoke on line ${callLine} names "${callGrant}"`,
       );
     }
     if (op.f === "acquire" && op.type === "ok") {

@@ -63,7 +63,8 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
         label: `client:${plan.id}`,
         command,
         args: [...args, "--lockcheck-run", opts.runId, "--client", String(plan.id)],
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
+        // stdout stays clean for `--json`; a child reports trouble over IPC or on stderr.
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
       },
       opts.reaper,
     );

@@ -18,8 +18,12 @@ import { appendNemesisEvent } from "./history.js";
 import type { RealWorld } from "./world.js";
 
 export interface Nemesis {
-  /** Starts the timers; call once, right when the clients are released. */
-  start(clients: ClientFleet): void;
+  /**
+   * Applies the faults due at time 0 (so that they are in place before any client acts: a
+   * partition "from the start" must cut the very first requests) and starts the timers of
+   * the others. Call once, right before the clients are released.
+   */
+  start(clients: ClientFleet): Promise<void>;
   onPauseRequest(req: PauseRequest): void;
   /** Labels of the faults in effect now. */
   active(): string[];
@@ -102,7 +106,7 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
   };
 
   return {
-    start(clients) {
+    async start(clients) {
       const c: FaultContext = {
         world: opts.world,
         clients,
@@ -116,10 +120,14 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
         resolve: (ref) => resolveNode(opts.world, clients, ref),
       };
       ctx = c;
+      const startNow: Promise<void>[] = [];
       for (const fault of opts.schedule.faults) {
         if (fault.kind === "pause-at") continue;
-        schedule(fault.at - nowMs(), async () => track(await startFault(c, fault), durationOf(fault)));
+        const begin = async (): Promise<void> => track(await startFault(c, fault), durationOf(fault));
+        if (fault.at === 0) startNow.push(begin().catch((e: unknown) => void errors.push(String(e))));
+        else schedule(fault.at - nowMs(), begin);
       }
+      await Promise.all(startNow);
     },
     onPauseRequest(req) {
       const c = ctx;

@@ -203,8 +203,8 @@ export async function runReal(
       partitionMode: opts.partitionMode ?? "cut",
     });
     nemesis = faults;
+    await faults.start(clients);
     clients.start(t0);
-    faults.start(clients);
 
     const runStart = Date.now();
     // Every second: a fresh snapshot of the history on disk (so even a SIGKILL of this process

@@ -75,7 +75,9 @@ describe("checkFileLinearizable", () => {
       ok: false,
       error: { field: "--model", message: expect.stringMatching(/unknown model "queue"/) },
     });
-    expect(await checkFileLinearizable(join(DATA, "porcupine/jepsen/etcd_000.log"), "mutex", {})).toMatchObject({
+    expect(
+      await checkFileLinearizable(join(DATA, "porcupine/jepsen/etcd_000.log"), "mutex", {}),
+    ).toMatchObject({
       ok: false,
       error: { field: "--model", message: expect.stringMatching(/use --model cas-register/) },
     });
@@ -131,7 +133,14 @@ describe("lockcheck check --checker linearizable (built CLI)", () => {
 
   it("exits 2 when the time limit is hit", () => {
     // c50-ok needs several search slices of 16k steps for its largest key: far more than 1 ms.
-    const r = lockcheck(join(DATA, "porcupine/kv/c50-ok.txt"), "--model", "kv", "--time-limit", "1", "--json");
+    const r = lockcheck(
+      join(DATA, "porcupine/kv/c50-ok.txt"),
+      "--model",
+      "kv",
+      "--time-limit",
+      "1",
+      "--json",
+    );
     const out = JSON.parse(r.stdout) as { valid: unknown; verdicts: Verdict[] };
     expect([r.code, out.valid]).toEqual([2, "unknown"]);
     expect(out.verdicts[0]?.stats.budgetExhausted).toBe("time");

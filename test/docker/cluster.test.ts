@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { getJson, redisPing, sleep, waitUntil } from "../../src/real/cluster/net.js";
 import { type DockerCluster, startDockerCluster } from "../../src/real/docker/cluster.js";
 import { topologyFor } from "../../src/real/docker/topology.js";
-import { dockerTestEnv, failIfUnavailable, leftovers, skipDockerTests, testRunId } from "./docker-env.js";
+import { dockerTestEnv, leftovers, needDocker, skipDockerTests, testRunId } from "./docker-env.js";
 
 const env = await dockerTestEnv();
 
@@ -38,7 +38,6 @@ async function etcdHealthy(port: number): Promise<boolean> {
 }
 
 describe.skipIf(skipDockerTests(env))("docker clusters", () => {
-  failIfUnavailable(env);
   let cluster: DockerCluster | null = null;
 
   afterEach(async () => {
@@ -50,7 +49,7 @@ describe.skipIf(skipDockerTests(env))("docker clusters", () => {
   });
 
   it("redlock topology: five Redis servers and the resource answer; pause, crash and restart act on one", async () => {
-    if (!env.available) return;
+    needDocker(env);
     const topology = topologyFor("redis", 5, { images: env.images });
     if (!topology.ok) throw new Error(topology.error.message);
     const runId = testRunId("redlock");
@@ -58,7 +57,13 @@ describe.skipIf(skipDockerTests(env))("docker clusters", () => {
     if (!started.ok) throw new Error(started.error);
     cluster = started.value;
 
-    expect(cluster.servers.map((s) => s.name)).toEqual(["server:0", "server:1", "server:2", "server:3", "server:4"]);
+    expect(cluster.servers.map((s) => s.name)).toEqual([
+      "server:0",
+      "server:1",
+      "server:2",
+      "server:3",
+      "server:4",
+    ]);
     expect(cluster.resource.name).toBe("resource");
     const ports = [...cluster.servers, cluster.resource].map((n) => n.port);
     expect(new Set(ports).size).toBe(6);
@@ -90,10 +95,14 @@ describe.skipIf(skipDockerTests(env))("docker clusters", () => {
   });
 
   it("a paused container can be crashed, and teardown removes paused containers too", async () => {
-    if (!env.available) return;
+    needDocker(env);
     const topology = topologyFor("redis", 1, { images: env.images });
     if (!topology.ok) throw new Error(topology.error.message);
-    const started = await startDockerCluster({ docker: env.docker, runId: testRunId("paused"), topology: topology.value });
+    const started = await startDockerCluster({
+      docker: env.docker,
+      runId: testRunId("paused"),
+      topology: topology.value,
+    });
     if (!started.ok) throw new Error(started.error);
     cluster = started.value;
     const s0 = cluster.servers[0]!;
@@ -106,10 +115,14 @@ describe.skipIf(skipDockerTests(env))("docker clusters", () => {
   });
 
   it("etcd topology: three members elect a leader; an isolated leader is replaced and rejoins", async () => {
-    if (!env.available) return;
+    needDocker(env);
     const topology = topologyFor("etcd", 3, { images: env.images });
     if (!topology.ok) throw new Error(topology.error.message);
-    const started = await startDockerCluster({ docker: env.docker, runId: testRunId("etcd"), topology: topology.value });
+    const started = await startDockerCluster({
+      docker: env.docker,
+      runId: testRunId("etcd"),
+      topology: topology.value,
+    });
     if (!started.ok) throw new Error(started.error);
     cluster = started.value;
     const c = cluster;
@@ -128,7 +141,9 @@ describe.skipIf(skipDockerTests(env))("docker clusters", () => {
         const others = c.servers.filter((s) => s !== old);
         const leaders = await Promise.all(
           others.map(async (s) => {
-            const st = (await getJson(`http://127.0.0.1:${s.port}/health`, 500)) as { health?: string } | null;
+            const st = (await getJson(`http://127.0.0.1:${s.port}/health`, 500)) as {
+              health?: string;
+            } | null;
             return st?.health === "true";
           }),
         );
@@ -149,10 +164,14 @@ describe.skipIf(skipDockerTests(env))("docker clusters", () => {
   });
 
   it("an etcd member killed and restarted rejoins with its data", async () => {
-    if (!env.available) return;
+    needDocker(env);
     const topology = topologyFor("etcd", 3, { images: env.images });
     if (!topology.ok) throw new Error(topology.error.message);
-    const started = await startDockerCluster({ docker: env.docker, runId: testRunId("etcdkill"), topology: topology.value });
+    const started = await startDockerCluster({
+      docker: env.docker,
+      runId: testRunId("etcdkill"),
+      topology: topology.value,
+    });
     if (!started.ok) throw new Error(started.error);
     cluster = started.value;
     const victim = cluster.servers[1]!;

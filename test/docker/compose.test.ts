@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about Compose's ${…} interpolation
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -81,7 +82,11 @@ describe("the shipped Compose files", () => {
   });
 
   it("run Redis lock servers without persistence (a restart comes back empty) and a durable resource", () => {
-    for (const [kind, servers] of [["redis", 1], ["redis", 5], ["etcd", 3]] as const) {
+    for (const [kind, servers] of [
+      ["redis", 1],
+      ["redis", 5],
+      ["etcd", 3],
+    ] as const) {
       const t = topologyFor(kind, servers, {});
       if (!t.ok) throw new Error(t.error.message);
       for (const s of t.value.services) {
@@ -128,14 +133,33 @@ describe("topology errors", () => {
     if (!dup.ok) expect(dup.error.message).toBe("two services play server:0");
   });
 
+  const minimal = (command: string): string =>
+    [
+      "services:",
+      "  server-0:",
+      "    image: redis:7",
+      `    command: ${command}`,
+      '    x-lockcheck: { node: "server:0", port: 6379, probe: redis }',
+      "  resource:",
+      "    image: redis:7",
+      '    command: ["redis-server"]',
+      "    x-lockcheck: { node: resource, port: 6379, probe: redis }",
+    ].join("\n");
+
   it("a command given as one string is refused (lockcheck does not shell-split)", () => {
-    const text = base.replace(/command: \[.*\]/, 'command: "redis-server --port 6379"');
-    const r = parseTopology(text, "f.yml");
+    expect(parseTopology(minimal('["redis-server", "--port", "6379"]'), "f.yml").ok).toBe(true);
+    const r = parseTopology(minimal('"redis-server --port 6379"'), "f.yml");
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error.field).toBe("services.server-0.command");
       expect(r.error.message).toContain("list of arguments");
     }
+  });
+
+  it("an unquoted number in a command is located (YAML would make it a number, not an argument)", () => {
+    const r = parseTopology(minimal('["redis-server", "--port", 6379]'), "f.yml");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.field).toBe("services.server-0.command.2");
   });
 
   it("a service without an x-lockcheck role is refused", () => {

@@ -6,7 +6,6 @@
  */
 import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
-import { beforeAll } from "vitest";
 import { connectEngine } from "../../src/real/docker/engine.js";
 import type { DockerImages } from "../../src/real/docker/topology.js";
 
@@ -45,11 +44,12 @@ export function skipDockerTests(env: DockerTestEnv): boolean {
   return true;
 }
 
-/** In a describe block: fails every test of it when Docker is unavailable (the CI case). */
-export function failIfUnavailable(env: DockerTestEnv): void {
-  beforeAll(() => {
-    if (!env.available) throw new Error(`Docker is required in CI (CI is set): ${env.reason}`);
-  });
+/**
+ * First line of every docker test: fails it when Docker is unavailable. Outside CI the test was
+ * skipped already (skipDockerTests), so this fails only in CI, as it must.
+ */
+export function needDocker(env: DockerTestEnv): asserts env is Extract<DockerTestEnv, { available: true }> {
+  if (!env.available) throw new Error(`Docker is required in CI (CI is set): ${env.reason}`);
 }
 
 /** A run id no other test uses. */

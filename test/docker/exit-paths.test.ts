@@ -11,9 +11,22 @@ import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { runClean } from "../../src/cli/commands/clean.js";
 import { waitUntil } from "../../src/real/cluster/net.js";
+import {
+  LABEL_LOCKCHECK,
+  LABEL_NODE,
+  LABEL_OWNER,
+  LABEL_RUN,
+  runLabels,
+} from "../../src/real/docker/labels.js";
 import { nodeCommand } from "../../src/real/hygiene/processes.js";
-import { LABEL_LOCKCHECK, LABEL_NODE, LABEL_OWNER, LABEL_RUN, runLabels } from "../../src/real/docker/labels.js";
-import { dockerTestEnv, failIfUnavailable, leftovers, skipDockerTests, TEST_IMAGES, testRunId } from "./docker-env.js";
+import {
+  dockerTestEnv,
+  leftovers,
+  needDocker,
+  skipDockerTests,
+  TEST_IMAGES,
+  testRunId,
+} from "./docker-env.js";
 
 const env = await dockerTestEnv();
 const FIXTURE = new URL("./fixtures/hold-cluster.ts", import.meta.url);
@@ -37,17 +50,16 @@ async function startHolder(runId: string, mode: "wait" | "throw"): Promise<Child
 }
 
 async function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+  if (child.exitCode !== null || child.signalCode !== null)
+    return { code: child.exitCode, signal: child.signalCode };
   const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
   return { code, signal };
 }
 
 describe.skipIf(skipDockerTests(env))("docker cleanup on every exit path", () => {
-  failIfUnavailable(env);
-
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     it(`${sig}: the run's containers (one paused) and networks are gone when the process is`, async () => {
-      if (!env.available) return;
+      needDocker(env);
       const runId = testRunId(sig.toLowerCase());
       const child = await startHolder(runId, "wait");
       expect((await leftovers(env.docker, runId)).length).toBe(4); // 2 containers + 2 networks
@@ -59,7 +71,7 @@ describe.skipIf(skipDockerTests(env))("docker cleanup on every exit path", () =>
   }
 
   it("an uncaught error: removed before the process exits", async () => {
-    if (!env.available) return;
+    needDocker(env);
     const runId = testRunId("throw");
     const child = await startHolder(runId, "throw");
     const exit = await exitOf(child);
@@ -68,7 +80,7 @@ describe.skipIf(skipDockerTests(env))("docker cleanup on every exit path", () =>
   });
 
   it("SIGKILL: the watcher notices and removes them", async () => {
-    if (!env.available) return;
+    needDocker(env);
     const runId = testRunId("sigkill");
     const child = await startHolder(runId, "wait");
     child.kill("SIGKILL");
@@ -82,17 +94,20 @@ describe.skipIf(skipDockerTests(env))("docker cleanup on every exit path", () =>
 });
 
 describe.skipIf(skipDockerTests(env))("lockcheck clean", () => {
-  failIfUnavailable(env);
-
   it("removes lockcheck's leftovers of dead runs only: not other containers, not running runs", async () => {
-    if (!env.available) return;
+    needDocker(env);
     const docker = env.docker;
     const deadRun = testRunId("dead");
     const liveRun = testRunId("live");
     // A leftover of a lockcheck process that is gone (its owner label names no live process).
     const deadLabels = { ...runLabels(deadRun), [LABEL_OWNER]: `${hostname()}/999999999/0` };
     const make = (name: string, labels: Record<string, string>) =>
-      docker.createContainer({ name, Image: TEST_IMAGES.redis, Labels: labels, HostConfig: { NetworkMode: "none" } });
+      docker.createContainer({
+        name,
+        Image: TEST_IMAGES.redis,
+        Labels: labels,
+        HostConfig: { NetworkMode: "none" },
+      });
     const dead = await make(`lockcheck-${deadRun}-c`, { ...deadLabels, [LABEL_NODE]: "server:0" });
     await dead.start();
     await dead.pause();
@@ -102,14 +117,26 @@ describe.skipIf(skipDockerTests(env))("lockcheck clean", () => {
     const foreign = await make(`lockcheck-${deadRun}-foreign`, { [LABEL_RUN]: deadRun });
     try {
       const lines: string[] = [];
-      expect(await runClean({ dryRun: true }, (l) => lines.push(l), () => {})).toBe(0);
+      expect(
+        await runClean(
+          { dryRun: true },
+          (l) => lines.push(l),
+          () => {},
+        ),
+      ).toBe(0);
       expect(lines).toContain(`would remove container lockcheck-${deadRun}-c (server:0), run ${deadRun}`);
       expect(lines).toContain(`would keep container lockcheck-${liveRun}-c, run ${liveRun}, still running`);
       expect((await leftovers(docker, deadRun)).length).toBe(3); // dry run removed nothing
 
       const out: string[] = [];
       const errs: string[] = [];
-      expect(await runClean({}, (l) => out.push(l), (l) => errs.push(l))).toBe(0);
+      expect(
+        await runClean(
+          {},
+          (l) => out.push(l),
+          (l) => errs.push(l),
+        ),
+      ).toBe(0);
       expect(errs).toEqual([]);
       expect(out).toContain(`removed container lockcheck-${deadRun}-c (server:0), run ${deadRun}`);
       expect(out).toContain(`removed network lockcheck-${deadRun}-n, run ${deadRun}`);
@@ -117,7 +144,13 @@ describe.skipIf(skipDockerTests(env))("lockcheck clean", () => {
       expect(await leftovers(docker, liveRun)).toEqual([`/lockcheck-${liveRun}-c`]);
 
       const forced: string[] = [];
-      expect(await runClean({ run: liveRun, includeRunning: true }, (l) => forced.push(l), () => {})).toBe(0);
+      expect(
+        await runClean(
+          { run: liveRun, includeRunning: true },
+          (l) => forced.push(l),
+          () => {},
+        ),
+      ).toBe(0);
       expect(forced.at(-1)).toBe("removed 1 container(s) and 0 network(s)");
       expect(await leftovers(docker, liveRun)).toEqual([]);
       const stillForeign = await foreign.inspect();

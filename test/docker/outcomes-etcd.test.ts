@@ -10,9 +10,9 @@ import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import { schedule } from "../real/helpers.js";
 import { leftovers, runChecked } from "../real/run-helpers.js";
 import {
-  dockerTestEnv,
-  failIfUnavailable,
   leftovers as dockerLeftovers,
+  dockerTestEnv,
+  needDocker,
   skipDockerTests,
   TEST_IMAGES,
 } from "./docker-env.js";
@@ -20,10 +20,16 @@ import {
 const env = await dockerTestEnv();
 const onDocker = { cluster: "docker" as const, docker: { images: TEST_IMAGES } };
 
-const cycles = (n: number, thinkMs: number) => Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
+const cycles = (n: number, thinkMs: number) =>
+  Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
 
 /** As in test/real: client 0 does a few cycles, the others keep contending. */
-function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients = 2, horizonMs = 6000): Schedule {
+function etcdSchedule(
+  resource: Schedule["resource"],
+  faults: Fault[],
+  clients = 2,
+  horizonMs = 6000,
+): Schedule {
   const rounds = Math.ceil((8 * horizonMs) / 6000);
   return schedule(
     "etcd:lock",
@@ -31,14 +37,23 @@ function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients =
     { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs },
     [
       { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
-      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(rounds, 300 + 100 * i) })),
+      ...Array.from({ length: clients - 1 }, (_, i) => ({
+        id: i + 1,
+        cycles: cycles(rounds, 300 + 100 * i),
+      })),
     ],
     faults,
   );
 }
 
 /** Client 0 pauses right after its first acquire for 3 s: its 1 s lease expires meanwhile. */
-const clientPause: Fault = { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 };
+const clientPause: Fault = {
+  kind: "pause-at",
+  client: 0,
+  checkpoint: "acquired",
+  occurrence: 0,
+  durationMs: 3000,
+};
 
 /**
  * test/real's fault mix plus the leader isolated from its peers, with the server faults one
@@ -73,9 +88,8 @@ afterEach(async () => {
 });
 
 describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", () => {
-  failIfUnavailable(env);
-
   it("etcd:lock, unfenced: a client paused longer than its lease writes after the next holder (violation)", async () => {
+    needDocker(env);
     const r = await runChecked(etcdSchedule("unfenced", [clientPause]), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
@@ -83,6 +97,7 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
   });
 
   it("etcd:lock, fenced: no violation under client and leader pauses, partitions, leader isolation, kills", async () => {
+    needDocker(env);
     const r = await runChecked(etcdSchedule("fenced", everything, 3, LONG_HORIZON_MS), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
@@ -96,11 +111,14 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
     const split = nemesis.find(
       (o) => o.f === "partition" && (o.value as { isolated?: string[] }).isolated !== undefined,
     );
-    expect((split?.value as { isolated: string[] }).isolated).toHaveLength(1);
-    expect((split?.value as { unsupported?: string }).unsupported).toBeUndefined();
+    expect(split).toBeDefined();
+    const splitValue = split!.value as { isolated: string[]; unsupported?: string };
+    expect(splitValue.isolated).toHaveLength(1);
+    expect(splitValue.unsupported).toBeUndefined();
   });
 
   it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
+    needDocker(env);
     const r = await runChecked(etcdSchedule("fenced-txn", everything, 3, LONG_HORIZON_MS), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);

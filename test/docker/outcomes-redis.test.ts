@@ -10,9 +10,9 @@ import type { Schedule } from "../../src/schedule/schedule.js";
 import { schedule } from "../real/helpers.js";
 import { leftovers, runChecked } from "../real/run-helpers.js";
 import {
-  dockerTestEnv,
-  failIfUnavailable,
   leftovers as dockerLeftovers,
+  dockerTestEnv,
+  needDocker,
   skipDockerTests,
   TEST_IMAGES,
 } from "./docker-env.js";
@@ -21,7 +21,12 @@ const env = await dockerTestEnv();
 const onDocker = { cluster: "docker" as const, docker: { images: TEST_IMAGES } };
 
 /** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile (as in test/real). */
-function pauseAfterAcquire(target: string, resource: Schedule["resource"], servers: number, ttlMs: number): Schedule {
+function pauseAfterAcquire(
+  target: string,
+  resource: Schedule["resource"],
+  servers: number,
+  ttlMs: number,
+): Schedule {
   return schedule(
     target,
     resource,
@@ -45,8 +50,22 @@ const fiveNodeTimeline = (jump: boolean): Schedule =>
       { id: 1, cycles: [{ thinkMs: 400, holdMs: 600, writes: 3 }] },
     ],
     [
-      { kind: "partition", at: 0, durationMs: 2500, a: ["client:0"], b: ["server:3", "server:4"], oneWay: false },
-      { kind: "partition", at: 0, durationMs: 2500, a: ["client:1"], b: ["server:0", "server:1"], oneWay: false },
+      {
+        kind: "partition",
+        at: 0,
+        durationMs: 2500,
+        a: ["client:0"],
+        b: ["server:3", "server:4"],
+        oneWay: false,
+      },
+      {
+        kind: "partition",
+        at: 0,
+        durationMs: 2500,
+        a: ["client:1"],
+        b: ["server:0", "server:1"],
+        oneWay: false,
+      },
       ...(jump ? [{ kind: "clock-jump" as const, node: "server:2", at: 250, deltaMs: 10_000 }] : []),
     ],
   );
@@ -61,9 +80,8 @@ afterEach(async () => {
 });
 
 describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", () => {
-  failIfUnavailable(env);
-
   it("redis:lease, unfenced: a client paused longer than the TTL writes after the next holder (violation)", async () => {
+    needDocker(env);
     const r = await runChecked(pauseAfterAcquire("redis:lease", "unfenced", 1, 500), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
@@ -71,6 +89,7 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
   });
 
   it("redis:lease-token, fenced: the same schedule has no violation; the stale write is rejected", async () => {
+    needDocker(env);
     const r = await runChecked(pauseAfterAcquire("redis:lease-token", "fenced", 1, 500), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
@@ -79,6 +98,7 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
   });
 
   it("redis:redlock, unfenced: a client paused after acquiring breaks mutual exclusion", async () => {
+    needDocker(env);
     const r = await runChecked(pauseAfterAcquire("redis:redlock", "unfenced", 5, 1000), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
@@ -86,12 +106,14 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
   });
 
   it("redis:redlock: the clock-jump timeline is refused before anything starts, saying why", async () => {
+    needDocker(env);
     await expect(runChecked(fiveNodeTimeline(true), onDocker)).rejects.toThrow(
       /faults\[2\]: clock-jump of server:2 cannot run with --cluster docker: containers share the host's clock/,
     );
   });
 
   it("redis:redlock, unfenced: the timeline without the jump has no violation (no majority for client 1 while 0 holds)", async () => {
+    needDocker(env);
     const r = await runChecked(fiveNodeTimeline(false), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
@@ -105,6 +127,7 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
   });
 
   it("a server pause and a crash with restart are container faults recorded in the history", async () => {
+    needDocker(env);
     const s = schedule(
       "redis:redlock",
       "unfenced",

@@ -64,8 +64,12 @@ describe("memberToIsolate", () => {
   const all = ["server:0", "server:1", "server:2"];
 
   it("isolates the single member when the other side holds every other member", () => {
-    expect(memberToIsolate("etcd", all, ["server:1"], ["server:0", "server:2"])).toEqual({ member: "server:1" });
-    expect(memberToIsolate("etcd", all, ["server:0", "server:2"], ["server:1"])).toEqual({ member: "server:1" });
+    expect(memberToIsolate("etcd", all, ["server:1"], ["server:0", "server:2"])).toEqual({
+      member: "server:1",
+    });
+    expect(memberToIsolate("etcd", all, ["server:0", "server:2"], ["server:1"])).toEqual({
+      member: "server:1",
+    });
     // The resolved leader may appear on both sides (a=[leader], b=[every server]).
     expect(memberToIsolate("etcd", all, ["server:2"], ["server:0", "server:1", "server:2"])).toEqual({
       member: "server:2",
@@ -76,9 +80,10 @@ describe("memberToIsolate", () => {
     const r = memberToIsolate("etcd", all, ["server:0"], ["server:1"]);
     expect("unsupported" in r && r.unsupported).toContain("server:0 | server:1 is not such a split");
     const five = ["server:0", "server:1", "server:2", "server:3", "server:4"];
-    expect("unsupported" in memberToIsolate("etcd", five, ["server:0", "server:1"], ["server:2", "server:3", "server:4"])).toBe(
-      true,
-    );
+    expect(
+      "unsupported" in
+        memberToIsolate("etcd", five, ["server:0", "server:1"], ["server:2", "server:3", "server:4"]),
+    ).toBe(true);
   });
 
   it("has nothing to cut between Redis servers (they never talk to each other)", () => {
@@ -88,7 +93,10 @@ describe("memberToIsolate", () => {
 
 describe("engineAddress", () => {
   it("uses a unix socket or loopback tcp, and refuses a remote engine with the reason", () => {
-    expect(engineAddress("unix:///run/x.sock")).toMatchObject({ ok: true, value: { options: { socketPath: "/run/x.sock" } } });
+    expect(engineAddress("unix:///run/x.sock")).toMatchObject({
+      ok: true,
+      value: { options: { socketPath: "/run/x.sock" } },
+    });
     expect(engineAddress("tcp://127.0.0.1:2375")).toMatchObject({
       ok: true,
       value: { options: { host: "127.0.0.1", port: 2375 } },

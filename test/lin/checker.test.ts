@@ -23,25 +23,40 @@ const lock = (process: number, f: "acquire" | "release", call: number, ret: numb
     refs: ret === INF ? [nextRef++] : [nextRef++, nextRef++],
   }) satisfies LinOp<LockInput, LockOutput>;
 const reg = (call: number, ret: number, input: CasInput, output: CasOutput | undefined) =>
-  ({ process: 0, call, ret, input, output, refs: [call * 10, ret * 10] }) satisfies LinOp<CasInput, CasOutput>;
+  ({ process: 0, call, ret, input, output, refs: [call * 10, ret * 10] }) satisfies LinOp<
+    CasInput,
+    CasOutput
+  >;
 
 describe("checkLinearizable", () => {
   it("accepts a sequential legal history and rejects a sequential illegal one", () => {
-    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, 1), lock(1, "release", 2, 3)]).valid).toBe(true);
-    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, 1), lock(2, "acquire", 2, 3)]).valid).toBe(false);
+    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, 1), lock(1, "release", 2, 3)]).valid).toBe(
+      true,
+    );
+    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, 1), lock(2, "acquire", 2, 3)]).valid).toBe(
+      false,
+    );
   });
 
   it("reorders concurrent ops, and treats touching intervals as concurrent", () => {
     // release [0,2] and acquire [2,3] touch at 2: the acquire may go first.
-    expect(checkLinearizable(mutexModel, [lock(1, "release", 0, 2), lock(2, "acquire", 2, 3)]).valid).toBe(true);
-    expect(checkLinearizable(mutexModel, [lock(1, "release", 0, 1), lock(2, "acquire", 2, 3)]).valid).toBe(false);
+    expect(checkLinearizable(mutexModel, [lock(1, "release", 0, 2), lock(2, "acquire", 2, 3)]).valid).toBe(
+      true,
+    );
+    expect(checkLinearizable(mutexModel, [lock(1, "release", 0, 1), lock(2, "acquire", 2, 3)]).valid).toBe(
+      false,
+    );
   });
 
   it("lets an info op take effect at any later point, or never", () => {
     // The info acquire never happened: the later acquire is fine.
-    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, INF), lock(2, "acquire", 5, 6)]).valid).toBe(true);
+    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, INF), lock(2, "acquire", 5, 6)]).valid).toBe(
+      true,
+    );
     // The info acquire took effect: that is what lets the release at [9, 10] be legal.
-    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, INF), lock(2, "release", 9, 10)]).valid).toBe(true);
+    expect(checkLinearizable(mutexModel, [lock(1, "acquire", 0, INF), lock(2, "release", 9, 10)]).valid).toBe(
+      true,
+    );
     // An info write may land long after its invoke: a read at 5 sees the old value, one at 20 the new.
     const w = reg(0, INF, { f: "write", value: 1 }, undefined);
     const early = reg(4, 5, { f: "read" }, { f: "read", value: null });

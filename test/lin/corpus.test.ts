@@ -12,7 +12,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callsFromJepsen } from "../../checkers/lin-calls.js";
-import { checkCallsLinearizable, decodeKvCall, type LinModelName, linOpsFromCalls } from "../../checkers/lin-models.js";
+import {
+  checkCallsLinearizable,
+  decodeKvCall,
+  type LinModelName,
+  linOpsFromCalls,
+} from "../../checkers/lin-models.js";
 import { checkLinearizable } from "../../checkers/linearizable.js";
 import { casRegisterModel } from "../../checkers/models/cas-register.js";
 import { kvModel, kvWholeModel } from "../../checkers/models/kv.js";
@@ -76,14 +81,19 @@ describe("Knossos corpus", () => {
 
 describe("Porcupine corpus", () => {
   // porcupine_test.go, TestEtcdJepsen: these are the linearizable ones; etcd_095.log is empty.
-  const LINEARIZABLE = new Set([2, 5, 7, 18, 25, 31, 38, 45, 48, 49, 51, 53, 56, 67, 75, 76, 80, 87, 92, 98, 100, 101, 102]);
+  const LINEARIZABLE = new Set([
+    2, 5, 7, 18, 25, 31, 38, 45, 48, 49, 51, 53, 56, 67, 75, 76, 80, 87, 92, 98, 100, 101, 102,
+  ]);
 
   it("etcd Jepsen logs: the same verdict as Porcupine on all 102 non-empty histories", () => {
     const verdicts: Record<number, boolean | "unknown"> = {};
     const expected: Record<number, boolean> = {};
     for (let i = 0; i <= 102; i++) {
       if (i === 95) continue;
-      const text = readFileSync(join(DATA, "porcupine/jepsen", `etcd_${String(i).padStart(3, "0")}.log`), "utf8");
+      const text = readFileSync(
+        join(DATA, "porcupine/jepsen", `etcd_${String(i).padStart(3, "0")}.log`),
+        "utf8",
+      );
       const ops = parseJepsenEtcdLog(text);
       if (!ops.ok) throw new Error(JSON.stringify(ops.error));
       expect(ops.value.length).toBeGreaterThan(0);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { callsFromHistory, callsFromJepsen } from "../../checkers/lin-calls.js";
 import {
   checkCallsLinearizable,
+  checkHistoryLinearizable,
   decodeCasCall,
   decodeKvCall,
   decodeLockCall,
@@ -35,10 +36,24 @@ describe("parseJepsenEtcdLog (Porcupine's etcd corpus format)", () => {
     expect(r).toEqual({
       ok: true,
       value: [
-        { process: 0, call: 0, ret: 3, input: { f: "write", value: 3 }, output: { f: "write" }, refs: [0, 3] },
+        {
+          process: 0,
+          call: 0,
+          ret: 3,
+          input: { f: "write", value: 3 },
+          output: { f: "write" },
+          refs: [0, 3],
+        },
         { process: 1, call: 2, ret: 4, input: { f: "read" }, output: { f: "read", value: 3 }, refs: [2, 4] },
         // A failed cas answered "no": the register did not hold 3.
-        { process: 2, call: 5, ret: 6, input: { f: "cas", from: 3, to: 4 }, output: { f: "cas", ok: false }, refs: [5, 6] },
+        {
+          process: 2,
+          call: 5,
+          ret: 6,
+          input: { f: "cas", from: 3, to: 4 },
+          output: { f: "cas", ok: false },
+          refs: [5, 6],
+        },
         // A timed-out read: returned, result unknown.
         { process: 3, call: 7, ret: 8, input: { f: "read" }, output: undefined, refs: [7, 8] },
         // :info leaves the call open: it may take effect later or never.
@@ -65,8 +80,14 @@ describe("parseJepsenEtcdLog (Porcupine's etcd corpus format)", () => {
 
 describe("parseJepsenEdn", () => {
   it("reads a vector of op maps, one map per line, lists and tagged records alike", () => {
-    const one = "{:process 0, :type :invoke, :f :read, :value nil}\n{:process 0, :type :ok, :f :read, :value 1}";
-    const forms = [`[${one}]`, one, `(${one})`, `#jepsen.history.Op${one.split("\n")[0]} ${one.split("\n")[1]}`];
+    const one =
+      "{:process 0, :type :invoke, :f :read, :value nil}\n{:process 0, :type :ok, :f :read, :value 1}";
+    const forms = [
+      `[${one}]`,
+      one,
+      `(${one})`,
+      `#jepsen.history.Op${one.split("\n")[0]} ${one.split("\n")[1]}`,
+    ];
     for (const text of forms) {
       const r = parseJepsenEdn(text);
       expect(r.ok && r.value.map((e) => [e.index, e.process, e.type, e.f, e.value])).toEqual([
@@ -78,11 +99,19 @@ describe("parseJepsenEdn", () => {
 
   it("keeps :index and :time, and keyword processes as names", () => {
     const r = parseJepsenEdn("{:index 7, :time 99, :process :nemesis, :type :info, :f :start}");
-    expect(r.ok && r.value[0]).toMatchObject({ index: 7, time: 99, process: "nemesis", type: "info", f: "start" });
+    expect(r.ok && r.value[0]).toMatchObject({
+      index: 7,
+      time: 99,
+      process: "nemesis",
+      type: "info",
+      f: "start",
+    });
   });
 
   it("rejects ops without a valid :type, :process or :f, naming the op", () => {
-    expect(parseJepsenEdn("{:process 0, :type :invoke, :f :read} {:process 0, :type :done, :f :read}")).toMatchObject({
+    expect(
+      parseJepsenEdn("{:process 0, :type :invoke, :f :read} {:process 0, :type :done, :f :read}"),
+    ).toMatchObject({
       ok: false,
       error: { field: "op 1", message: expect.stringMatching(/:type must be one of/) },
     });
@@ -91,7 +120,10 @@ describe("parseJepsenEdn", () => {
       error: { message: expect.stringMatching(/:process must be/) },
     });
     expect(parseJepsenEdn("[1]")).toMatchObject({ ok: false, error: { field: "op 0" } });
-    expect(parseJepsenEdn("[{:a 1}")).toMatchObject({ ok: false, error: { message: expect.stringMatching(/unclosed/) } });
+    expect(parseJepsenEdn("[{:a 1}")).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/unclosed/) },
+    });
   });
 });
 
@@ -139,18 +171,24 @@ describe("callsFromJepsen and the decoders", () => {
   });
 
   it("reads a nil read as unknown (Knossos: we don't know what the read was)", () => {
-    const calls = edn("{:process 0, :type :invoke, :f :read, :value nil} {:process 0, :type :ok, :f :read, :value nil}");
+    const calls = edn(
+      "{:process 0, :type :invoke, :f :read, :value nil} {:process 0, :type :ok, :f :read, :value nil}",
+    );
     const ops = calls.ok ? linOpsFromCalls(calls.value, decodeCasCall) : undefined;
     expect(ops?.ok && ops.value[0]?.output).toBeUndefined();
   });
 
   it("names the call a model cannot read", () => {
-    const calls = edn("{:process 0, :type :invoke, :f :cas, :value 3} {:process 0, :type :ok, :f :cas, :value 3}");
+    const calls = edn(
+      "{:process 0, :type :invoke, :f :cas, :value 3} {:process 0, :type :ok, :f :cas, :value 3}",
+    );
     expect(calls.ok && checkCallsLinearizable("cas-register", calls.value)).toMatchObject({
       ok: false,
       error: { field: "index 0", message: ":cas needs a value [from to]" },
     });
-    const kv = edn('{:process 0, :type :invoke, :f :put, :value "x"} {:process 0, :type :ok, :f :put, :value "x"}');
+    const kv = edn(
+      '{:process 0, :type :invoke, :f :put, :value "x"} {:process 0, :type :ok, :f :put, :value "x"}',
+    );
     expect(kv.ok && linOpsFromCalls(kv.value, decodeKvCall)).toMatchObject({
       ok: false,
       error: { message: ":put needs a string or integer :key" },
@@ -180,14 +218,26 @@ describe("callsFromHistory (lockcheck histories)", () => {
     { index: 3, time: 3, process: 2, type: "fail", f: "acquire", lock: "L", error: "held" },
     { index: 4, time: 4, process: "nemesis", type: "info", f: "pause", node: "client:1" },
     { index: 5, time: 5, process: 1, type: "invoke", f: "write", lock: "L", grant: "1:0", token: 33n },
-    { index: 6, time: 6, process: 1, type: "ok", f: "write", lock: "L", grant: "1:0", token: 33n, accepted: true },
+    {
+      index: 6,
+      time: 6,
+      process: 1,
+      type: "ok",
+      f: "write",
+      lock: "L",
+      grant: "1:0",
+      token: 33n,
+      accepted: true,
+    },
     { index: 7, time: 7, process: 1, type: "invoke", f: "release", lock: "L", grant: "1:0" },
     { index: 8, time: 8, process: 1, type: "info", f: "release", lock: "L", grant: "1:0", error: "timeout" },
   ];
 
   it("keeps lock, token and outcome; drops failures and nemesis ops; writes are not lock ops", () => {
     const calls = callsFromHistory(history);
-    expect(calls.ok && calls.value.map((c) => [c.f, c.invokeIndex, c.completeIndex, c.pending, c.lock, c.token])).toEqual([
+    expect(
+      calls.ok && calls.value.map((c) => [c.f, c.invokeIndex, c.completeIndex, c.pending, c.lock, c.token]),
+    ).toEqual([
       ["acquire", 0, 2, false, "L", 33n],
       ["write", 5, 6, false, "L", 33n],
       ["release", 7, 8, true, "L", undefined],
@@ -215,12 +265,21 @@ describe("callsFromHistory (lockcheck histories)", () => {
     ]);
   });
 
-  it("is linearizable for every lock model", () => {
-    const calls = callsFromHistory(history);
-    if (!calls.ok) throw new Error(calls.error.message);
+  it("is linearizable for every lock model; a second grant of the held lock is not", () => {
     for (const model of ["mutex", "owner-mutex", "fenced-mutex"] as const) {
-      const v = checkCallsLinearizable(model, calls.value);
+      const v = checkHistoryLinearizable(history, model);
       expect(v.ok && v.value.valid).toBe(true);
     }
+    const doubleGrant: Op[] = [
+      ...history.slice(0, 4),
+      { index: 9, time: 9, process: 2, type: "invoke", f: "acquire", lock: "L" },
+      { index: 10, time: 10, process: 2, type: "ok", f: "acquire", lock: "L", grant: "2:1", token: 34n },
+    ];
+    const v = checkHistoryLinearizable(doubleGrant, "mutex");
+    expect(v.ok && [v.value.valid, v.value.anomalies[0]?.ops, v.value.anomalies[0]?.time]).toEqual([
+      false,
+      [9, 10],
+      10,
+    ]);
   });
 });

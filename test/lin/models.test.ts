@@ -49,7 +49,9 @@ describe("owner-mutex", () => {
 
 describe("fenced-mutex", () => {
   it("requires each grant's token above every earlier grant's", () => {
-    expect(run(fencedMutexModel, [acq(1, 5n), rel(1), acq(2, 9n)])).toEqual({ state: { holder: "2", floor: 10n } });
+    expect(run(fencedMutexModel, [acq(1, 5n), rel(1), acq(2, 9n)])).toEqual({
+      state: { holder: "2", floor: 10n },
+    });
     expect(run(fencedMutexModel, [acq(1, 5n), rel(1), acq(2, 5n)])).toEqual({ illegalAt: 2 });
     expect(run(fencedMutexModel, [acq(1, 5n), rel(1), acq(2, 4n)])).toEqual({ illegalAt: 2 });
   });
@@ -62,7 +64,9 @@ describe("fenced-mutex", () => {
   });
   it("counts a grant with an unknown token as using one up", () => {
     // acquire (info, token unknown but at least 6), release, then token 6 is too low.
-    expect(run(fencedMutexModel, [acq(1, 5n), rel(1), info(acq(2)), rel(2), acq(3, 6n)])).toEqual({ illegalAt: 4 });
+    expect(run(fencedMutexModel, [acq(1, 5n), rel(1), info(acq(2)), rel(2), acq(3, 6n)])).toEqual({
+      illegalAt: 4,
+    });
     expect(run(fencedMutexModel, [acq(1, 5n), rel(1), info(acq(2)), rel(2), acq(3, 7n)])).toEqual({
       state: { holder: "3", floor: 8n },
     });
@@ -78,13 +82,26 @@ describe("cas-register", () => {
       run(casRegisterModel, [
         [{ f: "read" }, { f: "read", value: null }],
         [{ f: "write", value: 1 }, { f: "write" }],
-        [{ f: "cas", from: 1, to: 2 }, { f: "cas", ok: true }],
-        [{ f: "cas", from: 1, to: 3 }, { f: "cas", ok: false }],
+        [
+          { f: "cas", from: 1, to: 2 },
+          { f: "cas", ok: true },
+        ],
+        [
+          { f: "cas", from: 1, to: 3 },
+          { f: "cas", ok: false },
+        ],
         [{ f: "read" }, { f: "read", value: 2 }],
       ]),
     ).toEqual({ state: 2 });
     expect(run(casRegisterModel, [[{ f: "read" }, { f: "read", value: 0 }]])).toEqual({ illegalAt: 0 });
-    expect(run(casRegisterModel, [[{ f: "cas", from: null, to: 1 }, { f: "cas", ok: false }]])).toEqual({
+    expect(
+      run(casRegisterModel, [
+        [
+          { f: "cas", from: null, to: 1 },
+          { f: "cas", ok: false },
+        ],
+      ]),
+    ).toEqual({
       illegalAt: 0,
     });
   });
@@ -109,7 +126,11 @@ describe("kv", () => {
     ["kvWholeModel", kvWholeModel],
   ] as const) {
     it(`${name}: put, append and get on one key`, () => {
-      const m = make() as Model<unknown, Parameters<ReturnType<typeof kvModel>["step"]>[1], { value?: string }>;
+      const m = make() as Model<
+        unknown,
+        Parameters<ReturnType<typeof kvModel>["step"]>[1],
+        { value?: string }
+      >;
       const r = run(m, [
         [{ f: "get", key: "k", value: "" }, { value: "" }],
         [{ f: "put", key: "k", value: "ab" }, {}],
@@ -124,28 +145,41 @@ describe("kv", () => {
 
   it("kvModel: equal values reached in different ways are the same state", () => {
     const m = kvModel();
-    const viaAppends = m.step(m.step(m.init(), { f: "append", key: "k", value: "a" }, {}) as number, {
-      f: "append",
-      key: "k",
-      value: "bc",
-    }, {}) as number;
+    const viaAppends = m.step(
+      m.step(m.init(), { f: "append", key: "k", value: "a" }, {}) as number,
+      {
+        f: "append",
+        key: "k",
+        value: "bc",
+      },
+      {},
+    ) as number;
     const viaPut = m.step(m.init(), { f: "put", key: "k", value: "abc" }, {}) as number;
-    const viaOtherSplit = m.step(m.step(m.init(), { f: "put", key: "k", value: "ab" }, {}) as number, {
-      f: "append",
-      key: "k",
-      value: "c",
-    }, {}) as number;
+    const viaOtherSplit = m.step(
+      m.step(m.init(), { f: "put", key: "k", value: "ab" }, {}) as number,
+      {
+        f: "append",
+        key: "k",
+        value: "c",
+      },
+      {},
+    ) as number;
     expect(m.key(viaAppends)).toBe(m.key(viaPut));
     expect(m.key(viaOtherSplit)).toBe(m.key(viaPut));
     expect(m.describeState(viaAppends)).toBe('the value "abc"');
   });
 
-  it("kvWholeModel keeps keys apart and ignores absent keys in state identity", () => {
+  it("kvWholeModel keeps keys apart, and a state is the same however it was reached", () => {
     const m = kvWholeModel();
-    const a = m.step(m.init(), { f: "put", key: "a", value: "1" }, {}) as readonly number[];
-    const b = m.step(m.init(), { f: "put", key: "b", value: "1" }, {}) as readonly number[];
+    const put = (s: number, key: string, value: string) => m.step(s, { f: "put", key, value }, {}) as number;
+    const append = (s: number, key: string, value: string) =>
+      m.step(s, { f: "append", key, value }, {}) as number;
+    const a = put(m.init(), "a", "1");
+    const b = put(m.init(), "b", "1");
     expect(m.key(a)).not.toBe(m.key(b));
-    const emptied = m.step(a, { f: "put", key: "a", value: "" }, {}) as readonly number[];
-    expect(m.key(emptied)).toBe(m.key(m.init()));
+    expect(m.key(put(b, "a", "1"))).toBe(m.key(put(a, "b", "1")));
+    expect(m.key(append(append(m.init(), "a", "x"), "a", "y"))).toBe(m.key(put(m.init(), "a", "xy")));
+    expect(m.key(put(a, "a", ""))).toBe(m.key(m.init()));
+    expect(m.describeState(put(b, "a", "1"))).toBe('the store holding a="1", b="1"');
   });
 });

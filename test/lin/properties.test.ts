@@ -83,7 +83,8 @@ function corruptOne<I, O>(
   ops.forEach((op, i) => {
     if (op.output === undefined) return;
     const changed = kit.corrupt(op.input, op.output, choice);
-    if (changed !== undefined) candidates.push(() => ops.map((o, j) => (j === i ? { ...o, output: changed } : o)));
+    if (changed !== undefined)
+      candidates.push(() => ops.map((o, j) => (j === i ? { ...o, output: changed } : o)));
     if (kit.name.includes("mutex")) candidates.push(() => ops.filter((_, j) => j !== i));
   });
   for (const r of refused) candidates.push(() => [...ops, r].sort((a, b) => a.call - b.call));
@@ -154,7 +155,12 @@ describe.each(KITS)("linearizable: $name model", (kit) => {
 
 describe("brute force reference", () => {
   // The reference must itself be right for the properties to mean anything.
-  const op = (call: number, ret: number, f: "acquire" | "release", process = 0): LinOp<{ f: "acquire" | "release"; process: number; lock: string }, object> => ({
+  const op = (
+    call: number,
+    ret: number,
+    f: "acquire" | "release",
+    process = 0,
+  ): LinOp<{ f: "acquire" | "release"; process: number; lock: string }, object> => ({
     process,
     call,
     ret,
@@ -175,12 +181,23 @@ describe("brute force reference", () => {
 
   it("lets an info op take effect late or never", () => {
     const pendingAcquire = op(0, Number.POSITIVE_INFINITY, "acquire", 1);
-    expect(bruteForceLinearizable(mutex, [pendingAcquire, op(1, 2, "acquire"), op(3, 4, "release")])).toBe(true);
+    expect(bruteForceLinearizable(mutex, [pendingAcquire, op(1, 2, "acquire"), op(3, 4, "release")])).toBe(
+      true,
+    );
     expect(bruteForceLinearizable(mutex, [pendingAcquire, op(1, 2, "release")])).toBe(true);
   });
 
   it("keeps planned ops valid for the generator", () => {
-    const p: PlannedOp = { process: 0, gap: 0, free: false, toPoint: 0, toReturn: 0, choice: 0, choice2: 0, fate: 0 };
+    const p: PlannedOp = {
+      process: 0,
+      gap: 0,
+      free: false,
+      toPoint: 0,
+      toReturn: 0,
+      choice: 0,
+      choice2: 0,
+      fate: 0,
+    };
     expect(simulate(mutexKit, [p]).ops).toHaveLength(1);
   });
 });

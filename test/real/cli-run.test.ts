@@ -38,7 +38,16 @@ describe("lockcheck run: bad input", () => {
 
   it("a missing server binary exits 2 and says how to install it", () => {
     const out = join(work, "missing");
-    const r = lockcheck(["run", "--target", "redis:lease", "--redis-server", "/nonexistent/redis-server", "--out", out, "--quiet"]);
+    const r = lockcheck([
+      "run",
+      "--target",
+      "redis:lease",
+      "--redis-server",
+      "/nonexistent/redis-server",
+      "--out",
+      out,
+      "--quiet",
+    ]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/apt-get install redis-server/);
   });
@@ -90,7 +99,10 @@ describe.skipIf(missing.length > 0)("lockcheck run against real servers", () => 
       out,
       "--json",
     ]);
-    const summary = JSON.parse(r.stdout) as { valid: unknown; verdicts: { checker: string; valid: unknown }[] };
+    const summary = JSON.parse(r.stdout) as {
+      valid: unknown;
+      verdicts: { checker: string; valid: unknown }[];
+    };
     const stale = summary.verdicts.find((v) => v.checker === "stale-write");
     expect(stale?.valid).not.toBe(false); // fenced by tokens
     expect(r.status).toBe(summary.valid === true ? 0 : summary.valid === false ? 1 : 2);

@@ -38,7 +38,13 @@ describe.skipIf(missing.length > 0)("clock shim", () => {
     if (!shim.ok) throw new Error(shim.error);
     const binary = findBinary("redis-server");
     if (!binary.ok) throw new Error(binary.error);
-    const started = await startRedisNode({ name: "server:0", binary: binary.value, dir, clockShim: shim.value, reaper: null });
+    const started = await startRedisNode({
+      name: "server:0",
+      binary: binary.value,
+      dir,
+      clockShim: shim.value,
+      reaper: null,
+    });
     if (!started.ok) throw new Error(started.error);
     node = started.value;
     const conn = new Redis({ port: node.port, host: "127.0.0.1", lazyConnect: true });

@@ -56,7 +56,13 @@ describe.skipIf(missing.length > 0)("real clusters", () => {
     if (!world.ok) throw new Error(world.error);
     try {
       const w = world.value;
-      expect(w.redis.map((n) => n.name)).toEqual(["server:0", "server:1", "server:2", "server:3", "server:4"]);
+      expect(w.redis.map((n) => n.name)).toEqual([
+        "server:0",
+        "server:1",
+        "server:2",
+        "server:3",
+        "server:4",
+      ]);
       expect(new Set(w.redis.map((n) => n.port)).size).toBe(5);
       for (const n of w.redis) expect(await redisPing(n.port, 1000)).toBe(true);
       expect(processesMatching(runId)).toHaveLength(6);
@@ -112,7 +118,11 @@ describe.skipIf(missing.length > 0)("real clusters", () => {
       expect(processesMatching(runId)).toHaveLength(2);
       const back = await victim.restart();
       expect(back.ok).toBe(true);
-      const status = (await postJson(`http://127.0.0.1:${victim.clientPort}/v3/maintenance/status`, {}, 2000)) as {
+      const status = (await postJson(
+        `http://127.0.0.1:${victim.clientPort}/v3/maintenance/status`,
+        {},
+        2000,
+      )) as {
         leader?: string;
       } | null;
       expect(status?.leader).toBeDefined();
@@ -127,7 +137,13 @@ describe.skipIf(missing.length > 0)("real clusters", () => {
     const dir = mkdtempSync(join(tmpdir(), `lockcheck-${runId}-`));
     try {
       // `false` exits at once, as an etcd that cannot bind its ports would.
-      const r = await startEtcdCluster({ binary: "/bin/false", size: 3, dir, reaper: null, startTimeoutMs: 2000 });
+      const r = await startEtcdCluster({
+        binary: "/bin/false",
+        size: 3,
+        dir,
+        reaper: null,
+        startTimeoutMs: 2000,
+      });
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error).toMatch(/exited during start-up/);
     } finally {

@@ -18,7 +18,8 @@ export function missingBinaries(names: readonly BinaryName[]): string[] {
     return r.ok ? [] : [r.error];
   });
   if (missing.length > 0) {
-    if (process.env.CI) throw new Error(`real-server tests need these binaries in CI:\n${missing.join("\n")}`);
+    if (process.env.CI)
+      throw new Error(`real-server tests need these binaries in CI:\n${missing.join("\n")}`);
     process.stderr.write(`skipping real-server tests: ${missing.join("; ")}\n`);
   }
   return missing;
@@ -32,22 +33,24 @@ export function processesMatching(needle: string): string[] {
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
-  return out
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .filter((l) => {
-      const pid = Number(l.split(" ")[0]);
-      if (pid === process.pid) return false;
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-        return state !== "Z" && state !== "X";
-      } catch {
-        return false;
-      }
-    })
-    // pgrep itself and shells running it are not ours.
-    .filter((l) => !/\bpgrep\b/.test(l));
+  return (
+    out
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .filter((l) => {
+        const pid = Number(l.split(" ")[0]);
+        if (pid === process.pid) return false;
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+          const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+          return state !== "Z" && state !== "X";
+        } catch {
+          return false;
+        }
+      })
+      // pgrep itself and shells running it are not ours.
+      .filter((l) => !/\bpgrep\b/.test(l))
+  );
 }
 
 /** Processes of ours in a stopped state (T), among those matching `needle`. */

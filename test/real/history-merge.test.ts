@@ -54,7 +54,14 @@ describe("mergeHistory", () => {
     const ops = mergeHistory({ eventsDir: dir, clientIds: [0, 1], crashed: new Set([0]), endTime: 900 });
     expect(ops).toHaveLength(4);
     expect(ops.slice(2)).toEqual([
-      expect.objectContaining({ process: 0, type: "info", f: "write", grant: "0:0", error: "crashed", time: 900 }),
+      expect.objectContaining({
+        process: 0,
+        type: "info",
+        f: "write",
+        grant: "0:0",
+        error: "crashed",
+        time: 900,
+      }),
       expect.objectContaining({ process: 1, type: "info", f: "release", error: "run-ended", time: 900 }),
     ]);
   });
@@ -65,13 +72,23 @@ describe("mergeHistory", () => {
     write(1, [
       { call: 0, time: 10, type: "invoke", fields: { f: "acquire", lock: "l" } },
       { call: 0, time: 20, type: "ok", fields: { grant: "1:0", token: "2" } },
-      { call: 1, time: 500, type: "invoke", fields: { f: "write", lock: "l", grant: "1:0", token: "2", value: "b" } },
+      {
+        call: 1,
+        time: 500,
+        type: "invoke",
+        fields: { f: "write", lock: "l", grant: "1:0", token: "2", value: "b" },
+      },
       { call: 1, time: 510, type: "ok", fields: { accepted: true } },
     ]);
     write(0, [
       { call: 0, time: 1, type: "invoke", fields: { f: "acquire", lock: "l" } },
       { call: 0, time: 5, type: "ok", fields: { grant: "0:0", token: "1" } },
-      { call: 1, time: 6, type: "invoke", fields: { f: "write", lock: "l", grant: "0:0", token: "1", value: "a" } },
+      {
+        call: 1,
+        time: 6,
+        type: "invoke",
+        fields: { f: "write", lock: "l", grant: "0:0", token: "1", value: "a" },
+      },
       { call: 1, time: 8, type: "ok", fields: { accepted: true } },
     ]);
     appendFileSync(clientEventsFile(dir, 0), "");

@@ -50,10 +50,14 @@ const cli = join(import.meta.dirname, "../../src/cli/main.ts");
 function startRunner(outDir: string): ChildProcess {
   const file = join(work, "schedule.json");
   writeFileSync(file, JSON.stringify(longRun));
-  return spawn(process.execPath, ["--import", "tsx", cli, "run", "--schedule", file, "--out", outDir, "--quiet"], {
-    cwd: join(import.meta.dirname, "../.."),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return spawn(
+    process.execPath,
+    ["--import", "tsx", cli, "run", "--schedule", file, "--out", outDir, "--quiet"],
+    {
+      cwd: join(import.meta.dirname, "../.."),
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
 }
 
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
@@ -65,17 +69,25 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 }
 
 /** Starts the runner and waits until the run is under way with its two processes paused. */
-async function runUntilPaused(outDir: string): Promise<{ runner: ChildProcess; runId: string; exited: Promise<number | null> }> {
+async function runUntilPaused(
+  outDir: string,
+): Promise<{ runner: ChildProcess; runId: string; exited: Promise<number | null> }> {
   const runner = startRunner(outDir);
   let stderr = "";
   runner.stderr?.on("data", (d) => {
     stderr += String(d);
   });
-  const exited = new Promise<number | null>((resolve) => runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))));
+  const exited = new Promise<number | null>((resolve) =>
+    runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+  );
   const runFile = join(outDir, "run.json");
   await until(`run.json (stderr: ${stderr})`, () => existsSync(runFile), 60_000);
   const { runId } = JSON.parse(readFileSync(runFile, "utf8")) as { runId: string };
-  await until(`two paused processes (stderr: ${stderr})`, () => stoppedProcessesMatching(runId).length === 2, 60_000);
+  await until(
+    `two paused processes (stderr: ${stderr})`,
+    () => stoppedProcessesMatching(runId).length === 2,
+    60_000,
+  );
   // A history snapshot is written every second while clients run.
   await until("a history snapshot", () => existsSync(join(outDir, "history.jsonl")), 5_000);
   return { runner, runId, exited };
@@ -123,6 +135,7 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     await writeHistory(mergedFile, merged);
     const reread = await readHistoryFile(mergedFile);
     expect(reread.ok).toBe(true);
-    if (reread.ok && snapshot.ok) expect(reread.value.ops.length).toBeGreaterThanOrEqual(snapshot.value.ops.length);
+    if (reread.ok && snapshot.ok)
+      expect(reread.value.ops.length).toBeGreaterThanOrEqual(snapshot.value.ops.length);
   }, 120_000);
 });

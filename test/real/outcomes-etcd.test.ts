@@ -37,7 +37,13 @@ function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients =
 }
 
 /** Client 0 pauses right after its first acquire for 3 s: its 1 s lease expires meanwhile. */
-const clientPause: Fault = { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 };
+const clientPause: Fault = {
+  kind: "pause-at",
+  client: 0,
+  checkpoint: "acquired",
+  occurrence: 0,
+  durationMs: 3000,
+};
 
 /**
  * The lot: the client pause, then (once another client has had time to take the lock over)
@@ -58,25 +64,33 @@ describe.skipIf(missing.length > 0)("real etcd target", () => {
     const r = await runChecked(etcdSchedule("unfenced", [clientPause]));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
-    expect(r.violations).toContain("stale-write");
+    expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("etcd:lock, fenced by create revision: no violation under client and leader pauses, partitions, kills", async () => {
     const r = await runChecked(etcdSchedule("fenced", everything, 3));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
-    expect(r.violations).toEqual([]);
+    expect(r.violations, r.timeline).toEqual([]);
     // The fence had work to do: the paused client's late write was refused.
-    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+    expect(
+      r.rejectedWrites.some((w) => w.process === 0),
+      r.timeline,
+    ).toBe(true);
     const nemesis = r.run.ops.filter((o) => o.process === "nemesis").map((o) => o.f);
-    expect(nemesis).toEqual(expect.arrayContaining(["pause", "resume", "partition", "heal", "crash", "restart"]));
+    expect(nemesis).toEqual(
+      expect.arrayContaining(["pause", "resume", "partition", "heal", "crash", "restart"]),
+    );
   });
 
   it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
     const r = await runChecked(etcdSchedule("fenced-txn", everything, 3));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
-    expect(r.violations).toEqual([]);
-    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+    expect(r.violations, r.timeline).toEqual([]);
+    expect(
+      r.rejectedWrites.some((w) => w.process === 0),
+      r.timeline,
+    ).toBe(true);
   });
 });

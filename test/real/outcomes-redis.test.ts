@@ -12,7 +12,12 @@ import { leftovers, runChecked } from "./run-helpers.js";
 const missing = missingBinaries(["redis-server", "cc"]);
 
 /** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile. */
-function pauseAfterAcquire(target: string, resource: Schedule["resource"], servers: number, ttlMs: number): Schedule {
+function pauseAfterAcquire(
+  target: string,
+  resource: Schedule["resource"],
+  servers: number,
+  ttlMs: number,
+): Schedule {
   return schedule(
     target,
     resource,
@@ -46,22 +51,25 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     const r = await runChecked(pauseAfterAcquire("redis:lease", "unfenced", 1, 500));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
-    expect(r.violations).toContain("stale-write");
+    expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("redis:lease-token, fenced: the same schedule has no violation; the stale write is rejected", async () => {
     const r = await runChecked(pauseAfterAcquire("redis:lease-token", "fenced", 1, 500));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
-    expect(r.violations).toEqual([]);
-    expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
+    expect(r.violations, r.timeline).toEqual([]);
+    expect(
+      r.rejectedWrites.some((w) => w.process === 0),
+      r.timeline,
+    ).toBe(true);
   });
 
   it("redis:redlock, unfenced: a client paused after acquiring breaks mutual exclusion", async () => {
     const r = await runChecked(pauseAfterAcquire("redis:redlock", "unfenced", 5, 1000));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
-    expect(r.violations).toContain("stale-write");
+    expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   /**
@@ -74,15 +82,30 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     schedule(
       "redis:redlock",
       "unfenced",
-      { servers: 5, ttlMs: 2000, callTimeoutMs: 300, horizonMs: 3000 },
+      { servers: 5, ttlMs: 3000, callTimeoutMs: 300, horizonMs: 4000 },
       [
-        { id: 0, cycles: [{ thinkMs: 0, holdMs: 1500, writes: 3 }] },
-        { id: 1, cycles: [{ thinkMs: 400, holdMs: 600, writes: 3 }] },
+        // Holds within its TTL: without the clock jump this lock is safe.
+        { id: 0, cycles: [{ thinkMs: 0, holdMs: 2400, writes: 4 }] },
+        { id: 1, cycles: [{ thinkMs: 1000, holdMs: 600, writes: 3 }] },
       ],
       [
-        { kind: "partition", at: 0, durationMs: 2500, a: ["client:0"], b: ["server:3", "server:4"], oneWay: false },
-        { kind: "partition", at: 0, durationMs: 2500, a: ["client:1"], b: ["server:0", "server:1"], oneWay: false },
-        ...(jump ? [{ kind: "clock-jump" as const, node: "server:2", at: 250, deltaMs: 10_000 }] : []),
+        {
+          kind: "partition",
+          at: 0,
+          durationMs: 4000,
+          a: ["client:0"],
+          b: ["server:3", "server:4"],
+          oneWay: false,
+        },
+        {
+          kind: "partition",
+          at: 0,
+          durationMs: 4000,
+          a: ["client:1"],
+          b: ["server:0", "server:1"],
+          oneWay: false,
+        },
+        ...(jump ? [{ kind: "clock-jump" as const, node: "server:2", at: 700, deltaMs: 10_000 }] : []),
       ],
     );
 
@@ -91,7 +114,7 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     const grants = r.run.ops.filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok");
-    expect(grants.map((g) => g.process).sort()).toEqual([0, 1]);
+    expect(grants.map((g) => g.process).sort(), r.timeline).toEqual([0, 1]);
     expect(r.violations.length).toBeGreaterThan(0);
   });
 
@@ -99,8 +122,40 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     const r = await runChecked(fiveNodeTimeline(false));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
-    const grants = r.run.ops.filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok");
-    expect(grants.map((g) => g.process)).toEqual([0]);
-    expect(r.violations).toEqual([]);
+    expect(r.violations, r.timeline).toEqual([]);
+  });
+
+  /**
+   * A pause while the acquire replies are in flight (checkpoint "acquire-sent"), longer than
+   * the TTL: Redlock's validity check notices that the lease is already spent and denies;
+   * the variant without the check believes it holds the lock and writes over the next holder.
+   */
+  const pauseWhileRepliesInFlight = (target: string): Schedule =>
+    schedule(
+      target,
+      "unfenced",
+      { servers: 5, ttlMs: 1000, callTimeoutMs: 300, horizonMs: 5000 },
+      [
+        { id: 0, cycles: [{ thinkMs: 0, holdMs: 800, writes: 4 }] },
+        { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 200, holdMs: 200, writes: 1 })) },
+      ],
+      [{ kind: "pause-at", client: 0, checkpoint: "acquire-sent", occurrence: 0, durationMs: 3000 }],
+    );
+
+  it("redis:redlock-nocheck, unfenced: a pause while acquire replies are in flight (violation)", async () => {
+    const r = await runChecked(pauseWhileRepliesInFlight("redis:redlock-nocheck"));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations.length, r.timeline).toBeGreaterThan(0);
+  });
+
+  it("redis:redlock, unfenced: the validity check denies the paused acquire (no violation)", async () => {
+    const r = await runChecked(pauseWhileRepliesInFlight("redis:redlock"));
+    lastRunId = r.runId;
+    expect(r.run.warnings).toEqual([]);
+    expect(r.violations, r.timeline).toEqual([]);
+    const first = r.run.ops.find((o) => o.process === 0 && o.f === "acquire" && o.type !== "invoke");
+    // The replies did arrive (a majority said yes), but too late: the lease was already spent.
+    expect(first, r.timeline).toMatchObject({ type: "fail", error: "validity-expired" });
   });
 });

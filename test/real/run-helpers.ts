@@ -12,6 +12,8 @@ import { processesMatching, stoppedProcessesMatching, tempDirsMatching, waitForN
 
 export interface CheckedRealRun {
   runId: string;
+  /** The history as short lines, for assertion messages (a failing real run is hard to rerun). */
+  timeline: string;
   run: RealRun;
   verdicts: Verdict[];
   /** Safety checkers that said `false`. */
@@ -41,11 +43,15 @@ export async function runChecked(
     const safety: readonly string[] = SAFETY_CHECKERS;
     return {
       runId,
+      timeline: timeline(r.value.ops),
       run: r.value,
       verdicts,
-      violations: verdicts.filter((v) => safety.includes(v.checker) && v.valid === false).map((v) => v.checker),
+      violations: verdicts
+        .filter((v) => safety.includes(v.checker) && v.valid === false)
+        .map((v) => v.checker),
       rejectedWrites: r.value.ops.filter(
-        (o: Op): o is WriteOp => o.process !== "nemesis" && o.f === "write" && o.type === "ok" && o.accepted === false,
+        (o: Op): o is WriteOp =>
+          o.process !== "nemesis" && o.f === "write" && o.type === "ok" && o.accepted === false,
       ),
     };
   } finally {
@@ -54,10 +60,25 @@ export async function runChecked(
 }
 
 /** What a run left behind: processes (any state), stopped processes, temp dirs. */
-export async function leftovers(runId: string): Promise<{ processes: string[]; stopped: string[]; dirs: string[] }> {
+export async function leftovers(
+  runId: string,
+): Promise<{ processes: string[]; stopped: string[]; dirs: string[] }> {
   return {
     processes: await waitForNone(() => processesMatching(runId), 5000),
     stopped: stoppedProcessesMatching(runId),
     dirs: await waitForNone(() => tempDirsMatching(runId), 2000),
   };
+}
+
+function timeline(ops: readonly Op[]): string {
+  return ops
+    .map((o) => {
+      const ms = (o.time / 1e6).toFixed(0).padStart(6);
+      if (o.process === "nemesis") return `${ms} nemesis ${o.f} ${o.node ?? ""} ${JSON.stringify(o.value)}`;
+      const extra = [o.grant, o.f === "write" ? o.accepted : undefined, o.error].filter(
+        (x) => x !== undefined,
+      );
+      return `${ms} client:${o.process} ${o.type} ${o.f} ${extra.join(" ")}`;
+    })
+    .join("\n");
 }

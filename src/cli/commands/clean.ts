@@ -19,7 +19,10 @@ interface CleanFlags {
 }
 
 function describe(o: FoundObject): string {
-  const what = o.kind === "container" ? `container ${o.name}${o.node === undefined ? "" : ` (${o.node})`}` : `network ${o.name}`;
+  const what =
+    o.kind === "container"
+      ? `container ${o.name}${o.node === undefined ? "" : ` (${o.node})`}`
+      : `network ${o.name}`;
   return `${what}, run ${o.run}${o.live ? ", still running" : ""}`;
 }
 
@@ -28,16 +31,24 @@ function summary(report: CleanReport): string {
   return `removed ${count("container")} container(s) and ${count("network")} network(s)`;
 }
 
-export async function runClean(flags: CleanFlags, out: (line: string) => void, errOut: (line: string) => void): Promise<number> {
+export async function runClean(
+  flags: CleanFlags,
+  out: (line: string) => void,
+  errOut: (line: string) => void,
+): Promise<number> {
   const docker = await connectEngine();
   if (!docker.ok) {
     errOut(`lockcheck clean: ${docker.error}`);
     return 2;
   }
-  const selection = { ...(flags.run === undefined ? {} : { runId: flags.run }), includeLive: flags.includeRunning === true };
+  const selection = {
+    ...(flags.run === undefined ? {} : { runId: flags.run }),
+    includeLive: flags.includeRunning === true,
+  };
   if (flags.dryRun) {
     const found = await findObjects(docker.value, selection);
-    for (const o of found) out(`${o.live && !selection.includeLive ? "would keep" : "would remove"} ${describe(o)}`);
+    for (const o of found)
+      out(`${o.live && !selection.includeLive ? "would keep" : "would remove"} ${describe(o)}`);
     if (found.length === 0) out("nothing of lockcheck's on this engine");
     return 0;
   }
@@ -45,7 +56,9 @@ export async function runClean(flags: CleanFlags, out: (line: string) => void, e
   for (const o of report.removed) out(`removed ${describe(o)}`);
   for (const f of report.failures) errOut(`could not remove ${describe(f.object)}: ${f.error}`);
   if (report.skipped.length > 0) {
-    out(`left ${report.skipped.length} object(s) of running lockcheck processes alone (--include-running removes them)`);
+    out(
+      `left ${report.skipped.length} object(s) of running lockcheck processes alone (--include-running removes them)`,
+    );
   }
   out(summary(report));
   return report.failures.length === 0 ? 0 : 2;
@@ -53,7 +66,9 @@ export async function runClean(flags: CleanFlags, out: (line: string) => void, e
 
 export function cleanCommand(): Command {
   return new Command("clean")
-    .description("remove Docker containers and networks left behind by lockcheck (labelled lockcheck=1), nothing else")
+    .description(
+      "remove Docker containers and networks left behind by lockcheck (labelled lockcheck=1), nothing else",
+    )
     .option("--run <id>", "only those of this run")
     .option("--include-running", "also those of lockcheck processes that are still running")
     .option("--dry-run", "list what would be removed, remove nothing")

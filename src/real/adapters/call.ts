@@ -7,7 +7,16 @@
  */
 import type { CallError, CallResult } from "../../env/env.js";
 
-/** Runs `call` with a deadline; `classify` maps a thrown error to a result (or a CallError). */
+/**
+ * Runs `call` with a deadline; `classify` maps a thrown error to a result (or a CallError).
+ *
+ * When the deadline timer fires, the timeout is declared only after one more turn of the
+ * event loop's I/O poll (setImmediate runs after it): a reply already sitting in the socket
+ * when the deadline is checked still counts. This matters after a pause (SIGSTOP): on resume
+ * Node runs expired timers before it reads sockets, so without this grace every reply that
+ * arrived during the pause would be reported as a timeout, and "paused while the replies
+ * were in flight" could never be observed.
+ */
 export async function callWithDeadline<T>(
   node: string,
   timeoutMs: number,
@@ -16,7 +25,10 @@ export async function callWithDeadline<T>(
 ): Promise<CallResult<T>> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<CallResult<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: { kind: "timeout", node } }), timeoutMs);
+    timer = setTimeout(
+      () => setImmediate(() => resolve({ ok: false, error: { kind: "timeout", node } })),
+      timeoutMs,
+    );
   });
   const attempt = call().then(
     (value): CallResult<T> => ({ ok: true, value }),

@@ -50,7 +50,10 @@ function withTimeout<T>(op: () => Promise<T>): () => Promise<T> {
   return () => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from the engine in ${OPERATION_TIMEOUT_MS} ms`)), OPERATION_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`no answer from the engine in ${OPERATION_TIMEOUT_MS} ms`)),
+        OPERATION_TIMEOUT_MS,
+      );
       timer.unref();
     });
     return Promise.race([op(), timeout]).finally(() => clearTimeout(timer));
@@ -224,7 +227,11 @@ export async function startDockerWorld(
     const redis = spec.servers.kind === "redis" ? servers.map(({ n, a }) => redisNode(n, a)) : [];
     const etcd: EtcdCluster | null =
       spec.servers.kind === "etcd"
-        ? { members: servers.map(({ n, a }) => etcdMember(n, a)), leader: (ms) => cluster.leader(ms), stop: async () => {} }
+        ? {
+            members: servers.map(({ n, a }) => etcdMember(n, a)),
+            leader: (ms) => cluster.leader(ms),
+            stop: async () => {},
+          }
         : null;
 
     const key = (clientId: number, node: string): string => `client:${clientId}|${node}`;

@@ -40,7 +40,8 @@ export async function startPartition(ctx: FaultContext, fault: PartitionFault): 
   }
   // Links between servers: a world that can cut them does (docker: a member off its peer network).
   let isolated: string[] | undefined;
-  const isServer = (n: RealNode): boolean => n.kind === "etcd" || (n.kind === "redis" && n.name !== "resource");
+  const isServer = (n: RealNode): boolean =>
+    n.kind === "etcd" || (n.kind === "redis" && n.name !== "resource");
   if (!fault.oneWay && ctx.world.cutServerLinks !== undefined && a.some(isServer) && b.some(isServer)) {
     const cut = await ctx.world.cutServerLinks(
       a.filter(isServer).map((n) => n.name),

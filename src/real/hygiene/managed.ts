@@ -17,7 +17,10 @@ export interface ExitInfo {
  * What the faults need of a server's process: a ManagedProcess here, or a container in the
  * docker backend (src/real/docker/world.ts), where pause is the cgroup freezer.
  */
-export type ServerProcess = Pick<ManagedProcess, "label" | "pid" | "hasExited" | "isPaused" | "pause" | "resume">;
+export type ServerProcess = Pick<
+  ManagedProcess,
+  "label" | "pid" | "hasExited" | "isPaused" | "pause" | "resume"
+>;
 
 export interface ManagedProcess {
   readonly label: string;
@@ -54,7 +57,8 @@ export function spawnManaged(spec: SpawnSpec, reaper: Reaper | null): ManagedPro
     stdio: spec.stdio ?? ["ignore", "ignore", "ignore"],
   });
   let exitInfo: ExitInfo | null = null;
-  let paused = false;
+  // Pauses nest (two overlapping faults on one node): it runs again when the last one ends.
+  let pauses = 0;
   // A spawn failure (ENOENT) arrives as "error" with no pid; callers check binaries first.
   const exited = new Promise<ExitInfo>((resolve) => {
     child.once("exit", (code, sig) => {
@@ -76,7 +80,7 @@ export function spawnManaged(spec: SpawnSpec, reaper: Reaper | null): ManagedPro
       if (exitInfo === null) forceKill(pid);
     });
     void exited.then(() => {
-      paused = false;
+      pauses = 0;
       reaper?.forgetProcess(pid);
       undo?.cancel();
     });
@@ -87,20 +91,20 @@ export function spawnManaged(spec: SpawnSpec, reaper: Reaper | null): ManagedPro
     child,
     exited,
     hasExited: () => exitInfo !== null,
-    isPaused: () => paused,
+    isPaused: () => pauses > 0,
     pause() {
-      if (exitInfo === null && signal(pid, "SIGSTOP")) paused = true;
+      if (exitInfo === null && signal(pid, "SIGSTOP")) pauses++;
     },
     resume() {
-      paused = false;
-      if (exitInfo === null) signal(pid, "SIGCONT");
+      pauses = Math.max(0, pauses - 1);
+      if (exitInfo === null && pauses === 0) signal(pid, "SIGCONT");
     },
     notePausedBySelf() {
-      if (exitInfo === null) paused = true;
+      if (exitInfo === null) pauses++;
     },
     async kill() {
       if (exitInfo === null && pid > 0) forceKill(pid);
-      paused = false;
+      pauses = 0;
       return exited;
     },
   };

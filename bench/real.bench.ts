@@ -1,0 +1,143 @@
+/**
+ * `npm run bench:real`: the cost of the real world, measured in this one run.
+ *
+ * - Lock cycles per second through the full path (client process → proxy → server →
+ *   resource), without faults, for redis:lease and etcd:lock, and the same workload in the
+ *   simulator (wall-clock cycles per second there), printed as a ratio.
+ * - Start-up time of the 5-node Redis fleet (plus the resource) and of the 3-member etcd
+ *   cluster (plus the resource), median of 3.
+ *
+ * A lock cycle is a successful acquire, one resource write and a release. Two clients
+ * contend for the lock with no think or hold time, so the figure is the throughput of the
+ * lock service itself as lockcheck drives it. Requires redis-server and etcd on PATH.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Op } from "../src/history/op.js";
+import { consensus } from "../src/locks/consensus.js";
+import { lease } from "../src/locks/lease.js";
+import type { LockAlgorithm } from "../src/locks/lock.js";
+import { findBinary } from "../src/real/cluster/binaries.js";
+import { runReal } from "../src/real/run.js";
+import type { ServerKind } from "../src/real/world.js";
+import { startWorld } from "../src/real/world.js";
+import type { Schedule } from "../src/schedule/schedule.js";
+import { simulate } from "../src/sim/simulate.js";
+
+const CLIENTS = 2;
+const CYCLES_PER_CLIENT = 150;
+
+function workload(target: string, servers: number, ttlMs: number, callTimeoutMs: number): Schedule {
+  return {
+    version: 1,
+    target,
+    resource: "unfenced",
+    seed: 1,
+    options: {
+      lockName: "lock",
+      ttlMs,
+      callTimeoutMs,
+      horizonMs: 60_000,
+      latencyMs: { min: 0, max: 0 },
+      lossRate: 0,
+      servers,
+    },
+    clients: Array.from({ length: CLIENTS }, (_, id) => ({
+      id,
+      cycles: Array.from({ length: CYCLES_PER_CLIENT }, () => ({ thinkMs: 0, holdMs: 0, writes: 1 })),
+    })),
+    faults: [],
+  };
+}
+
+/** Completed lock cycles: releases that succeeded after an accepted write. */
+function cycles(ops: readonly Op[]): number {
+  return ops.filter((o) => o.process !== "nemesis" && o.f === "release" && o.type === "ok").length;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function realThroughput(schedule: Schedule, algorithm: LockAlgorithm, servers: ServerKind) {
+  const out = mkdtempSync(join(tmpdir(), "lockcheck-bench-real-"));
+  try {
+    const r = await runReal(schedule, { algorithm, servers }, { outDir: out });
+    if (!r.ok) throw new Error(r.error);
+    const n = cycles(r.value.ops);
+    return { cycles: n, perSecond: n / (r.value.stats.runMs / 1000), setupMs: r.value.stats.setupMs };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+async function simThroughput(schedule: Schedule, algorithm: LockAlgorithm) {
+  const started = performance.now();
+  const r = await simulate({ ...schedule, target: `sim:${algorithm.name}` }, algorithm);
+  const wallMs = performance.now() - started;
+  const n = cycles(r.ops);
+  return { cycles: n, perSecond: n / (wallMs / 1000), virtualMs: r.stats.virtualMs };
+}
+
+async function startupMs(kind: ServerKind, count: number): Promise<number> {
+  const redisServer = findBinary("redis-server");
+  const etcd = findBinary("etcd");
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    const world = await startWorld({
+      runId: `lcbench${i}`,
+      servers: { kind, count },
+      resource: "unfenced",
+      clientIds: [],
+      redisServerBinary: redisServer.ok ? redisServer.value : "",
+      etcdBinary: etcd.ok ? etcd.value : null,
+      clockShim: null,
+      reaper: null,
+    });
+    if (!world.ok) throw new Error(world.error);
+    times.push(performance.now() - started);
+    await world.value.stop();
+  }
+  return median(times);
+}
+
+async function main(): Promise<void> {
+  for (const bin of ["redis-server", "etcd"] as const) {
+    const b = findBinary(bin);
+    if (!b.ok) throw new Error(b.error);
+  }
+  console.log(
+    `lock cycles/s, ${CLIENTS} clients × ${CYCLES_PER_CLIENT} cycles, no faults (acquire + 1 write + release)`,
+  );
+  const cases = [
+    {
+      name: "redis:lease",
+      schedule: workload("redis:lease", 1, 500, 200),
+      algorithm: lease,
+      servers: "redis" as const,
+    },
+    {
+      name: "etcd:lock",
+      schedule: workload("etcd:lock", 3, 1000, 1000),
+      algorithm: consensus,
+      servers: "etcd" as const,
+    },
+  ];
+  for (const c of cases) {
+    const real = await realThroughput(c.schedule, c.algorithm, c.servers);
+    const sim = await simThroughput(c.schedule, c.algorithm);
+    console.log(
+      `  ${c.name.padEnd(12)} real ${real.perSecond.toFixed(0).padStart(6)} cycles/s (${real.cycles} cycles; set-up ${(real.setupMs / 1000).toFixed(1)} s)` +
+        `   sim ${sim.perSecond.toFixed(0).padStart(8)} cycles/s of wall time (${sim.cycles} cycles)` +
+        `   sim/real ${(sim.perSecond / real.perSecond).toFixed(1)}×`,
+    );
+  }
+  console.log("cluster start-up (median of 3, until every server answers)");
+  console.log(`  5 redis-servers + resource: ${(await startupMs("redis", 5)).toFixed(0)} ms`);
+  console.log(`  3-member etcd + resource:   ${(await startupMs("etcd", 3)).toFixed(0)} ms`);
+}
+
+await main();
