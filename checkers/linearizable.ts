@@ -259,9 +259,8 @@ function* searchPart<S, I, O>(
   const stateTable = new StateTable(model, ops);
 
   // The linearized set and the cache of configurations.
-  const words = (n + 31) >>> 5;
-  const bits = new Uint32Array(words);
-  const cache = new ConfigCache(words);
+  const linearized = new OpSet(ops, position);
+  const cache = new ConfigCache();
   const counts = () => ({ statesExplored: cache.size, modelStates: stateTable.size });
 
   const stackOp = new Int32Array(n);
@@ -272,9 +271,13 @@ function* searchPart<S, I, O>(
   let hashB = 0;
 
   // The branch that got furthest: stuck at the latest return.
+  // Its linearization is kept without copying the stack each time: `bestPartial[0, bestLive)`
+  // is still on the stack, and entries are saved into it only as backtracking pops them.
   let bestPosition = -1;
   let bestStuck = -1;
-  let bestPartial: number[] = [];
+  const bestPartial = new Int32Array(n);
+  let bestDepth = 0;
+  let bestLive = 0;
   let bestState = sid;
 
   let entry = next[HEAD] as number;
@@ -287,15 +290,12 @@ function* searchPart<S, I, O>(
       // unlinearized (that one is tried instead: the orders found are the same).
       const op = entry >>> 1;
       const t = twin[op] as number;
-      const nextState =
-        t >= 0 && ((bits[t >>> 5] as number) & (1 << (t & 31))) === 0 ? ILLEGAL : stateTable.step(sid, op);
+      const nextState = t >= 0 && !linearized.has(t) ? ILLEGAL : stateTable.step(sid, op);
       if (nextState !== ILLEGAL) {
-        const w = op >>> 5;
-        const bit = 1 << (op & 31);
-        bits[w] = (bits[w] as number) | bit;
+        linearized.add(op);
         const a = hashA ^ (zobA[op] as number);
         const b = hashB ^ (zobB[op] as number);
-        if (cache.add(a, b, nextState, bits)) {
+        if (cache.add(a, b, nextState, linearized)) {
           hashA = a;
           hashB = b;
           stackOp[depth] = op;
@@ -312,7 +312,7 @@ function* searchPart<S, I, O>(
           entry = next[HEAD] as number;
           continue;
         }
-        bits[w] = (bits[w] as number) & ~bit;
+        linearized.remove(op);
       }
       entry = next[entry] as number;
       continue;
@@ -320,17 +320,18 @@ function* searchPart<S, I, O>(
 
     // A return: its op should already have taken effect. This branch is stuck.
     const pos = position[entry] as number;
-    if (pos > bestPosition || (pos === bestPosition && depth > bestPartial.length)) {
+    if (pos > bestPosition || (pos === bestPosition && depth > bestDepth)) {
       bestPosition = pos;
       bestStuck = entry >>> 1;
-      bestPartial = Array.from(stackOp.subarray(0, depth));
+      bestDepth = depth;
+      bestLive = depth;
       bestState = sid;
     }
     if (depth === 0) {
       return {
         kind: "illegal",
         stuck: bestStuck,
-        partial: bestPartial,
+        partial: Array.from(bestPartial.subarray(0, bestDepth)),
         window: concurrentWith(ops, bestStuck),
         stateAfterPartial: stateTable.state(bestState),
         ...counts(),
@@ -339,8 +340,12 @@ function* searchPart<S, I, O>(
     // Backtrack: undo the last linearization and try the next candidate after it.
     depth--;
     const op = stackOp[depth] as number;
+    if (depth < bestLive) {
+      bestPartial[depth] = op;
+      bestLive = depth;
+    }
     sid = stackState[depth] as number;
-    bits[op >>> 5] = (bits[op >>> 5] as number) & ~(1 << (op & 31));
+    linearized.remove(op);
     hashA ^= zobA[op] as number;
     hashB ^= zobB[op] as number;
     remainingDefinite += definite[op] as number;
@@ -440,15 +445,18 @@ function signature(op: LinOp<unknown, unknown>): string {
   return `${json(op.input)}→${op.output === undefined ? "?" : json(op.output)}`;
 }
 
-/** Random 32-bit words, reproducible from `seed` (xorshift32). */
+/**
+ * Random-looking 32-bit words, reproducible from `seed`: a multiplicative mix of the index
+ * (murmur3's finalizer). Not a linear generator such as xorshift, whose outputs satisfy linear
+ * relations that would make distinct sets hash alike far more often than chance.
+ */
 function zobristKeys(n: number, seed: number): Int32Array {
   const keys = new Int32Array(n);
-  let x = seed | 0;
   for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    keys[i] = x;
+    let h = (Math.imul(i + 1, 0x9e3779b1) ^ seed) | 0;
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    keys[i] = h ^ (h >>> 16);
   }
   return keys;
 }
@@ -542,8 +550,90 @@ class StateTable<S, I, O> {
 }
 
 /**
- * A set of (linearized bitset, model state) configurations: open addressing with linear
- * probing over typed arrays. The caller passes the bitset's 64-bit hash, kept incrementally.
+ * The set of linearized ops as a bitset, laid out so that it can be stored compactly. Ops with
+ * a known return take the first bits, in order of return; ops that may never happen take the
+ * bits after them. Every op returning before the earliest unlinearized one is linearized, and
+ * the others linearized so far were called before that return, so the first section is all
+ * ones up to word `low`, then a few words of mixed bits up to `high`, then zeros. The cache
+ * stores words [low, high) of the first section and words [pendingStart, pendingHigh) of the
+ * second: the same set always gives the same words, and their number grows with how many ops
+ * overlap, not with the length of the history.
+ */
+class OpSet {
+  readonly words: Uint32Array;
+  /** Op → bit number. */
+  private readonly bitOf: Int32Array;
+  /** Words [0, definiteWords) hold ops with a known return; [definiteWords, …) the others. */
+  readonly definiteWords: number;
+  /** First word of the first section that is not all ones. */
+  low = 0;
+  /** One past the last non-zero word of the first section (≥ low when meaningful). */
+  high = 0;
+  /** One past the last non-zero word of the second section (≥ definiteWords). */
+  pendingHigh: number;
+
+  constructor(ops: readonly LinOp<unknown, unknown>[], position: Int32Array) {
+    const n = ops.length;
+    const definite: number[] = [];
+    const pending: number[] = [];
+    for (let i = 0; i < n; i++) (Number.isFinite((ops[i] as LinOp<unknown, unknown>).ret) ? definite : pending).push(i);
+    definite.sort((a, b) => (position[2 * a + 1] as number) - (position[2 * b + 1] as number));
+    pending.sort((a, b) => (position[2 * a] as number) - (position[2 * b] as number));
+    this.definiteWords = (definite.length + 31) >>> 5;
+    this.pendingHigh = this.definiteWords;
+    this.bitOf = new Int32Array(n);
+    definite.forEach((op, k) => {
+      this.bitOf[op] = k;
+    });
+    pending.forEach((op, k) => {
+      this.bitOf[op] = this.definiteWords * 32 + k;
+    });
+    this.words = new Uint32Array(this.definiteWords + ((pending.length + 31) >>> 5));
+  }
+
+  has(op: number): boolean {
+    const b = this.bitOf[op] as number;
+    return ((this.words[b >>> 5] as number) & (1 << (b & 31))) !== 0;
+  }
+
+  add(op: number): void {
+    const b = this.bitOf[op] as number;
+    const w = b >>> 5;
+    const words = this.words;
+    words[w] = (words[w] as number) | (1 << (b & 31));
+    if (w < this.definiteWords) {
+      if (w === this.low) {
+        while (this.low < this.definiteWords && words[this.low] === 0xffffffff) this.low++;
+      }
+      if (w >= this.high) this.high = w + 1;
+    } else if (w >= this.pendingHigh) this.pendingHigh = w + 1;
+  }
+
+  remove(op: number): void {
+    const b = this.bitOf[op] as number;
+    const w = b >>> 5;
+    const words = this.words;
+    words[w] = (words[w] as number) & ~(1 << (b & 31));
+    if (w < this.definiteWords) {
+      if (w < this.low) this.low = w;
+      if (w === this.high - 1) {
+        while (this.high > 0 && words[this.high - 1] === 0) this.high--;
+      }
+    } else if (w === this.pendingHigh - 1) {
+      while (this.pendingHigh > this.definiteWords && words[this.pendingHigh - 1] === 0) this.pendingHigh--;
+    }
+  }
+
+  /** Words of the first section stored: [low, max(low, high)). */
+  get definiteSpan(): number {
+    return Math.max(0, this.high - this.low);
+  }
+}
+
+/**
+ * A set of (linearized set, model state) configurations: open addressing with linear probing
+ * over typed arrays. The caller passes the set's 64-bit hash, kept incrementally; each entry
+ * stores the set's compact words (see OpSet) in a growing arena, to confirm a hash match.
  */
 class ConfigCache {
   size = 0;
@@ -551,46 +641,61 @@ class ConfigCache {
   private hashA = new Int32Array(this.capacity);
   private hashB = new Int32Array(this.capacity);
   private state = new Int32Array(this.capacity);
-  private arena: Uint32Array;
+  /** Per entry: where its words start in the arena, the set's `low`, and the two spans. */
+  private offset = new Int32Array(this.capacity);
+  private low = new Int32Array(this.capacity);
+  private span = new Int32Array(this.capacity);
+  private pendingSpan = new Int32Array(this.capacity);
+  private arena = new Uint32Array(1 << 16);
+  private arenaUsed = 0;
   /** Slot → entry number + 1; 0 is empty. */
   private table = new Int32Array(1 << 15);
   private mask = (1 << 15) - 1;
 
-  constructor(private readonly words: number) {
-    this.arena = new Uint32Array(this.capacity * words);
-  }
-
   bytes(): number {
-    return this.capacity * (12 + 4 * this.words) + this.table.length * 4;
+    return this.capacity * 28 + this.arena.length * 4 + this.table.length * 4;
   }
 
   /** Adds the configuration; false if it was already present. */
-  add(a: number, b: number, state: number, bits: Uint32Array): boolean {
-    const words = this.words;
+  add(a: number, b: number, state: number, set: OpSet): boolean {
+    const words = set.words;
+    const low = set.low;
+    const span = set.definiteSpan;
+    const pendingStart = set.definiteWords;
+    const pendingSpan = set.pendingHigh - pendingStart;
     let slot = (a ^ Math.imul(state, 0x9e3779b1)) & this.mask;
     for (;;) {
       const e = this.table[slot] as number;
       if (e === 0) break;
       const i = e - 1;
-      if (this.hashA[i] === a && this.hashB[i] === b && this.state[i] === state) {
-        const base = i * words;
+      if (
+        this.hashA[i] === a &&
+        this.hashB[i] === b &&
+        this.state[i] === state &&
+        this.low[i] === low &&
+        this.span[i] === span &&
+        this.pendingSpan[i] === pendingSpan
+      ) {
+        let at = this.offset[i] as number;
         let same = true;
-        for (let w = 0; w < words; w++) {
-          if (this.arena[base + w] !== bits[w]) {
-            same = false;
-            break;
-          }
-        }
+        for (let w = 0; w < span && same; w++) same = this.arena[at++] === words[low + w];
+        for (let w = 0; w < pendingSpan && same; w++) same = this.arena[at++] === words[pendingStart + w];
         if (same) return false;
       }
       slot = (slot + 1) & this.mask;
     }
     if (this.size === this.capacity) this.growEntries();
+    if (this.arenaUsed + span + pendingSpan > this.arena.length) this.growArena(span + pendingSpan);
     const i = this.size++;
     this.hashA[i] = a;
     this.hashB[i] = b;
     this.state[i] = state;
-    this.arena.set(bits, i * words);
+    this.low[i] = low;
+    this.span[i] = span;
+    this.pendingSpan[i] = pendingSpan;
+    this.offset[i] = this.arenaUsed;
+    for (let w = 0; w < span; w++) this.arena[this.arenaUsed++] = words[low + w] as number;
+    for (let w = 0; w < pendingSpan; w++) this.arena[this.arenaUsed++] = words[pendingStart + w] as number;
     this.table[slot] = i + 1;
     if (this.size * 2 > this.table.length) this.growTable();
     return true;
@@ -598,16 +703,25 @@ class ConfigCache {
 
   private growEntries(): void {
     const capacity = this.capacity * 2;
-    const grow = <T extends Int32Array | Uint32Array>(old: T, make: (n: number) => T, per: number): T => {
-      const fresh = make(capacity * per);
+    const grow = (old: Int32Array): Int32Array => {
+      const fresh = new Int32Array(capacity);
       fresh.set(old);
       return fresh;
     };
-    this.hashA = grow(this.hashA, (k) => new Int32Array(k), 1);
-    this.hashB = grow(this.hashB, (k) => new Int32Array(k), 1);
-    this.state = grow(this.state, (k) => new Int32Array(k), 1);
-    this.arena = grow(this.arena, (k) => new Uint32Array(k), this.words);
+    this.hashA = grow(this.hashA);
+    this.hashB = grow(this.hashB);
+    this.state = grow(this.state);
+    this.offset = grow(this.offset);
+    this.low = grow(this.low);
+    this.span = grow(this.span);
+    this.pendingSpan = grow(this.pendingSpan);
     this.capacity = capacity;
+  }
+
+  private growArena(need: number): void {
+    const arena = new Uint32Array(Math.max(this.arena.length * 2, this.arenaUsed + need));
+    arena.set(this.arena.subarray(0, this.arenaUsed));
+    this.arena = arena;
   }
 
   private growTable(): void {

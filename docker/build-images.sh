@@ -82,8 +82,14 @@ pack() {
   shift 2
   local args=()
   for change in "$@"; do args+=(--change "$change"); done
+  local previous
+  previous="$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
   tar --numeric-owner --owner=0 --group=0 -C "$rootfs" -c . |
     docker import "${args[@]}" --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' --change 'WORKDIR /data' - "$image" >/dev/null
+  # The image this build replaced (now untagged) goes too, unless a container still uses it.
+  if [ -n "$previous" ] && [ "$previous" != "$(docker image inspect --format '{{.Id}}' "$image")" ]; then
+    docker rmi "$previous" >/dev/null 2>&1 || true
+  fi
   echo "built $image ($(du -sh "$rootfs" | cut -f1) unpacked)"
 }
 

@@ -2,7 +2,6 @@
  * Shared helpers of the real-server tests: binary requirements (fail in CI, skip with a
  * printed reason elsewhere), leftover detection, and schedule building.
  */
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { type BinaryName, findBinary } from "../../src/real/cluster/binaries.js";
@@ -25,32 +24,31 @@ export function missingBinaries(names: readonly BinaryName[]): string[] {
   return missing;
 }
 
-/** Live (non-zombie) processes whose command line contains `needle`, as "pid cmd" lines. */
+/**
+ * Live (non-zombie) processes whose command line contains `needle`, as "pid cmd" lines, read
+ * straight from /proc (like `pgrep -af`, without depending on procps being installed: a
+ * missing pgrep must not make every leftover check pass vacuously).
+ */
 export function processesMatching(needle: string): string[] {
-  let out = "";
-  try {
-    out = execFileSync("pgrep", ["-af", needle], { encoding: "utf8" });
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
+  if (needle === "") throw new Error("processesMatching: empty needle would match everything");
+  const out: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let cmd: string;
+    let stat: string;
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    if (state === "Z" || state === "X" || !cmd.includes(needle)) continue;
+    out.push(`${pid} ${cmd}`);
   }
-  return (
-    out
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .filter((l) => {
-        const pid = Number(l.split(" ")[0]);
-        if (pid === process.pid) return false;
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-          const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-          return state !== "Z" && state !== "X";
-        } catch {
-          return false;
-        }
-      })
-      // pgrep itself and shells running it are not ours.
-      .filter((l) => !/\bpgrep\b/.test(l))
-  );
+  return out;
 }
 
 /** Processes of ours in a stopped state (T), among those matching `needle`. */
