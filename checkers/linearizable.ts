@@ -703,7 +703,7 @@ class ConfigCache {
 
   private growEntries(): void {
     const capacity = this.capacity * 2;
-    const grow = (old: Int32Array): Int32Array => {
+    const grow = (old: Int32Array): Int32Array<ArrayBuffer> => {
       const fresh = new Int32Array(capacity);
       fresh.set(old);
       return fresh;
