@@ -104,6 +104,16 @@ describe.each(KITS)("linearizable: $name model", (kit) => {
     );
   });
 
+  it("finds long histories of a correct implementation linearizable (compact cache entries span many words)", () => {
+    fc.assert(
+      fc.property(plan(400, 6), (planned) => {
+        const { ops } = simulate(kit, planned);
+        expect(checkLinearizable(kit.model(), ops).valid).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it("agrees with brute force after one corrupted response", () => {
     const seen = { linearizable: 0, not: 0 };
     fc.assert(

@@ -30,7 +30,7 @@ function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients =
     { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 6000 },
     [
       { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
-      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(8, 300 + 100 * i) })),
+      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(12, 300 + 100 * i) })),
     ],
     faults,
   );
@@ -56,7 +56,7 @@ const everything: Fault[] = [
   { kind: "partition", at: 1800, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
   { kind: "pause", node: "client:2", at: 2000, durationMs: 1500 },
   { kind: "pause", node: "server:leader", at: 4000, durationMs: 1200 },
-  { kind: "crash", node: "server:1", at: 5300, restartAfterMs: 800 },
+  { kind: "crash", node: "server:1", at: 4600, restartAfterMs: 600 },
 ];
 
 describe.skipIf(missing.length > 0)("real etcd target", () => {
