@@ -6,15 +6,34 @@
  * Exit codes, shared by every command: 0 valid / all expectations met, 1 a violation was
  * found (or an expectation unmet), 2 unknown verdict or bad input.
  */
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { argvWithModuleTargets } from "../custom/preload.js";
 import { commands } from "./commands/index.js";
 
+const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
 const program = new Command("lockcheck")
   .description(
-    "Jepsen-style checker for distributed locks: generate workloads with pauses, clock faults and\n" +
+    "Jepsen-style checker for distributed locks: generate workloads with pauses, clock faults and " +
       "partitions, run them against lock implementations, record histories, and flag stale writes.",
   )
+  .addHelpText(
+    "after",
+    [
+      "",
+      "Start here:",
+      "  lockcheck fuzz --target sim:lease --runs 500 --seed 7   find, shrink and save a stale write",
+      "  lockcheck replay lockcheck-out/<run>/schedule.json      reproduce a saved counterexample",
+      "  lockcheck check history.jsonl                           check a recorded history",
+      "",
+      "Exit codes: 0 valid, 1 violation found, 2 unknown verdict or bad input.",
+      "Each command has its own --help.",
+    ].join("\n"),
+  )
+  .version(pkg.version, "-V, --version")
   .showHelpAfterError("(run with --help for usage)")
   .exitOverride((e) => {
     // commander's own usage errors (unknown option, missing argument) are bad input: exit 2.

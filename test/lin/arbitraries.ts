@@ -82,7 +82,8 @@ export const plannedOp = (processes: number): fc.Arbitrary<PlannedOp> =>
 export const plan = (maxOps: number, maxProcesses = 4): fc.Arbitrary<PlannedOp[]> =>
   fc
     .integer({ min: 1, max: maxProcesses })
-    .chain((processes) => fc.array(plannedOp(processes), { minLength: 1, maxLength: maxOps }));
+    // size "max": lengths spread up to maxOps (fast-check keeps arrays short by default).
+    .chain((processes) => fc.array(plannedOp(processes), { minLength: 1, maxLength: maxOps, size: "max" }));
 
 export function simulate<S, I, O>(kit: ModelKit<S, I, O>, planned: readonly PlannedOp[]): Simulated<I, O> {
   const model = kit.simulation();

@@ -9,8 +9,8 @@
  * something could not be removed.
  */
 import { Command } from "commander";
-import { type CleanReport, type FoundObject, findObjects, removeObjects } from "../../real/docker/cleanup.js";
-import { connectEngine } from "../../real/docker/engine.js";
+// dockerode is heavy to load: the docker modules are imported only when `clean` runs.
+import type { CleanReport, FoundObject } from "../../real/docker/cleanup.js";
 
 interface CleanFlags {
   run?: string;
@@ -36,6 +36,8 @@ export async function runClean(
   out: (line: string) => void,
   errOut: (line: string) => void,
 ): Promise<number> {
+  const { connectEngine } = await import("../../real/docker/engine.js");
+  const { findObjects, removeObjects } = await import("../../real/docker/cleanup.js");
   const docker = await connectEngine();
   if (!docker.ok) {
     errOut(`lockcheck clean: ${docker.error}`);

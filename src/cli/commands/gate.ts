@@ -7,7 +7,6 @@ import { writeFile } from "node:fs/promises";
 import { Command } from "commander";
 import { colorsFor } from "../../report/colors.js";
 import { formatGateReport } from "../../report/gate-table.js";
-import { renderJUnit } from "../../report/junit.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { formatInputError, type InputError } from "../../result.js";
 import { gateJUnitSuites, parseShard, planGate, runGate, type Shard, shardItems } from "../../runner/gate.js";
@@ -83,6 +82,7 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
 
   if (flags.junit !== undefined) {
     try {
+      const { renderJUnit } = await import("../../report/junit.js");
       await writeFile(flags.junit, renderJUnit(gateJUnitSuites(report), "lockcheck gate"), "utf8");
     } catch (e) {
       return fail([{ file: flags.junit, message: `cannot write: ${(e as Error).message}` }]);
