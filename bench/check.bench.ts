@@ -10,10 +10,9 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCheckers } from "../checkers/index.js";
+import { checkHistoryFile } from "../checkers/index.js";
 import { readLineBatches } from "../src/history/lines.js";
 import type { Op } from "../src/history/op.js";
-import { readHistory } from "../src/history/read.js";
 import { writeHistory } from "../src/history/write.js";
 
 const TOTAL_OPS = Number(process.env.OPS ?? 1_000_000);
@@ -181,19 +180,15 @@ async function baseline(path: string): Promise<number> {
   return n;
 }
 
+/** What `lockcheck check` does (src/cli/commands/check.ts). */
 async function check(path: string): Promise<number> {
-  const checkers = createCheckers();
-  const stream = readHistory(path);
-  let n = 0;
-  for await (const batch of stream.batches()) {
-    for (const op of batch) for (const c of checkers) c.step(op);
-    n += batch.length;
-    sampleRss();
-  }
-  if (stream.errors.length > 0) throw new Error(`generated history is invalid: ${stream.errors[0]!.message}`);
-  const verdicts = checkers.map((c) => c.finish());
+  const rss = setInterval(sampleRss, 20);
+  const checked = await checkHistoryFile(path).finally(() => clearInterval(rss));
+  sampleRss();
+  if (!checked.ok) throw new Error(`generated history is invalid: ${checked.error[0]!.message}`);
+  const { verdicts, ops } = checked.value;
   if (verdicts.some((v) => v.valid === false)) throw new Error("the fenced workload should not be flagged");
-  return n;
+  return ops;
 }
 
 interface Timing {

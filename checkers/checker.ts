@@ -17,6 +17,7 @@
  *   have taken effect, at any time after its invoke.
  * - `finish` is called once; the checker is not used afterwards.
  */
+import type { OpFacts } from "../src/history/facts.js";
 import type { Op } from "../src/history/op.js";
 import type { Verdict } from "./verdict.js";
 
@@ -24,6 +25,11 @@ export interface Checker {
   /** Stable name, as given to `--checker` and in `Verdict.checker`. */
   readonly name: string;
   step(op: Op): void;
+  /**
+   * Optional fast path, same contract as `step`: the op's fields already read by the one-pass
+   * reader (src/history/facts.ts). `facts` is reused for the next op: do not keep it.
+   */
+  stepFacts?(facts: OpFacts): void;
   finish(): Verdict;
 }
 

@@ -1,8 +1,11 @@
 /**
- * The registry of streaming checkers: build them by name, or run them over a sequence of ops
- * in one pass. (The linearizability checker is not streaming and is not registered here.)
+ * The registry of streaming checkers: build them by name, or run them in one pass over a
+ * sequence of ops or a history file. (The linearizability checker is not streaming and is not registered here.)
  */
+import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import type { Op } from "../src/history/op.js";
+import { readHistory } from "../src/history/read.js";
+import { err, type InputError, ok, type Result } from "../src/result.js";
 import type { Checker } from "./checker.js";
 import { createLivenessChecker } from "./liveness.js";
 import { createMutualExclusionChecker } from "./mutual-exclusion.js";
@@ -40,9 +43,37 @@ export function createCheckers(names: readonly CheckerName[] = CHECKER_NAMES): C
   return names.map((n) => FACTORIES[n]());
 }
 
+/** One function that steps all `checkers` with an op's facts (their fast path where they have one). */
+export function stepAll(checkers: readonly Checker[]): (facts: OpFacts) => void {
+  const fast: Array<{ stepFacts(facts: OpFacts): void }> = checkers.map((c) =>
+    c.stepFacts ? (c as Required<Checker>) : { stepFacts: (facts: OpFacts) => c.step(facts.op) },
+  );
+  return (facts) => {
+    for (let i = 0; i < fast.length; i++) fast[i]!.stepFacts(facts);
+  };
+}
+
 /** Runs the named checkers (default: all) over `ops`, in index order, in one pass. */
 export function checkOps(ops: Iterable<Op>, names?: readonly CheckerName[]): Verdict[] {
   const checkers = createCheckers(names);
-  for (const op of ops) for (const c of checkers) c.step(op);
+  const step = stepAll(checkers);
+  const facts = emptyOpFacts();
+  for (const op of ops) step(factsOf(op, facts));
   return checkers.map((c) => c.finish());
+}
+
+/** What checking a history file found: verdicts, or why the file cannot be checked. */
+export type FileCheck = Result<{ verdicts: Verdict[]; ops: number; warnings: InputError[] }, InputError[]>;
+
+/**
+ * Runs the named checkers (default: all) over a JSONL history file in one streaming pass:
+ * each line is parsed, validated (src/history/validate.ts) and checked as it is read, so
+ * memory does not grow with the file. Any validation error means no verdicts.
+ */
+export async function checkHistoryFile(path: string, names?: readonly CheckerName[]): Promise<FileCheck> {
+  const checkers = createCheckers(names);
+  const stream = readHistory(path);
+  const ops = await stream.visit(stepAll(checkers));
+  if (stream.errors.length > 0) return err(stream.errors);
+  return ok({ verdicts: checkers.map((c) => c.finish()), ops, warnings: stream.warnings });
 }

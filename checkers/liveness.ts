@@ -16,6 +16,7 @@
  * history order. O(n) time; memory is one latency per successful acquire.
  */
 import { formatMs } from "../src/history/describe.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import type { Op } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
@@ -102,8 +103,8 @@ export function createLivenessChecker(): Checker {
     });
   }
 
-  function crash(op: Op): void {
-    const m = /^client:(\d+)$/.exec((op as { node?: string }).node ?? "");
+  function crash(op: OpFacts): void {
+    const m = /^client:(\d+)$/.exec(op.node ?? "");
     if (!m) return;
     const process = Number(m[1]);
     const hold = holds[process];
@@ -114,50 +115,56 @@ export function createLivenessChecker(): Checker {
     if (!s.jam) s.jam = { since: clock.now, crashIndex: op.index, process };
   }
 
+  const scratch = emptyOpFacts();
+  function stepFacts(op: OpFacts): void {
+    if (op.time > clock.now) clock.now = op.time;
+    if (op.f === "acquire") {
+      if (op.type === "invoke") {
+        invoked++;
+        acquireStarted[op.process] = op.time;
+        return;
+      }
+      const started = acquireStarted[op.process] ?? -1;
+      if (started < 0) return;
+      acquireStarted[op.process] = -1;
+      if (op.type === "fail") failed++;
+      else if (op.type === "info") uncertain++;
+      if (op.type !== "ok") return;
+      if (latencyCount === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[latencyCount++] = op.time - started;
+      const s = lockState(op.lock);
+      endJam(s, op.lock, op.index);
+      const previous = holds[op.process];
+      if (previous) removeHolder(lockState(previous.lock));
+      holds[op.process] = { lock: op.lock, grant: op.grant };
+      addHolder(s);
+      return;
+    }
+    if (op.process < 0) {
+      const counts = op.type === "invoke" || !nemesisOpen;
+      nemesisOpen = op.type === "invoke";
+      if (counts && op.f === "crash") crash(op);
+      return;
+    }
+    if (op.f === "release" && op.type === "invoke") {
+      const hold = holds[op.process];
+      if (hold && (op.grant === undefined || hold.grant === undefined || hold.grant === op.grant)) {
+        holds[op.process] = undefined;
+        removeHolder(lockState(hold.lock));
+      }
+    }
+  }
+
   return {
     name: "liveness",
     step(op: Op): void {
-      if (op.time > clock.now) clock.now = op.time;
-      if (op.f === "acquire") {
-        if (op.type === "invoke") {
-          invoked++;
-          acquireStarted[op.process] = op.time;
-          return;
-        }
-        const started = acquireStarted[op.process] ?? -1;
-        if (started < 0) return;
-        acquireStarted[op.process] = -1;
-        if (op.type === "fail") failed++;
-        else if (op.type === "info") uncertain++;
-        if (op.type !== "ok") return;
-        if (latencyCount === latencies.length) {
-          const grown = new Float64Array(latencies.length * 2);
-          grown.set(latencies);
-          latencies = grown;
-        }
-        latencies[latencyCount++] = op.time - started;
-        const s = lockState(op.lock);
-        endJam(s, op.lock, op.index);
-        const previous = holds[op.process];
-        if (previous) removeHolder(lockState(previous.lock));
-        holds[op.process] = { lock: op.lock, grant: op.grant };
-        addHolder(s);
-        return;
-      }
-      if (op.process === "nemesis") {
-        const counts = op.type === "invoke" || !nemesisOpen;
-        nemesisOpen = op.type === "invoke";
-        if (counts && op.f === "crash") crash(op);
-        return;
-      }
-      if (op.f === "release" && op.type === "invoke") {
-        const hold = holds[op.process];
-        if (hold && (op.grant === undefined || hold.grant === undefined || hold.grant === op.grant)) {
-          holds[op.process] = undefined;
-          removeHolder(lockState(hold.lock));
-        }
-      }
+      stepFacts(factsOf(op, scratch));
     },
+    stepFacts,
     finish(): Verdict {
       for (const [lock, s] of locks) {
         if (s.holders >= 2) s.overlapNs += clock.now - s.overlapSince;

@@ -21,6 +21,7 @@
  * c's acceptance was reported.
  */
 import { formatMs } from "../src/history/describe.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import type { Op, WriteOp } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
@@ -43,6 +44,10 @@ interface LockState {
 
 interface OpenWrite {
   invoke: WriteOp;
+  /** The invoke's lock state, grant and index (copied: cheaper to read than the op's). */
+  state: LockState;
+  grant: string;
+  invokeIndex: number;
   /** Set when G1 wrote (a), then another grant wrote (b), before this write was invoked. */
   witness: { a: DoneWrite; b: DoneWrite } | undefined;
 }
@@ -111,39 +116,50 @@ export function createMutualExclusionChecker(): Checker {
     if (possible.length < MAX_LISTED_ANOMALIES) possible.push(anomaly(w, index, time, false));
   }
 
+  const scratch = emptyOpFacts();
+  // Most histories have one lock: remember the last one looked up.
+  let lastLock = "";
+  let lastState: LockState | undefined;
+  function stepFacts(op: OpFacts): void {
+    if (op.f !== "write") return;
+    if (op.type === "invoke") {
+      const s = op.lock === lastLock && lastState !== undefined ? lastState : stateFor(states, op.lock);
+      lastLock = op.lock;
+      lastState = s;
+      const grant = op.grant as string;
+      const a = s.firstDone.get(grant);
+      const b = s.best1?.grant !== grant ? s.best1 : s.best2;
+      const witness = a && b && b.invokeIndex > a.index ? { a, b } : undefined;
+      open[op.process] = { invoke: op.op as WriteOp, state: s, grant, invokeIndex: op.index, witness };
+      return;
+    }
+    const w = open[op.process];
+    if (!w) return;
+    open[op.process] = undefined;
+    if (op.type === "info") {
+      maybeAccepted(w, op.index, op.time);
+      return;
+    }
+    if (op.type !== "ok" || op.accepted === false) return;
+    if (w.witness) {
+      violationCount++;
+      if (violations.length < MAX_LISTED_ANOMALIES) violations.push(anomaly(w, op.index, op.time, true));
+    }
+    recordAccepted(w.state, {
+      grant: w.grant,
+      process: op.process,
+      invokeIndex: w.invokeIndex,
+      index: op.index,
+      time: op.time,
+    });
+  }
+
   return {
     name: "mutual-exclusion",
     step(op: Op): void {
-      if (op.f !== "write") return;
-      if (op.type === "invoke") {
-        const s = stateFor(states, op.lock);
-        const a = s.firstDone.get(op.grant);
-        const b = s.best1?.grant !== op.grant ? s.best1 : s.best2;
-        const witness = a && b && b.invokeIndex > a.index ? { a, b } : undefined;
-        open[op.process] = { invoke: op, witness };
-        return;
-      }
-      const w = open[op.process];
-      if (!w) return;
-      open[op.process] = undefined;
-      if (op.type === "info") {
-        maybeAccepted(w, op.index, op.time);
-        return;
-      }
-      if (op.type !== "ok" || op.accepted === false) return;
-      if (w.witness) {
-        violationCount++;
-        if (violations.length < MAX_LISTED_ANOMALIES) violations.push(anomaly(w, op.index, op.time, true));
-      }
-      const inv = w.invoke;
-      recordAccepted(stateFor(states, inv.lock), {
-        grant: inv.grant,
-        process: inv.process,
-        invokeIndex: inv.index,
-        index: op.index,
-        time: op.time,
-      });
+      stepFacts(factsOf(op, scratch));
     },
+    stepFacts,
     finish(): Verdict {
       for (const w of open) if (w) maybeAccepted(w, w.invoke.index, w.invoke.time);
       open.length = 0;

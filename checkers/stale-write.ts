@@ -25,7 +25,8 @@
  */
 import { describeHolder, formatMs } from "../src/history/describe.js";
 import { type GrantInfo, GrantTable } from "../src/history/grants.js";
-import type { Op, WriteOp } from "../src/history/op.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
+import type { GrantId, Op, WriteOp } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
@@ -107,7 +108,21 @@ function explain(
 
 export function createStaleWriteChecker(): Checker {
   const grants = new GrantTable();
-  const newestByLock = new Map<string, Newest>();
+  /** Per lock, in a box so that the last lock's box can be kept at hand. */
+  const newestByLock = new Map<string, { newest: Newest }>();
+  let lastLock = "";
+  let lastBox: { newest: Newest } | undefined;
+  function newestBox(lock: string): { newest: Newest } {
+    if (lock === lastLock && lastBox !== undefined) return lastBox;
+    let box = newestByLock.get(lock);
+    if (!box) {
+      box = { newest: NONE };
+      newestByLock.set(lock, box);
+    }
+    lastLock = lock;
+    lastBox = box;
+    return box;
+  }
   /** Open write calls, indexed by process number. */
   const open: Array<OpenWrite | undefined> = [];
   const violations: Anomaly[] = [];
@@ -142,42 +157,49 @@ export function createStaleWriteChecker(): Checker {
     if (possible.length < MAX_LISTED_ANOMALIES) possible.push(anomaly(w, index, time, newer, false));
   }
 
+  const scratch = emptyOpFacts();
+  function stepFacts(op: OpFacts): void {
+    if (op.f === "acquire") {
+      if (op.type === "ok" && op.grant !== undefined) grants.acquired(op, op.grant);
+      return;
+    }
+    if (op.f !== "write") return;
+    if (op.type === "invoke") {
+      const grant = grants.forWrite(op, op.grant as GrantId);
+      open[op.process] = { invoke: op.op as WriteOp, grant, newest: newestBox(op.lock).newest };
+      return;
+    }
+    const w = open[op.process];
+    if (!w) return;
+    open[op.process] = undefined;
+    if (op.type === "info") {
+      maybeAccepted(w, op.index, op.time);
+      return;
+    }
+    if (op.type !== "ok") return;
+    if (op.accepted === false) {
+      rejectedWrites++;
+      return;
+    }
+    acceptedWrites++;
+    const newer = newerThan(w.newest, w.grant);
+    if (newer) {
+      violationCount++;
+      if (violations.length < MAX_LISTED_ANOMALIES) violations.push(anomaly(w, op.index, op.time, newer, true));
+    }
+    // The grant was looked up under the invoke's lock.
+    const lock = w.grant.lock;
+    const accepted: AcceptedWrite = { grant: w.grant, index: op.index, time: op.time };
+    const box = newestBox(lock);
+    box.newest = withAccepted(box.newest, accepted);
+  }
+
   return {
     name: "stale-write",
     step(op: Op): void {
-      if (op.f === "acquire") {
-        if (op.type === "ok" && op.grant !== undefined) grants.acquired(op, op.grant);
-        return;
-      }
-      if (op.f !== "write") return;
-      if (op.type === "invoke") {
-        const grant = grants.forWrite(op);
-        open[op.process] = { invoke: op, grant, newest: newestByLock.get(op.lock) ?? NONE };
-        return;
-      }
-      const w = open[op.process];
-      if (!w) return;
-      open[op.process] = undefined;
-      if (op.type === "info") {
-        maybeAccepted(w, op.index, op.time);
-        return;
-      }
-      if (op.type !== "ok") return;
-      if (op.accepted === false) {
-        rejectedWrites++;
-        return;
-      }
-      acceptedWrites++;
-      const newer = newerThan(w.newest, w.grant);
-      if (newer) {
-        violationCount++;
-        if (violations.length < MAX_LISTED_ANOMALIES)
-          violations.push(anomaly(w, op.index, op.time, newer, true));
-      }
-      const lock = w.invoke.lock;
-      const accepted: AcceptedWrite = { grant: w.grant, index: op.index, time: op.time };
-      newestByLock.set(lock, withAccepted(newestByLock.get(lock) ?? NONE, accepted));
+      stepFacts(factsOf(op, scratch));
     },
+    stepFacts,
     finish(): Verdict {
       for (const w of open) if (w) maybeAccepted(w, w.invoke.index, w.invoke.time);
       open.length = 0;

@@ -19,6 +19,7 @@
  * Anomalies: ops = [the later acquire ok, the earlier acquire ok it conflicts with].
  */
 import { formatMs } from "../src/history/describe.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import type { AcquireOp, Op } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
@@ -56,61 +57,73 @@ export function createTokenOrderChecker(): Checker {
     }
   }
 
+  // Most histories have one lock: remember the last one looked up.
+  let lastLock = "";
+  let lastState: LockState | undefined;
   function stateFor(lock: string): LockState {
+    if (lock === lastLock && lastState !== undefined) return lastState;
     let s = states.get(lock);
     if (!s) {
       s = { highest: undefined, byToken: new Map() };
       states.set(lock, s);
     }
+    lastLock = lock;
+    lastState = s;
     return s;
+  }
+
+  const scratch = emptyOpFacts();
+  function stepFacts(op: OpFacts): void {
+    if (op.f !== "acquire") return;
+    if (op.type === "invoke") {
+      openAcquire[op.process] = op.op as AcquireOp;
+      highestAtInvoke[op.process] = stateFor(op.lock).highest;
+      return;
+    }
+    const invoke = openAcquire[op.process];
+    if (!invoke) return;
+    openAcquire[op.process] = undefined;
+    const highest = highestAtInvoke[op.process];
+    if (op.type !== "ok" || op.token === undefined) return;
+    tokensSeen++;
+    const s = stateFor(invoke.lock);
+    const g: Granted = {
+      grant: op.grant ?? `op ${op.index}`,
+      process: op.process,
+      token: op.token,
+      index: op.index,
+      time: op.time,
+    };
+    const same = s.byToken.get(g.token);
+    if (same && same.grant !== g.grant) {
+      reuseCount++;
+      report(
+        "token-reuse",
+        g,
+        same,
+        `The lock service handed token ${g.token} to two grants: ${describe(same)}, and ${describe(g)}. ` +
+          "A fenced resource cannot tell these holders apart.",
+      );
+    } else if (highest && g.token < highest.token) {
+      decreaseCount++;
+      report(
+        "token-not-increasing",
+        g,
+        highest,
+        `Tokens went backwards: ${describe(highest)}; later ${describe(g)}, although its acquire started ` +
+          `at ${formatMs(invoke.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
+      );
+    }
+    if (!same) s.byToken.set(g.token, g);
+    if (!s.highest || g.token > s.highest.token) s.highest = g;
   }
 
   return {
     name: "token-order",
     step(op: Op): void {
-      if (op.f !== "acquire") return;
-      if (op.type === "invoke") {
-        openAcquire[op.process] = op;
-        highestAtInvoke[op.process] = states.get(op.lock)?.highest;
-        return;
-      }
-      const invoke = openAcquire[op.process];
-      if (!invoke) return;
-      openAcquire[op.process] = undefined;
-      const highest = highestAtInvoke[op.process];
-      if (op.type !== "ok" || op.token === undefined) return;
-      tokensSeen++;
-      const s = stateFor(invoke.lock);
-      const g: Granted = {
-        grant: op.grant ?? `op ${op.index}`,
-        process: op.process,
-        token: op.token,
-        index: op.index,
-        time: op.time,
-      };
-      const same = s.byToken.get(g.token);
-      if (same && same.grant !== g.grant) {
-        reuseCount++;
-        report(
-          "token-reuse",
-          g,
-          same,
-          `The lock service handed token ${g.token} to two grants: ${describe(same)}, and ${describe(g)}. ` +
-            "A fenced resource cannot tell these holders apart.",
-        );
-      } else if (highest && g.token < highest.token) {
-        decreaseCount++;
-        report(
-          "token-not-increasing",
-          g,
-          highest,
-          `Tokens went backwards: ${describe(highest)}; later ${describe(g)}, although its acquire started ` +
-            `at ${formatMs(invoke.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
-        );
-      }
-      if (!same) s.byToken.set(g.token, g);
-      if (!s.highest || g.token > s.highest.token) s.highest = g;
+      stepFacts(factsOf(op, scratch));
     },
+    stepFacts,
     finish(): Verdict {
       const violations = reuseCount + decreaseCount;
       return {

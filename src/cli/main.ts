@@ -11,9 +11,21 @@ import { Command } from "commander";
 import { argvWithModuleTargets } from "../custom/preload.js";
 import { commands } from "./commands/index.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
-  version: string;
-};
+/** lockcheck's own package.json: two folders up from src/cli/ (sources), three from dist/src/cli/. */
+function packageVersion(): string {
+  for (const up of ["../../package.json", "../../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === "lockcheck" && pkg.version) return pkg.version;
+    } catch {
+      // not at this level; try the next
+    }
+  }
+  return "unknown";
+}
 
 const program = new Command("lockcheck")
   .description(
@@ -33,7 +45,7 @@ const program = new Command("lockcheck")
       "Each command has its own --help.",
     ].join("\n"),
   )
-  .version(pkg.version, "-V, --version")
+  .version(packageVersion(), "-V, --version")
   .showHelpAfterError("(run with --help for usage)")
   .exitOverride((e) => {
     // commander's own usage errors (unknown option, missing argument) are bad input: exit 2.

@@ -8,7 +8,16 @@
  * history, an acquire that ended `info`) is registered when first seen, with that op's index
  * as its acquisition order and the token the write presented.
  */
-import type { AcquireOp, GrantId, WriteOp } from "./op.js";
+import type { GrantId } from "./op.js";
+
+/** What the grant table reads from an op: an AcquireOp, a WriteOp, or their OpFacts. */
+export interface GrantSource {
+  lock: string;
+  process: number;
+  index: number;
+  time: number;
+  token: bigint | undefined;
+}
 
 export interface GrantInfo {
   lock: string;
@@ -39,17 +48,24 @@ export class GrantTable {
   /** lock → grant id → info (two levels: no key strings to build per op). */
   private readonly byLock = new Map<string, Map<GrantId, GrantInfo>>();
 
+  // Most histories have one lock: remember the last one looked up.
+  private lastLock = "";
+  private lastGrants: Map<GrantId, GrantInfo> | undefined;
+
   private grantsOf(lock: string): Map<GrantId, GrantInfo> {
+    if (lock === this.lastLock && this.lastGrants !== undefined) return this.lastGrants;
     let m = this.byLock.get(lock);
     if (!m) {
       m = new Map();
       this.byLock.set(lock, m);
     }
+    this.lastLock = lock;
+    this.lastGrants = m;
     return m;
   }
 
   /** Records the grant an acquire `ok` handed out (the first `ok` for a grant id wins). */
-  acquired(op: AcquireOp, grant: GrantId): GrantInfo {
+  acquired(op: GrantSource, grant: GrantId): GrantInfo {
     const grants = this.grantsOf(op.lock);
     const known = grants.get(grant);
     if (known?.acquired) return known;
@@ -67,20 +83,20 @@ export class GrantTable {
   }
 
   /** The grant a write names, registering it from the write if no acquire `ok` handed it out. */
-  forWrite(op: WriteOp): GrantInfo {
+  forWrite(op: GrantSource, grant: GrantId): GrantInfo {
     const grants = this.grantsOf(op.lock);
-    const known = grants.get(op.grant);
+    const known = grants.get(grant);
     if (known) return known;
     const info: GrantInfo = {
       lock: op.lock,
-      grant: op.grant,
+      grant,
       process: op.process,
       order: op.index,
       time: op.time,
       token: op.token,
       acquired: false,
     };
-    grants.set(op.grant, info);
+    grants.set(grant, info);
     return info;
   }
 }

@@ -9,9 +9,9 @@
  * are kept as they are (other tools may add fields).
  */
 import { err, type InputError, ok, type Result } from "../result.js";
-import { NEMESIS_FS, type Op } from "./op.js";
+import { emptyOpFacts, type OpFacts } from "./facts.js";
+import { NEMESIS_FS, type Op, type OpF, type OpType } from "./op.js";
 
-const OPTIONAL_KEYS = ["grant", "token", "accepted", "node", "error", "lock"] as const;
 const NEMESIS_F_SET = new Set<string>(NEMESIS_FS);
 const DECIMAL = /^-?\d+$/;
 
@@ -33,17 +33,36 @@ function rawTokenDigits(line: string, parsed: number): string | undefined {
   return undefined;
 }
 
-function parseToken(v: unknown, line: string): bigint | string {
+/**
+ * The last token text (or JSON number) each client process presented, and its BigInt: a
+ * holder's acquire `ok` and its writes all carry the same token, so most tokens are converted
+ * once instead of once per op. Keyed by exact text, so a hit always yields BigInt(text).
+ */
+const TOKEN_CACHE_SLOTS = 4096;
+const cachedTokenRaw: unknown[] = [];
+const cachedToken: bigint[] = [];
+
+function parseToken(v: unknown, line: string, process: number): bigint | string {
+  const slot = process >= 0 && process < TOKEN_CACHE_SLOTS ? process : -1;
+  if (slot >= 0 && cachedTokenRaw[slot] === v) return cachedToken[slot]!;
+  let token: bigint;
   if (typeof v === "number") {
     if (!Number.isInteger(v)) return `token must be an integer, got ${v}`;
-    if (Number.isSafeInteger(v)) return BigInt(v);
-    const digits = rawTokenDigits(line, v);
-    return digits !== undefined
-      ? BigInt(digits)
-      : `token ${v} is too large to read exactly; write it as a string`;
+    if (Number.isSafeInteger(v)) token = BigInt(v);
+    else {
+      // Not cached: the same double stands for many integers, and the text decides.
+      const digits = rawTokenDigits(line, v);
+      return digits !== undefined
+        ? BigInt(digits)
+        : `token ${v} is too large to read exactly; write it as a string`;
+    }
+  } else if (typeof v === "string" && DECIMAL.test(v)) token = BigInt(v);
+  else return `token must be an integer (a JSON integer or a decimal string), got ${describe(v)}`;
+  if (slot >= 0) {
+    cachedTokenRaw[slot] = v;
+    cachedToken[slot] = token;
   }
-  if (typeof v === "string" && DECIMAL.test(v)) return BigInt(v);
-  return `token must be an integer (a JSON integer or a decimal string), got ${describe(v)}`;
+  return token;
 }
 
 function failure(file: string | undefined, line: number, field: string | undefined, message: string) {
@@ -55,104 +74,158 @@ function failure(file: string | undefined, line: number, field: string | undefin
   });
 }
 
-const isOpType = (t: unknown) => t === "invoke" || t === "ok" || t === "fail" || t === "info";
+const isOpType = (t: unknown): t is OpType => t === "invoke" || t === "ok" || t === "fail" || t === "info";
 const isClientF = (f: unknown) => f === "write" || f === "acquire" || f === "release";
 
 /**
  * Parses and checks one line. `lineNo` is 1-based; `file` is only used in error locations.
- * Never throws. (Written for speed: it runs once per op on million-op files.)
+ * Never throws.
  */
 export function parseOpLine(line: string, lineNo: number, file?: string): Result<Op, InputError> {
+  const facts = emptyOpFacts();
+  const problem = parseOpLineInto(line, lineNo, file, facts);
+  return problem === undefined ? ok(facts.op) : err(problem);
+}
+
+/** An optional field's value, with `null` meaning absent (the key is then removed from the op). */
+function optional(o: Record<string, unknown>, key: string, v: unknown): unknown {
+  if (v !== null) return v;
+  delete o[key];
+  return undefined;
+}
+
+function problem(file: string | undefined, line: number, field: string | undefined, message: string): InputError {
+  return failure(file, line, field, message).error;
+}
+
+/**
+ * parseOpLine for the one-pass reader: fills `facts` (see facts.ts) from the line and returns
+ * undefined, or returns the problem. Written for speed: it runs once per op on million-op
+ * files, so it reads each field of the parsed object once.
+ */
+export function parseOpLineInto(
+  line: string,
+  lineNo: number,
+  file: string | undefined,
+  facts: OpFacts,
+): InputError | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch (e) {
-    return failure(file, lineNo, undefined, `not valid JSON (${(e as Error).message})`);
+    return problem(file, lineNo, undefined, `not valid JSON (${(e as Error).message})`);
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return failure(file, lineNo, undefined, `expected a JSON object (one op per line), got ${describe(raw)}`);
+    return problem(file, lineNo, undefined, `expected a JSON object (one op per line), got ${describe(raw)}`);
   }
   const o = raw as Record<string, unknown>;
-  if (!isNonNegativeInt(o.index)) {
-    return failure(file, lineNo, "index", `must be a non-negative integer, got ${describe(o.index)}`);
+  const index = o.index;
+  if (!isNonNegativeInt(index)) {
+    return problem(file, lineNo, "index", `must be a non-negative integer, got ${describe(index)}`);
   }
-  if (!isNonNegativeInt(o.time)) {
-    return failure(
+  const time = o.time;
+  if (!isNonNegativeInt(time)) {
+    return problem(
       file,
       lineNo,
       "time",
-      `must be a non-negative integer (ns since start), got ${describe(o.time)}`,
+      `must be a non-negative integer (ns since start), got ${describe(time)}`,
     );
   }
   const process = o.process;
   const nemesis = process === "nemesis";
   if (!nemesis && !isNonNegativeInt(process)) {
-    return failure(file, lineNo, "process", `must be a client number or "nemesis", got ${describe(process)}`);
+    return problem(file, lineNo, "process", `must be a client number or "nemesis", got ${describe(process)}`);
   }
-  if (!isOpType(o.type)) {
-    return failure(
+  const type = o.type;
+  if (!isOpType(type)) {
+    return problem(
       file,
       lineNo,
       "type",
-      `unknown type ${describe(o.type)} (expected invoke, ok, fail or info)`,
+      `unknown type ${describe(type)} (expected invoke, ok, fail or info)`,
     );
   }
-  if (line.includes("null")) for (const key of OPTIONAL_KEYS) if (o[key] === null) delete o[key];
+  // Every optional key is read (once) so that a null is removed wherever it appears.
+  const lock = optional(o, "lock", o.lock);
+  const grant = optional(o, "grant", o.grant);
+  const accepted = optional(o, "accepted", o.accepted);
+  const node = optional(o, "node", o.node);
+  const error = optional(o, "error", o.error);
+  const rawToken = optional(o, "token", o.token);
   const f = o.f;
   if (nemesis) {
     if (typeof f !== "string" || !NEMESIS_F_SET.has(f)) {
-      return failure(
+      return problem(
         file,
         lineNo,
         "f",
         `unknown nemesis f ${describe(f)} (expected one of ${NEMESIS_FS.join(", ")})`,
       );
     }
-    if (o.node !== undefined && typeof o.node !== "string") {
-      return failure(file, lineNo, "node", `must be a string, got ${describe(o.node)}`);
+    if (node !== undefined && typeof node !== "string") {
+      return problem(file, lineNo, "node", `must be a string, got ${describe(node)}`);
     }
   } else {
     if (!isClientF(f)) {
-      return failure(
+      return problem(
         file,
         lineNo,
         "f",
         `unknown client f ${describe(f)} (expected acquire, release or write)`,
       );
     }
-    const lock = o.lock;
     if (typeof lock !== "string" || lock === "") {
-      return failure(
+      return problem(
         file,
         lineNo,
         "lock",
         `must be a non-empty string (the lock name), got ${describe(lock)}`,
       );
     }
-    const grant = o.grant;
     if (grant === undefined) {
       if (f === "write")
-        return failure(file, lineNo, "grant", "a write must name the grant it was made under");
+        return problem(file, lineNo, "grant", "a write must name the grant it was made under");
     } else if (typeof grant !== "string") {
-      return failure(file, lineNo, "grant", `must be a string, got ${describe(grant)}`);
+      return problem(file, lineNo, "grant", `must be a string, got ${describe(grant)}`);
     }
-    const accepted = o.accepted;
     if (accepted !== undefined) {
       if (typeof accepted !== "boolean") {
-        return failure(file, lineNo, "accepted", `must be true or false, got ${describe(accepted)}`);
+        return problem(file, lineNo, "accepted", `must be true or false, got ${describe(accepted)}`);
       }
       if (f !== "write")
-        return failure(file, lineNo, "accepted", `only writes to the resource have it, not ${f}`);
+        return problem(file, lineNo, "accepted", `only writes to the resource have it, not ${f}`);
     }
   }
-  const rawToken = o.token;
+  let token: bigint | undefined;
   if (rawToken !== undefined) {
-    const token = parseToken(rawToken, line);
-    if (typeof token === "string") return failure(file, lineNo, "token", token);
-    o.token = token;
+    const parsed = parseToken(rawToken, line, nemesis ? -1 : (process as number));
+    if (typeof parsed === "string") return problem(file, lineNo, "token", parsed);
+    o.token = parsed;
+    token = parsed;
   }
-  if (o.error !== undefined && typeof o.error !== "string") {
-    return failure(file, lineNo, "error", `must be a string, got ${describe(o.error)}`);
+  if (error !== undefined && typeof error !== "string") {
+    return problem(file, lineNo, "error", `must be a string, got ${describe(error)}`);
   }
-  return ok(o as unknown as Op);
+  facts.op = o as unknown as Op;
+  facts.index = index;
+  facts.time = time;
+  facts.type = type;
+  facts.f = f as OpF;
+  if (nemesis) {
+    facts.process = -1;
+    facts.lock = "";
+    facts.grant = undefined;
+    facts.token = token;
+    facts.accepted = undefined;
+    facts.node = node as string | undefined;
+  } else {
+    facts.process = process as number;
+    facts.lock = lock as string;
+    facts.grant = grant as string | undefined;
+    facts.token = token;
+    facts.accepted = accepted as boolean | undefined;
+    facts.node = undefined;
+  }
+  return undefined;
 }

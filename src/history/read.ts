@@ -10,8 +10,9 @@
  */
 import { err, type InputError, ok, type Result } from "../result.js";
 import { readLineBatches } from "./lines.js";
+import { emptyOpFacts, type OpFacts } from "./facts.js";
 import type { Op } from "./op.js";
-import { parseOpLine } from "./parse.js";
+import { parseOpLineInto } from "./parse.js";
 import { createHistoryValidator } from "./validate.js";
 
 export interface ReadHistoryOptions {
@@ -28,6 +29,12 @@ export interface ReadHistoryOptions {
 export interface HistoryStream extends AsyncIterable<Op> {
   readonly path: string;
   batches(): AsyncIterable<Op[]>;
+  /**
+   * Reads the whole file, calling `visit` with the facts (see facts.ts) of each op that
+   * `batches()` would yield, in order, and resolves to their count: the one-pass fast path,
+   * with no batch arrays. `facts` is reused for the next op.
+   */
+  visit(visit: (facts: OpFacts) => void): Promise<number>;
   readonly errors: InputError[];
   readonly warnings: InputError[];
 }
@@ -38,10 +45,12 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
   const errors: InputError[] = [];
   const warnings: InputError[] = [];
 
-  async function* batches(): AsyncGenerator<Op[]> {
+  /** Yields batches of ops, or with `visit`, calls it per op instead and yields nothing. */
+  async function* read(visit: ((facts: OpFacts) => void) | undefined, counter = { ops: 0 }): AsyncGenerator<Op[]> {
     errors.length = 0;
     warnings.length = 0;
     const validator = validate ? createHistoryValidator(path, { errors, warnings }) : undefined;
+    const facts = emptyOpFacts();
     let opsRead = 0;
     try {
       for await (const batch of readLineBatches(path)) {
@@ -49,18 +58,24 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
         const { lines, lineNumbers } = batch;
         for (let i = 0; i < lines.length; i++) {
           const lineNo = lineNumbers[i]!;
-          const parsed = parseOpLine(lines[i]!, lineNo, path);
-          if (!parsed.ok) {
-            if (batch.unterminatedLast && parsed.error.message.startsWith("not valid JSON")) {
+          const problem = parseOpLineInto(lines[i]!, lineNo, path, facts);
+          if (problem !== undefined) {
+            if (batch.unterminatedLast && problem.message.startsWith("not valid JSON")) {
               warnings.push({
                 file: path,
                 line: lineNo,
                 message: `the last line is cut off (a crash mid-write?); it was ignored and the ${opsRead} ops before it were read`,
               });
-            } else errors.push(parsed.error);
-          } else if (validator === undefined || validator.check(parsed.value, lineNo)) {
+            } else errors.push(problem);
+          } else if (validator === undefined || validator.checkFacts(facts, lineNo)) {
             opsRead++;
-            if (errors.length === 0) ops.push(parsed.value);
+            if (errors.length === 0) {
+              if (visit === undefined) ops.push(facts.op);
+              else {
+                counter.ops++;
+                visit(facts);
+              }
+            }
           }
           if (errors.length >= maxErrors) return;
         }
@@ -73,11 +88,22 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
     validator?.finish();
   }
 
+  const batches = () => read(undefined);
+
+  async function visit(f: (facts: OpFacts) => void): Promise<number> {
+    const counter = { ops: 0 };
+    for await (const _ of read(f, counter)) {
+      // Nothing is yielded: `f` has seen every op.
+    }
+    return counter.ops;
+  }
+
   return {
     path,
     errors,
     warnings,
     batches,
+    visit,
     async *[Symbol.asyncIterator]() {
       for await (const ops of batches()) yield* ops;
     },

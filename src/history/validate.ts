@@ -16,12 +16,15 @@
  * are only checked for index and time. Memory: one entry per process and per grant.
  */
 import type { InputError } from "../result.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "./facts.js";
 import { grantKey } from "./grants.js";
 import type { Op } from "./op.js";
 
 export interface HistoryValidator {
   /** Checks one op; returns false if it added an error. */
   check(op: Op, line: number): boolean;
+  /** Same as `check`, for an op whose facts the reader has already read (see facts.ts). */
+  checkFacts(facts: OpFacts, line: number): boolean;
   /** Call once at the end: adds a note for warnings left out of the list. */
   finish(): void;
   readonly errors: InputError[];
@@ -70,7 +73,7 @@ export function createHistoryValidator(
     if (n <= MAX_WARNINGS_PER_KIND) warnings.push(at(line, field, message));
   };
 
-  function checkOrder(op: Op, line: number): boolean {
+  function checkOrder(op: OpFacts, line: number): boolean {
     if (op.index <= lastIndex) {
       const what =
         op.index === lastIndex ? `duplicate index ${op.index}` : `index ${op.index} goes backwards`;
@@ -86,16 +89,16 @@ export function createHistoryValidator(
     lastIndex = op.index;
     lastIndexLine = line;
     const p = op.process;
-    const prevTime = p === "nemesis" ? times.nemesis : (lastTime[p] ?? -1);
+    const prevTime = p < 0 ? times.nemesis : (lastTime[p] ?? -1);
     if (op.time < prevTime) {
-      const prevLine = p === "nemesis" ? nemesisLine : lastTimeLine[p];
+      const prevLine = p < 0 ? nemesisLine : lastTimeLine[p];
       return error(
         line,
         "time",
-        `time goes backwards for process ${p}: ${op.time} ns, but line ${prevLine} has ${prevTime} ns`,
+        `time goes backwards for process ${p < 0 ? "nemesis" : p}: ${op.time} ns, but line ${prevLine} has ${prevTime} ns`,
       );
     }
-    if (p === "nemesis") {
+    if (p < 0) {
       times.nemesis = op.time;
       nemesisLine = line;
     } else {
@@ -108,8 +111,8 @@ export function createHistoryValidator(
     return true;
   }
 
-  function checkCall(op: Op, line: number): boolean {
-    if (op.process === "nemesis") return true;
+  function checkCall(op: OpFacts, line: number): boolean {
+    if (op.process < 0) return true;
     const p = op.process;
     const callF = openF[p];
     if (op.type === "invoke") {
@@ -165,14 +168,18 @@ export function createHistoryValidator(
     return true;
   }
 
+  function checkFacts(facts: OpFacts, line: number): boolean {
+    // Both always run, so that one bad line does not cascade into errors on the next ones.
+    const ordered = checkOrder(facts, line);
+    return checkCall(facts, line) && ordered;
+  }
+  const scratch = emptyOpFacts();
+
   return {
     errors,
     warnings,
-    check(op, line) {
-      // Both always run, so that one bad line does not cascade into errors on the next ones.
-      const ordered = checkOrder(op, line);
-      return checkCall(op, line) && ordered;
-    },
+    checkFacts,
+    check: (op, line) => checkFacts(factsOf(op, scratch), line),
     finish() {
       for (const [kind, n] of warningCounts) {
         if (n > MAX_WARNINGS_PER_KIND) {

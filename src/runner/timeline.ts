@@ -63,12 +63,14 @@ export function formatTimeline(
     }
   }
   const open = new Map<number, ClientOp>();
-  const events: string[] = [];
+  // Rows are listed by when each call was sent (stable for ties), which reads like a story.
+  const rows: { start: number; line: string }[] = [];
   for (const op of ops) {
     if (op.process === "nemesis") {
-      events.push(
-        `${ms(op.time).padStart(10)}             ${who(op).padEnd(9)} ${c.yellow(describeFault(op))}`,
-      );
+      rows.push({
+        start: op.time,
+        line: `${ms(op.time).padStart(10)}             ${who(op).padEnd(9)} ${c.yellow(describeFault(op))}`,
+      });
       continue;
     }
     if (op.type === "invoke") {
@@ -83,13 +85,15 @@ export function formatTimeline(
     const when = `${ms(invoke?.time ?? op.time).padStart(10)} → ${ms(op.time).padEnd(9)}`;
     let line = `${when} ${who(op).padEnd(9)} ${describeCall(invoke, op)}`;
     if (cited.length > 0) line = `${c.bold(c.red(line))}  ${c.red(`◀ ${cited.join(", ")}`)}`;
-    events.push(line);
+    rows.push({ start: invoke?.time ?? op.time, line });
   }
   for (const inv of open.values()) {
-    events.push(
-      `${ms(inv.time).padStart(10)} → ${"…".padEnd(9)} ${who(inv).padEnd(9)} ${inv.f} (never completed)`,
-    );
+    rows.push({
+      start: inv.time,
+      line: `${ms(inv.time).padStart(10)} → ${"…".padEnd(9)} ${who(inv).padEnd(9)} ${inv.f} (never completed)`,
+    });
   }
+  const events = rows.sort((a, b) => a.start - b.start).map((r) => r.line);
   let shown = events;
   if (events.length > maxLines) {
     const head = Math.floor(maxLines / 3);
@@ -105,8 +109,10 @@ export function formatTimeline(
     ...shown,
   ];
   for (const v of verdicts) {
-    for (const a of v.anomalies)
-      lines.push("", `${c.bold(c.red(`${v.checker}: ${a.kind}`))}  ${a.explanation}`);
+    for (const a of v.anomalies) {
+      const label = a.kind === v.checker ? a.kind : `${v.checker}: ${a.kind}`;
+      lines.push("", `${c.bold(c.red(label))}  ${a.explanation}`);
+    }
   }
   return lines;
 }

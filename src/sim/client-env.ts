@@ -29,6 +29,7 @@ import type { SimWorld } from "./world.js";
 export function createClientEnv(w: SimWorld, clientId: number, client: SimNode): LockEnv {
   const callTimeout = (opts?: CallOptions): number => opts?.timeoutMs ?? w.schedule.options.callTimeoutMs;
   const checkpoints = new Map<Checkpoint, number>();
+  const pausedAtCheckpoints = w.schedule.faults.some((f) => f.kind === "pause-at" && f.client === clientId);
   return {
     clientId,
     now: () => wallAt(client.clock, w.core.now),
@@ -41,12 +42,15 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
     zk: w.zk === null ? null : zkApi(w, client, w.zk, callTimeout),
     resource: resourceApi(w, client, callTimeout),
     checkpoint(point) {
+      if (!pausedAtCheckpoints) return noPause;
       const occurrence = checkpoints.get(point) ?? 0;
       checkpoints.set(point, occurrence + 1);
       return pauseAtCheckpoint(w, clientId, client, point, occurrence);
     },
   };
 }
+
+const noPause: Promise<void> = Promise.resolve();
 
 function wake(resolve: () => void, node: SimNode): void {
   node.core.settled = true;

@@ -85,16 +85,11 @@ function linkByName(net: Network, from: string, to: string): Link | undefined {
 }
 
 /**
- * Sends a message over `link`: on arrival `handle(arg)` runs at the receiving node (or waits
- * there while it is paused); `refuse(arg)` runs if it is crashed (the sender gets a reset).
+ * Sends `message` over `link`: on arrival `message.handle(message)` runs at the receiving
+ * node (or waits there while it is paused); `message.refuse(message)` runs if it is crashed
+ * (the sender gets a reset). The handlers are read on arrival.
  */
-export function send<T>(
-  net: Network,
-  link: Link,
-  handle: (arg: T) => void,
-  refuse: ((arg: T) => void) | null,
-  arg: T,
-): void {
+export function send(net: Network, link: Link, message: Delivery): void {
   const { latencyMs, lossRate } = net.spec;
   const latency =
     latencyMs.max <= latencyMs.min
@@ -109,15 +104,19 @@ export function send<T>(
   let arrival = net.core.now + latency + link.extraMs;
   if (arrival < link.lastArrival) arrival = link.lastArrival;
   link.lastArrival = arrival;
-  const d: Delivery = { handle, refuse, arg };
-  atWith(net.core, arrival, arrive, link, d);
+  atWith(net.core, arrival, arrive, link, message);
 }
 
-const callThunk = (f: () => void): void => f();
+interface ThunkMessage extends Delivery {
+  readonly thunk: () => void;
+}
 
-/** `send` for code that is not hot: run the closure `handle` on arrival. */
-export function sendThunk(net: Network, link: Link, handle: () => void): void {
-  send(net, link, callThunk, null, handle);
+const runThunk = (m: ThunkMessage): void => m.thunk();
+
+/** `send` for code that is not hot: run the closure `thunk` on arrival. */
+export function sendThunk(net: Network, link: Link, thunk: () => void): void {
+  const m: ThunkMessage = { handle: runThunk, refuse: null, thunk };
+  send(net, link, m);
 }
 
 function arrive(link: Link, d: Delivery): void {

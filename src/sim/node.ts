@@ -16,22 +16,28 @@ import { createClock, monoAt, type NodeClock, setClockRate, trueTimeOfMono } fro
 import { cancelEvent, type SimEvent } from "./event-queue.js";
 import { atWith, type SimCore } from "./scheduler.js";
 
-/** A pending timer; pending timers of a node form a doubly linked list (cheap add/remove). */
+/**
+ * A pending timer; pending timers of a node form a doubly linked list (cheap add/remove).
+ * Hot paths may embed these fields in an object of their own and arm it with `armTimer`
+ * (one allocation instead of two).
+ */
 export interface Timer {
-  readonly node: SimNode;
-  readonly deadlineMono: number;
-  readonly fire: (arg: never, node: SimNode) => void;
-  readonly arg: unknown;
+  node: SimNode;
+  deadlineMono: number;
+  fire: (arg: never, node: SimNode) => void;
+  arg: unknown;
   event: SimEvent | null;
   prev: Timer | null;
   next: Timer | null;
 }
 
-/** Work that reached a node: `handle(arg)` there, or `refuse(arg)` if the node is down. */
+/**
+ * A message that reached a node: `handle(message)` runs there, or `refuse(message)` if the
+ * node is down. The message carries its own handlers, so sending one allocates nothing more.
+ */
 export interface Delivery {
-  readonly handle: (arg: never) => void;
-  readonly refuse: ((arg: never) => void) | null;
-  readonly arg: unknown;
+  handle: (message: never) => void;
+  refuse: ((message: never) => void) | null;
 }
 
 export interface SimNode {
@@ -97,19 +103,19 @@ export function setTimerWith<T>(
   fire: (arg: T, node: SimNode) => void,
   arg: T,
 ): Timer {
-  const timer: Timer = {
-    node,
-    // A negative or NaN delay (a bug in client code) fires at once rather than corrupting the agenda.
-    deadlineMono: monoAt(node.clock, node.core.now) + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs)),
-    fire,
-    arg,
-    event: null,
-    prev: null,
-    next: null,
-  };
+  const timer: Timer = { node, deadlineMono: 0, fire, arg, event: null, prev: null, next: null };
+  armTimer(timer, delayMs);
+  return timer;
+}
+
+/** Starts `timer` (its node, fire and arg set; not pending): it fires `delayMs` from now. */
+export function armTimer(timer: Timer, delayMs: number): void {
+  const node = timer.node;
+  // A negative or NaN delay (a bug in client code) fires at once rather than corrupting the agenda.
+  timer.deadlineMono =
+    monoAt(node.clock, node.core.now) + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs));
   link(timer);
   scheduleTimer(timer);
-  return timer;
 }
 
 /** Cancels a timer; harmless if it already fired or was cancelled. */
@@ -135,11 +141,11 @@ function timerDue(timer: Timer): void {
   else timer.fire(timer.arg as never, node);
 }
 
-/** Hands work that arrived over the network to the node. */
+/** Hands a message that arrived over the network to the node. */
 export function deliver(node: SimNode, d: Delivery): void {
-  if (node.crashed) d.refuse?.(d.arg as never);
+  if (node.crashed) d.refuse?.(d as never);
   else if (node.pauseDepth > 0) node.inbox.push(d);
-  else d.handle(d.arg as never);
+  else d.handle(d as never);
 }
 
 export function pauseNode(node: SimNode): void {
@@ -175,7 +181,7 @@ export function crashNode(node: SimNode): void {
   node.dueTimers.length = 0;
   const refused = node.inbox.splice(0);
   node.onCrash?.();
-  for (const d of refused) d.refuse?.(d.arg as never);
+  for (const d of refused) d.refuse?.(d as never);
 }
 
 export function restartNode(node: SimNode): void {

@@ -10,7 +10,7 @@
  */
 import type { CallResult } from "../env/env.js";
 import { type Link, linkBetween, type Network, send } from "./network.js";
-import { cancelTimer, type SimNode, setTimerWith, type Timer } from "./node.js";
+import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
 
 export type Respond<T> = (result: CallResult<T>) => void;
 
@@ -25,32 +25,46 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
   return { net, out: linkBetween(net, client, server), back: linkBetween(net, server, client) };
 }
 
-interface PendingCall<T> {
+/**
+ * One call in flight. It is its own timeout timer and its own network message (the request,
+ * then the reply or refusal: `handle`/`refuse` are switched as it travels), so a call
+ * allocates this object, its promise and the reply closure, and nothing per hop.
+ */
+interface PendingCall<T> extends Timer, Delivery {
   readonly ch: Channel;
   readonly serve: (respond: Respond<T>) => void;
   readonly resolve: (r: CallResult<T>) => void;
-  timer: Timer | null;
+  /** The server's answer, once it responded. */
+  result: CallResult<T> | null;
   settled: boolean;
 }
 
 function settle<T>(c: PendingCall<T>, r: CallResult<T>): void {
   if (c.settled) return;
   c.settled = true;
-  if (c.timer !== null) cancelTimer(c.timer);
+  cancelTimer(c);
   c.ch.net.core.settled = true;
   c.resolve(r);
 }
 
 function serveRequest<T>(c: PendingCall<T>): void {
-  c.serve((r) => send(c.ch.net, c.ch.back, deliverReply, null, { c, r }));
+  c.serve((r) => {
+    if (c.result !== null) return; // a server answers once
+    c.result = r;
+    c.handle = deliverReply;
+    c.refuse = null;
+    send(c.ch.net, c.ch.back, c);
+  });
 }
 
-function deliverReply<T>(m: { c: PendingCall<T>; r: CallResult<T> }): void {
-  settle(m.c, m.r);
+function deliverReply<T>(c: PendingCall<T>): void {
+  settle(c, c.result!);
 }
 
 function refuseRequest<T>(c: PendingCall<T>): void {
-  send(c.ch.net, c.ch.back, deliverRefusal, null, c);
+  c.handle = deliverRefusal;
+  c.refuse = null;
+  send(c.ch.net, c.ch.back, c);
 }
 
 function deliverRefusal<T>(c: PendingCall<T>): void {
@@ -70,8 +84,26 @@ export function call<T>(
   serve: (respond: Respond<T>) => void,
 ): Promise<CallResult<T>> {
   return new Promise((resolve) => {
-    const c: PendingCall<T> = { ch, serve, resolve, timer: null, settled: false };
-    c.timer = setTimerWith(ch.out.from, timeoutMs, timeOut, c);
-    send(ch.net, ch.out, serveRequest, refuseRequest, c);
+    const c: PendingCall<T> = {
+      // Timer
+      node: ch.out.from,
+      deadlineMono: 0,
+      fire: timeOut as (arg: never) => void,
+      arg: null,
+      event: null,
+      prev: null,
+      next: null,
+      // Delivery (the request)
+      handle: serveRequest as (m: never) => void,
+      refuse: refuseRequest as (m: never) => void,
+      ch,
+      serve,
+      resolve,
+      result: null,
+      settled: false,
+    };
+    c.arg = c;
+    armTimer(c, timeoutMs);
+    send(ch.net, ch.out, c);
   });
 }

@@ -7,7 +7,8 @@
  *   key's create revision is the revision of the transaction that created it — the fencing
  *   token of etcd locks.
  * - Leases are granted with the TTL asked for (real etcd rounds up to whole seconds and has a
- *   minimum), kept alive by clients and expired by the leader by its monotonic clock; keys
+ *   minimum), kept alive by clients (keep-alives are answered by the leader outside the
+ *   log, as in etcd: see raft.ts) and expired by the leader by its monotonic clock; keys
  *   attached to a lease are deleted (in one transaction) when it expires or is revoked.
  * - `put-if-create-revision` is the `fenced-txn` resource: a write to the resource key that
  *   succeeds only while the lock key's create revision still equals the writer's token.
@@ -149,6 +150,7 @@ const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
     }
   },
   expire: (leaseId) => ({ op: "lease-expire", leaseId }),
+  isRenewal: (cmd) => cmd.op === "lease-keepalive",
 };
 
 export interface EtcdCluster {

@@ -6,17 +6,33 @@
  *
  * Modelled after etcd's raft:
  * - Timers run on each member's monotonic clock: the leader sends heartbeats every
- *   `heartbeatMs`; a follower that hears nothing for a random time in
- *   [electionMs, 2·electionMs) starts an election. CheckQuorum: a leader that has not heard
+ *   `heartbeatMs`; a follower that hears nothing for its election timeout starts an
+ *   election. As in etcd, the timeout is drawn at random in [electionMs, 2·electionMs) when
+ *   a member becomes follower or candidate (or restarts), and hearing from the leader (or
+ *   granting a vote) only restarts the countdown: the deadline moves, and the one pending
+ *   timer re-arms itself for the new deadline when it comes due. CheckQuorum: a leader that has not heard
  *   from a majority within `electionMs` steps down — and a leader that was paused and wakes
  *   up can still commit nothing without a majority, because commit needs a majority's acks
  *   in its own term (Raft's rule).
  * - Term, vote, log and the applied state machine survive a crash (etcd persists its WAL and
  *   its backend); roles, the lessor and uncommitted client requests do not.
- * - Every client request, reads and lease keep-alives included, is a log entry: a reply is
- *   sent only once the entry is committed and applied by the leader that accepted it, so no
- *   reply is ever stale. (Real etcd renews leases outside the log after confirming its
- *   leadership; the effect — no renewal by a deposed leader — is the same.)
+ * - Replication is pipelined as in etcd's StateReplicate: the leader sends each new entry to
+ *   each follower once, advancing its `nextIndex` optimistically, instead of resending the
+ *   unacknowledged tail with every proposal. A rejection puts the follower in probe state
+ *   (etcd's StateProbe): one append at a time, resent with the heartbeat, until one succeeds.
+ *   A new leader starts every follower in probe state.
+ * - Heartbeats go only to followers that got no append since the last heartbeat tick, or
+ *   whose last append carried an older commit index (the Raft paper's "heartbeats during
+ *   idle periods"): an append resets a follower's election timer, tells it the commit index,
+ *   and its reply counts for CheckQuorum just as a heartbeat's does.
+ * - Every client request that changes or reads state is a log entry: a reply is sent only once
+ *   the entry is committed and applied by the leader that accepted it, so no read is stale.
+ * - Renewals (etcd lease keep-alives, ZooKeeper session pings: `spec.isRenewal`) are served
+ *   outside the log, as real etcd does: a leader whose lessor is promoted answers from its
+ *   applied state and refreshes the deadline in its lessor at once. As in etcd, a deposed
+ *   leader that does not know it yet (until CheckQuorum steps it down) may still answer a
+ *   renewal; its lessor is not the one that expires leases any more, so the renewal is lost.
+ *   A leader whose lessor is not promoted yet sends the renewal through the log.
  * - A member that is not the leader answers `not-leader` with the leader it knows; a leader
  *   that loses its leadership before its entry commits answers `leader-changed` (the entry
  *   may still commit under the next leader: the client must treat it as unknown).
@@ -27,8 +43,8 @@
  * - The run starts with member 0 leading term 1 (clusters are up before clients connect).
  */
 import { monoAt } from "../clock.js";
-import { type Link, linkBetween, type Network, sendThunk } from "../network.js";
-import { cancelTimer, type SimNode, setTimer, type Timer } from "../node.js";
+import { type Link, linkBetween, type Network, send, sendThunk } from "../network.js";
+import { cancelTimer, type Delivery, type SimNode, setTimer, type Timer } from "../node.js";
 import type { Random, RandomStreams } from "../rng.js";
 
 export interface ConsensusTimings {
@@ -48,6 +64,8 @@ export interface StateMachineSpec<Cmd, Res, SM> {
   leaseEvent(cmd: Cmd, res: Res): LeaseEvent;
   /** The command a leader proposes to expire a lease whose deadline passed. */
   expire(id: string): Cmd;
+  /** A lease renewal (keep-alive, session ping): read-only, served outside the log. */
+  isRenewal(cmd: Cmd): boolean;
 }
 
 /** How a member answers a client request. */
@@ -84,10 +102,21 @@ export interface Member<Cmd, Res, SM> {
   leaderId: number | null;
   commitIndex: number;
   votes: Set<number>;
+  /** Next entry to send to each member; advanced when sent (pipelining), not when acked. */
   nextIndex: number[];
   matchIndex: number[];
+  /** Per member: in probe state (one append at a time, until one is accepted). */
+  probing: boolean[];
+  /** Per member: an append was sent since the last heartbeat tick. */
+  sentSinceTick: boolean[];
+  /** Per member: the commit index the last append carried. */
+  sentCommit: number[];
   heardFrom: Set<number>;
   electionTimer: Timer | null;
+  /** The current election timeout (ms), drawn when becoming follower or candidate. */
+  electionTimeoutMs: number;
+  /** Monotonic time at which the election timer is due; moved on by `touchElectionTimer`. */
+  electionDeadline: number;
   heartbeatTimer: Timer | null;
   quorumTimer: Timer | null;
   pending: Map<number, Pending<Res>>;
@@ -103,6 +132,28 @@ export interface Cluster<Cmd, Res, SM> {
   leader(): SimNode | null;
   /** Handles a client request at `member` (run on that member, when a request arrives). */
   submit(member: number, cmd: Cmd, respond: (s: Submitted<Res>) => void): void;
+}
+
+/** AppendEntries (entries may be empty: a heartbeat), as a network message. */
+interface AppendMsg<Cmd> extends Delivery {
+  readonly to: number;
+  readonly leader: number;
+  readonly term: number;
+  readonly prevIndex: number;
+  readonly prevTerm: number;
+  readonly entries: Entry<Cmd>[];
+  readonly commit: number;
+}
+
+/** The answer to an AppendEntries message, as a network message. */
+interface AppendReplyMsg extends Delivery {
+  readonly to: number;
+  readonly from: number;
+  readonly term: number;
+  readonly success: boolean;
+  readonly match: number;
+  /** The prevIndex of the append answered. */
+  readonly prevIndex: number;
 }
 
 /** Entries per AppendEntries message. */
@@ -135,8 +186,13 @@ export function createCluster<Cmd, Res, SM>(
     votes: new Set(),
     nextIndex: [],
     matchIndex: [],
+    probing: [],
+    sentSinceTick: [],
+    sentCommit: [],
     heardFrom: new Set(),
     electionTimer: null,
+    electionTimeoutMs: timings.electionMs,
+    electionDeadline: 0,
     heartbeatTimer: null,
     quorumTimer: null,
     pending: new Map(),
@@ -153,10 +209,26 @@ export function createCluster<Cmd, Res, SM>(
     return null;
   };
 
+  /** Draws a new election timeout and restarts the countdown (becoming follower or candidate). */
   function resetElectionTimer(m: Member<Cmd, Res, SM>): void {
-    m.electionTimer = stopTimer(m.electionTimer);
-    const timeout = timings.electionMs + m.rand() * timings.electionMs;
-    m.electionTimer = setTimer(m.node, timeout, () => startElection(m));
+    m.electionTimeoutMs = timings.electionMs + m.rand() * timings.electionMs;
+    touchElectionTimer(m);
+  }
+
+  /** Restarts the countdown with the current timeout (heard from the leader, granted a vote). */
+  function touchElectionTimer(m: Member<Cmd, Res, SM>): void {
+    m.electionDeadline = mono(m) + m.electionTimeoutMs;
+    const t = m.electionTimer;
+    if (t !== null && t.deadlineMono <= m.electionDeadline) return; // it re-arms when due
+    m.electionTimer = stopTimer(t);
+    m.electionTimer = setTimer(m.node, m.electionTimeoutMs, () => electionTimerDue(m));
+  }
+
+  function electionTimerDue(m: Member<Cmd, Res, SM>): void {
+    m.electionTimer = null;
+    const left = m.electionDeadline - mono(m);
+    if (left > 0) m.electionTimer = setTimer(m.node, left, () => electionTimerDue(m));
+    else startElection(m);
   }
 
   function failPending(m: Member<Cmd, Res, SM>): void {
@@ -218,7 +290,7 @@ export function createCluster<Cmd, Res, SM>(
     const granted = term === m.term && (m.votedFor === null || m.votedFor === candidate) && upToDate;
     if (granted) {
       m.votedFor = candidate;
-      resetElectionTimer(m);
+      touchElectionTimer(m);
     }
     const replyTerm = m.term;
     const c = members[candidate]!;
@@ -242,6 +314,9 @@ export function createCluster<Cmd, Res, SM>(
     m.log.push({ term: m.term, cmd: null });
     m.nextIndex = members.map(() => lastIndex(m));
     m.matchIndex = members.map(() => 0);
+    m.probing = members.map(() => true);
+    m.sentSinceTick = members.map(() => false);
+    m.sentCommit = members.map(() => -1);
     m.matchIndex[m.id] = lastIndex(m);
     m.heardFrom = new Set();
     m.lessor = null;
@@ -254,7 +329,11 @@ export function createCluster<Cmd, Res, SM>(
   function heartbeat(m: Member<Cmd, Res, SM>): void {
     m.heartbeatTimer = null;
     if (m.role !== "leader") return;
-    for (const peer of members) if (peer !== m) sendAppend(m, peer.id);
+    for (const peer of members) {
+      if (peer === m) continue;
+      if (!m.sentSinceTick[peer.id] || m.sentCommit[peer.id] !== m.commitIndex) sendAppend(m, peer.id);
+      m.sentSinceTick[peer.id] = false;
+    }
     expireLeases(m);
     m.heartbeatTimer = setTimer(m.node, timings.heartbeatMs, () => heartbeat(m));
   }
@@ -270,6 +349,7 @@ export function createCluster<Cmd, Res, SM>(
     m.quorumTimer = setTimer(m.node, timings.electionMs, () => checkQuorum(m));
   }
 
+  /** Sends the entries from nextIndex on (none: a heartbeat); in replicate state, advances nextIndex past them. */
   function sendAppend(m: Member<Cmd, Res, SM>, peerId: number): void {
     const peer = members[peerId]!;
     const prevIndex = m.nextIndex[peerId]! - 1;
@@ -277,7 +357,36 @@ export function createCluster<Cmd, Res, SM>(
     const entries = m.log.slice(prevIndex + 1, prevIndex + 1 + MAX_BATCH);
     const term = m.term;
     const commit = m.commitIndex;
-    sendTo(m, peer, () => onAppend(peer, m.id, term, prevIndex, prevTerm, entries, commit));
+    if (!m.probing[peerId]) m.nextIndex[peerId] = prevIndex + 1 + entries.length;
+    m.sentSinceTick[peerId] = true;
+    m.sentCommit[peerId] = commit;
+    const msg: AppendMsg<Cmd> = {
+      handle: handleAppend,
+      refuse: null,
+      to: peer.id,
+      leader: m.id,
+      term,
+      prevIndex,
+      prevTerm,
+      entries,
+      commit,
+    };
+    send(net, links[m.id]![peer.id]!, msg);
+  }
+
+  function handleAppend(msg: AppendMsg<Cmd>): void {
+    onAppend(members[msg.to]!, msg.leader, msg.term, msg.prevIndex, msg.prevTerm, msg.entries, msg.commit);
+  }
+
+  function handleAppendReply(msg: AppendReplyMsg): void {
+    onAppendReply(members[msg.to]!, msg.from, msg.term, msg.success, msg.match, msg.prevIndex);
+  }
+
+  /** Sends new entries to every follower in replicate state (a follower being probed waits). */
+  function replicate(m: Member<Cmd, Res, SM>): void {
+    for (const peer of members) {
+      if (peer !== m && !m.probing[peer.id] && m.nextIndex[peer.id]! <= lastIndex(m)) sendAppend(m, peer.id);
+    }
   }
 
   function onAppend(
@@ -290,16 +399,24 @@ export function createCluster<Cmd, Res, SM>(
     leaderCommit: number,
   ): void {
     const reply = (success: boolean, match: number): void => {
-      const replyTerm = m.term;
-      const l = members[leader]!;
-      sendTo(m, l, () => onAppendReply(l, m.id, replyTerm, success, match));
+      const msg: AppendReplyMsg = {
+        handle: handleAppendReply,
+        refuse: null,
+        to: leader,
+        from: m.id,
+        term: m.term,
+        success,
+        match,
+        prevIndex,
+      };
+      send(net, links[m.id]![leader]!, msg);
     };
     if (term < m.term) {
       reply(false, 0);
       return;
     }
     if (term > m.term || m.role !== "follower" || m.leaderId !== leader) stepDown(m, term, leader);
-    else resetElectionTimer(m);
+    else touchElectionTimer(m);
     if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== prevTerm) {
       reply(false, Math.min(prevIndex - 1, lastIndex(m)));
       return;
@@ -326,6 +443,7 @@ export function createCluster<Cmd, Res, SM>(
     term: number,
     success: boolean,
     match: number,
+    prevIndex: number,
   ): void {
     if (term > m.term) {
       stepDown(m, term, null);
@@ -336,12 +454,16 @@ export function createCluster<Cmd, Res, SM>(
     if (success) {
       if (match > m.matchIndex[from]!) m.matchIndex[from] = match;
       m.nextIndex[from] = Math.max(m.nextIndex[from]!, match + 1);
+      m.probing[from] = false;
       advanceCommit(m);
       if (m.nextIndex[from]! <= lastIndex(m)) sendAppend(m, from);
-    } else {
-      m.nextIndex[from] = Math.max(1, Math.min(m.nextIndex[from]! - 1, match + 1));
-      sendAppend(m, from);
+      return;
     }
+    // A rejection of an append sent before the current probe is stale: the probe answers it.
+    if (m.probing[from] && prevIndex !== m.nextIndex[from]! - 1) return;
+    m.probing[from] = true;
+    m.nextIndex[from] = Math.max(1, Math.min(prevIndex, match + 1));
+    sendAppend(m, from);
   }
 
   function advanceCommit(m: Member<Cmd, Res, SM>): void {
@@ -407,12 +529,18 @@ export function createCluster<Cmd, Res, SM>(
     }
   }
 
+  function renewOutsideLog(m: Member<Cmd, Res, SM>, cmd: Cmd, respond: (s: Submitted<Res>) => void): void {
+    const res = spec.apply(m.sm, cmd);
+    trackLease(m, spec.leaseEvent(cmd, res));
+    respond({ kind: "done", value: res });
+  }
+
   function propose(m: Member<Cmd, Res, SM>, cmd: Cmd, respond: ((s: Submitted<Res>) => void) | null): void {
     m.log.push({ term: m.term, cmd });
     const index = lastIndex(m);
     m.matchIndex[m.id] = index;
     if (respond !== null) m.pending.set(index, { term: m.term, respond });
-    for (const peer of members) if (peer !== m) sendAppend(m, peer.id);
+    replicate(m);
     advanceCommit(m);
   }
 
@@ -451,6 +579,7 @@ export function createCluster<Cmd, Res, SM>(
     submit(id, cmd, respond) {
       const m = members[id]!;
       if (m.role !== "leader") respond({ kind: "not-leader", leader: m.leaderId });
+      else if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, respond);
       else propose(m, cmd, respond);
     },
   };

@@ -3,8 +3,10 @@
  * sessions with a timeout, expired by the leader by its monotonic clock (heartbeats renew
  * them); ephemeral sequential nodes `<prefix>-<seq>` owned by a session and deleted when it
  * expires or closes; a zxid (BigInt) that increases with every transaction that changes
- * the tree or the sessions. Heartbeats and reads go through the log too (linearizable; real
- * ZooKeeper reads are served by the member a client is connected to and may be stale).
+ * the tree or the sessions. Reads go through the log too (linearizable; real ZooKeeper reads
+ * are served by the member a client is connected to and may be stale). Session heartbeats
+ * (pings) are answered by the leader outside the log, refreshing its session tracker at once
+ * (see raft.ts; real ZooKeeper touches sessions without a transaction too).
  */
 
 import type { Network } from "../network.js";
@@ -126,6 +128,7 @@ const zkSpec: StateMachineSpec<ZkCmd, ZkRes, ZkState> = {
     }
   },
   expire: (sessionId) => ({ op: "expire-session", sessionId }),
+  isRenewal: (cmd) => cmd.op === "heartbeat",
 };
 
 export interface ZkEnsemble {

@@ -1,0 +1,71 @@
+/**
+ * OpFacts: one op's fields, read once into an object whose shape never changes.
+ *
+ * Why: ops parsed from JSON come in a dozen shapes (an acquire invoke has no grant, a write ok
+ * has `accepted`, …), so every `op.f` in code that sees all of them is a slow, megamorphic
+ * property lookup. On the one-pass path (`lockcheck check` on a million-op file) the reader
+ * fills one OpFacts per op while it parses, and the validator and every checker read that
+ * instead of the op. The object is reused for the next op: keep `op` (or copied fields) if
+ * you need them later, never the OpFacts itself.
+ */
+import type { GrantId, Op, OpF, OpType } from "./op.js";
+
+export interface OpFacts {
+  /** The op these facts were read from. */
+  op: Op;
+  index: number;
+  time: number;
+  /** The client process number, or -1 for the nemesis. */
+  process: number;
+  type: OpType;
+  f: OpF;
+  /** The lock a client op names; "" for nemesis ops. */
+  lock: string;
+  grant: GrantId | undefined;
+  token: bigint | undefined;
+  accepted: boolean | undefined;
+  /** What a nemesis op hit ("client:1"); undefined for client ops. */
+  node: string | undefined;
+}
+
+/** A fresh OpFacts to fill (placeholder values; every field is overwritten by the fillers). */
+export function emptyOpFacts(): OpFacts {
+  return {
+    op: undefined as unknown as Op,
+    index: 0,
+    time: 0,
+    process: -1,
+    type: "invoke",
+    f: "pause",
+    lock: "",
+    grant: undefined,
+    token: undefined,
+    accepted: undefined,
+    node: undefined,
+  };
+}
+
+/** Fills `facts` from `op` (the path for ops that did not come from the reader); returns it. */
+export function factsOf(op: Op, facts: OpFacts): OpFacts {
+  facts.op = op;
+  facts.index = op.index;
+  facts.time = op.time;
+  facts.type = op.type;
+  facts.f = op.f;
+  if (op.process === "nemesis") {
+    facts.process = -1;
+    facts.lock = "";
+    facts.grant = undefined;
+    facts.token = undefined;
+    facts.accepted = undefined;
+    facts.node = op.node;
+  } else {
+    facts.process = op.process;
+    facts.lock = op.lock;
+    facts.grant = op.grant;
+    facts.token = op.f === "release" ? undefined : op.token;
+    facts.accepted = op.f === "write" ? op.accepted : undefined;
+    facts.node = undefined;
+  }
+  return facts;
+}
