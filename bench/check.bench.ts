@@ -2,7 +2,8 @@
  * Benchmark of `lockcheck check`'s streaming path. Generates a 1,000,000-op history into a
  * temp dir (removed afterwards), then measures, in this one run:
  * - baseline: read the file and JSON.parse each line, nothing else;
- * - check: stream, parse, validate and run every O(n) checker (what `lockcheck check` does);
+ * - check: stream, parse, validate and run every O(n) checker in one pass (checkHistoryFile,
+ *   which is what `lockcheck check` does);
  * and prints their ratio (target <= 1.5) and the peak memory (target < 1 GiB).
  *
  * Run: npm run build && npm run bench:check   (OPS=200000 for a quicker run)

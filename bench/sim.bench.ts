@@ -71,7 +71,8 @@ function standardScheduleArb(t: Target, categories: readonly FaultCategory[]): f
 async function throughput(name: string, categories: readonly FaultCategory[], n: number) {
   const t = target(name);
   const schedules = fc.sample(standardScheduleArb(t, categories), { numRuns: n, seed: 1 });
-  for (const s of schedules.slice(0, 5)) await t.run(s); // warm-up
+  // Warm-up: the first target measured would otherwise pay for compiling the shared code.
+  for (const s of schedules.slice(0, 25)) await t.run(s);
   let events = 0;
   let virtualMs = 0;
   let faults = 0;

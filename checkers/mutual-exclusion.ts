@@ -48,6 +48,8 @@ interface OpenWrite {
   state: LockState;
   grant: string;
   invokeIndex: number;
+  /** The grant's earliest accepted write when this one was invoked, if any. */
+  first: DoneWrite | undefined;
   /** Set when G1 wrote (a), then another grant wrote (b), before this write was invoked. */
   witness: { a: DoneWrite; b: DoneWrite } | undefined;
 }
@@ -61,8 +63,9 @@ function stateFor(states: Map<string, LockState>, lock: string): LockState {
   return s;
 }
 
-function recordAccepted(s: LockState, w: DoneWrite): void {
-  if (!s.firstDone.has(w.grant)) s.firstDone.set(w.grant, w);
+/** `knownFirst`: the grant is known to have an earlier accepted write (saves a lookup). */
+function recordAccepted(s: LockState, w: DoneWrite, knownFirst: boolean): void {
+  if (!knownFirst && !s.firstDone.has(w.grant)) s.firstDone.set(w.grant, w);
   const { best1, best2 } = s;
   if (best1?.grant === w.grant) {
     if (w.invokeIndex > best1.invokeIndex) s.best1 = w;
@@ -120,6 +123,9 @@ export function createMutualExclusionChecker(): Checker {
   // Most histories have one lock: remember the last one looked up.
   let lastLock = "";
   let lastState: LockState | undefined;
+  /** Per process: the first accepted write of the grant its last write named, and that grant's lock state. */
+  const firstCache: Array<DoneWrite | undefined> = [];
+  const firstCacheState: Array<LockState | undefined> = [];
   function stepFacts(op: OpFacts): void {
     if (op.f !== "write") return;
     if (op.type === "invoke") {
@@ -127,10 +133,26 @@ export function createMutualExclusionChecker(): Checker {
       lastLock = op.lock;
       lastState = s;
       const grant = op.grant as string;
-      const a = s.firstDone.get(grant);
+      // A holder's writes name the same grant, whose first write never changes once known.
+      const cached = firstCache[op.process];
+      const a =
+        cached !== undefined && cached.grant === grant && firstCacheState[op.process] === s
+          ? cached
+          : s.firstDone.get(grant);
+      if (a !== undefined) {
+        firstCache[op.process] = a;
+        firstCacheState[op.process] = s;
+      }
       const b = s.best1?.grant !== grant ? s.best1 : s.best2;
       const witness = a && b && b.invokeIndex > a.index ? { a, b } : undefined;
-      open[op.process] = { invoke: op.op as WriteOp, state: s, grant, invokeIndex: op.index, witness };
+      open[op.process] = {
+        invoke: op.op as WriteOp,
+        state: s,
+        grant,
+        invokeIndex: op.index,
+        first: a,
+        witness,
+      };
       return;
     }
     const w = open[op.process];
@@ -145,13 +167,11 @@ export function createMutualExclusionChecker(): Checker {
       violationCount++;
       if (violations.length < MAX_LISTED_ANOMALIES) violations.push(anomaly(w, op.index, op.time, true));
     }
-    recordAccepted(w.state, {
-      grant: w.grant,
-      process: op.process,
-      invokeIndex: w.invokeIndex,
-      index: op.index,
-      time: op.time,
-    });
+    recordAccepted(
+      w.state,
+      { grant: w.grant, process: op.process, invokeIndex: w.invokeIndex, index: op.index, time: op.time },
+      w.first !== undefined,
+    );
   }
 
   return {

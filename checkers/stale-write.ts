@@ -24,8 +24,8 @@
  * none); time = when the stale write's acceptance was reported.
  */
 import { describeHolder, formatMs } from "../src/history/describe.js";
-import { type GrantInfo, GrantTable } from "../src/history/grants.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
+import { type GrantInfo, GrantTable } from "../src/history/grants.js";
 import type { GrantId, Op, WriteOp } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
@@ -185,7 +185,8 @@ export function createStaleWriteChecker(): Checker {
     const newer = newerThan(w.newest, w.grant);
     if (newer) {
       violationCount++;
-      if (violations.length < MAX_LISTED_ANOMALIES) violations.push(anomaly(w, op.index, op.time, newer, true));
+      if (violations.length < MAX_LISTED_ANOMALIES)
+        violations.push(anomaly(w, op.index, op.time, newer, true));
     }
     // The grant was looked up under the invoke's lock.
     const lock = w.grant.lock;

@@ -51,6 +51,8 @@ export class GrantTable {
   // Most histories have one lock: remember the last one looked up.
   private lastLock = "";
   private lastGrants: Map<GrantId, GrantInfo> | undefined;
+  /** The grant each process's last write named (a holder's writes repeat it), by process number. */
+  private readonly lastByProcess: Array<GrantInfo | undefined> = [];
 
   private grantsOf(lock: string): Map<GrantId, GrantInfo> {
     if (lock === this.lastLock && this.lastGrants !== undefined) return this.lastGrants;
@@ -69,6 +71,8 @@ export class GrantTable {
     const grants = this.grantsOf(op.lock);
     const known = grants.get(grant);
     if (known?.acquired) return known;
+    // A write registered this grant before: its info is replaced, so forget cached lookups.
+    if (known) this.lastByProcess.length = 0;
     const info: GrantInfo = {
       lock: op.lock,
       grant,
@@ -84,9 +88,18 @@ export class GrantTable {
 
   /** The grant a write names, registering it from the write if no acquire `ok` handed it out. */
   forWrite(op: GrantSource, grant: GrantId): GrantInfo {
+    const cached = this.lastByProcess[op.process];
+    if (cached !== undefined && cached.grant === grant && cached.lock === op.lock) return cached;
     const grants = this.grantsOf(op.lock);
-    const known = grants.get(grant);
-    if (known) return known;
+    let known = grants.get(grant);
+    if (known === undefined) {
+      known = this.registerFromWrite(op, grant, grants);
+    }
+    this.lastByProcess[op.process] = known;
+    return known;
+  }
+
+  private registerFromWrite(op: GrantSource, grant: GrantId, grants: Map<GrantId, GrantInfo>): GrantInfo {
     const info: GrantInfo = {
       lock: op.lock,
       grant,

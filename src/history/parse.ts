@@ -94,7 +94,12 @@ function optional(o: Record<string, unknown>, key: string, v: unknown): unknown 
   return undefined;
 }
 
-function problem(file: string | undefined, line: number, field: string | undefined, message: string): InputError {
+function problem(
+  file: string | undefined,
+  line: number,
+  field: string | undefined,
+  message: string,
+): InputError {
   return failure(file, line, field, message).error;
 }
 

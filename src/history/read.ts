@@ -9,8 +9,8 @@
  * before it are yielded. An unreadable file is one error without a line number.
  */
 import { err, type InputError, ok, type Result } from "../result.js";
-import { readLineBatches } from "./lines.js";
 import { emptyOpFacts, type OpFacts } from "./facts.js";
+import { readLineBatches } from "./lines.js";
 import type { Op } from "./op.js";
 import { parseOpLineInto } from "./parse.js";
 import { createHistoryValidator } from "./validate.js";
@@ -46,7 +46,10 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
   const warnings: InputError[] = [];
 
   /** Yields batches of ops, or with `visit`, calls it per op instead and yields nothing. */
-  async function* read(visit: ((facts: OpFacts) => void) | undefined, counter = { ops: 0 }): AsyncGenerator<Op[]> {
+  async function* read(
+    visit: ((facts: OpFacts) => void) | undefined,
+    counter = { ops: 0 },
+  ): AsyncGenerator<Op[]> {
     errors.length = 0;
     warnings.length = 0;
     const validator = validate ? createHistoryValidator(path, { errors, warnings }) : undefined;

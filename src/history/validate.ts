@@ -17,7 +17,6 @@
  */
 import type { InputError } from "../result.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "./facts.js";
-import { grantKey } from "./grants.js";
 import type { Op } from "./op.js";
 
 export interface HistoryValidator {
@@ -50,7 +49,8 @@ export function createHistoryValidator(
   const lastTime: number[] = [];
   const lastTimeLine: number[] = [];
   let nemesisLine = 0;
-  const granted = new Map<string, number>();
+  /** lock → grant id → line of the acquire ok that handed it out. */
+  const granted = new Map<string, Map<string, number>>();
   const warningCounts = new Map<string, number>();
   let lastIndex = -1;
   let lastIndexLine = 0;
@@ -154,8 +154,12 @@ export function createHistoryValidator(
     if (op.f === "acquire" && op.type === "ok") {
       if (op.grant === undefined)
         return error(line, "grant", "an acquire ok must carry the grant it handed out");
-      const key = grantKey(op.lock, op.grant);
-      const earlier = granted.get(key);
+      let ofLock = granted.get(op.lock);
+      if (ofLock === undefined) {
+        ofLock = new Map();
+        granted.set(op.lock, ofLock);
+      }
+      const earlier = ofLock.get(op.grant);
       if (earlier !== undefined) {
         return error(
           line,
@@ -163,7 +167,7 @@ export function createHistoryValidator(
           `grant "${op.grant}" of lock "${op.lock}" was already handed out on line ${earlier}`,
         );
       }
-      granted.set(key, line);
+      ofLock.set(op.grant, line);
     }
     return true;
   }

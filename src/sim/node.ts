@@ -112,8 +112,7 @@ export function setTimerWith<T>(
 export function armTimer(timer: Timer, delayMs: number): void {
   const node = timer.node;
   // A negative or NaN delay (a bug in client code) fires at once rather than corrupting the agenda.
-  timer.deadlineMono =
-    monoAt(node.clock, node.core.now) + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs));
+  timer.deadlineMono = monoAt(node.clock, node.core.now) + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs));
   link(timer);
   scheduleTimer(timer);
 }

@@ -66,24 +66,37 @@ export interface Simulated<I, O> {
   refused: LinOp<I, O>[];
 }
 
-export const plannedOp = (processes: number): fc.Arbitrary<PlannedOp> =>
-  fc.record({
+/** Shape of generated histories: how often calls end `info`, and whether calls may start anywhere. */
+export interface PlanShape {
+  /** Out of 7 calls, how many end `info` (half of them took effect). Default 2. */
+  info?: number;
+  /** Allow calls at arbitrary times, overlapping their own process's calls. Default true. */
+  free?: boolean;
+}
+
+export const plannedOp = (processes: number, shape: PlanShape = {}): fc.Arbitrary<PlannedOp> => {
+  const info = shape.info ?? 2;
+  const fates: (0 | 1 | 2)[] = [...Array<0>(7 - info).fill(0), ...Array.from({ length: info }, (_, i) => (i % 2 === 0 ? 1 : 2) as 1 | 2)];
+  return fc.record({
     process: fc.integer({ min: 0, max: processes - 1 }),
     gap: fc.integer({ min: 0, max: 6 }),
-    free: fc.boolean(),
+    free: shape.free === false ? fc.constant(false) : fc.boolean(),
     toPoint: fc.integer({ min: 0, max: 6 }),
     // Mostly short calls, some long ones that overlap many others.
     toReturn: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 4, max: 15 })),
     choice: fc.nat(),
     choice2: fc.nat(),
-    fate: fc.constantFrom<0 | 1 | 2>(0, 0, 0, 0, 0, 1, 2),
+    fate: fc.constantFrom(...fates),
   });
+};
 
-export const plan = (maxOps: number, maxProcesses = 4): fc.Arbitrary<PlannedOp[]> =>
+export const plan = (maxOps: number, maxProcesses = 4, shape: PlanShape = {}): fc.Arbitrary<PlannedOp[]> =>
   fc
     .integer({ min: 1, max: maxProcesses })
     // size "max": lengths spread up to maxOps (fast-check keeps arrays short by default).
-    .chain((processes) => fc.array(plannedOp(processes), { minLength: 1, maxLength: maxOps, size: "max" }));
+    .chain((processes) =>
+      fc.array(plannedOp(processes, shape), { minLength: 1, maxLength: maxOps, size: "max" }),
+    );
 
 export function simulate<S, I, O>(kit: ModelKit<S, I, O>, planned: readonly PlannedOp[]): Simulated<I, O> {
   const model = kit.simulation();

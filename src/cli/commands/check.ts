@@ -15,7 +15,13 @@
  * is reported on stderr as `file:line: field: message`.
  */
 import { Command, InvalidArgumentError } from "commander";
-import { CHECKER_NAMES, type CheckerName, createCheckers, isCheckerName } from "../../../checkers/index.js";
+import {
+  CHECKER_NAMES,
+  type CheckerName,
+  checkHistoryFile,
+  createCheckers,
+  isCheckerName,
+} from "../../../checkers/index.js";
 import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
 import { readJepsenEdnFile, writeJepsenEdn } from "../../history/jepsen.js";
 import type { Op } from "../../history/op.js";
@@ -116,22 +122,15 @@ async function checkStreaming(
   path: string,
   names: readonly CheckerName[],
 ): Promise<Result<{ verdicts: Verdict[]; ops: number; warnings: InputError[] }, InputError[]>> {
-  const checkers = createCheckers(names);
-  let count = 0;
   if (path.endsWith(".edn")) {
     const imported = await readJepsenEdnFile(path);
     if (!imported.ok) return imported;
+    const checkers = createCheckers(names);
     for (const op of imported.value.ops) for (const c of checkers) c.step(op);
     const verdicts = checkers.map((c) => c.finish());
     return ok({ verdicts, ops: imported.value.ops.length, warnings: imported.value.warnings });
   }
-  const stream = readHistory(path);
-  for await (const batch of stream.batches()) {
-    for (const op of batch) for (const c of checkers) c.step(op);
-    count += batch.length;
-  }
-  if (stream.errors.length > 0) return err(stream.errors);
-  return ok({ verdicts: checkers.map((c) => c.finish()), ops: count, warnings: stream.warnings });
+  return checkHistoryFile(path, names);
 }
 
 async function checkLinearizable(path: string, flags: CheckFlags): Promise<Result<Verdict, InputError>> {

@@ -151,6 +151,7 @@ const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
   },
   expire: (leaseId) => ({ op: "lease-expire", leaseId }),
   isRenewal: (cmd) => cmd.op === "lease-keepalive",
+  isReadOnly: (cmd) => cmd.op === "get" || cmd.op === "lease-keepalive",
 };
 
 export interface EtcdCluster {

@@ -10,10 +10,11 @@
  *   election. As in etcd, the timeout is drawn at random in [electionMs, 2·electionMs) when
  *   a member becomes follower or candidate (or restarts), and hearing from the leader (or
  *   granting a vote) only restarts the countdown: the deadline moves, and the one pending
- *   timer re-arms itself for the new deadline when it comes due. CheckQuorum: a leader that has not heard
- *   from a majority within `electionMs` steps down — and a leader that was paused and wakes
- *   up can still commit nothing without a majority, because commit needs a majority's acks
- *   in its own term (Raft's rule).
+ *   timer re-arms itself for the new deadline when it comes due (a timer replaced while its
+ *   node was paused is dropped rather than starting a stray election). CheckQuorum: a
+ *   leader that has not heard from a majority within `electionMs` steps down — and a leader
+ *   that was paused and wakes up can still commit nothing without a majority, because
+ *   commit needs a majority's acks in its own term (Raft's rule).
  * - Term, vote, log and the applied state machine survive a crash (etcd persists its WAL and
  *   its backend); roles, the lessor and uncommitted client requests do not.
  * - Replication is pipelined as in etcd's StateReplicate: the leader sends each new entry to
@@ -33,6 +34,8 @@
  *   leader that does not know it yet (until CheckQuorum steps it down) may still answer a
  *   renewal; its lessor is not the one that expires leases any more, so the renewal is lost.
  *   A leader whose lessor is not promoted yet sends the renewal through the log.
+ * - Followers skip applying read-only entries (`spec.isReadOnly`): they change no state and
+ *   a follower answers no client, so only the leader's result is ever used.
  * - A member that is not the leader answers `not-leader` with the leader it knows; a leader
  *   that loses its leadership before its entry commits answers `leader-changed` (the entry
  *   may still commit under the next leader: the client must treat it as unknown).
@@ -66,6 +69,8 @@ export interface StateMachineSpec<Cmd, Res, SM> {
   expire(id: string): Cmd;
   /** A lease renewal (keep-alive, session ping): read-only, served outside the log. */
   isRenewal(cmd: Cmd): boolean;
+  /** A command that changes nothing (a read): followers, who answer no one, skip applying it. */
+  isReadOnly(cmd: Cmd): boolean;
 }
 
 /** How a member answers a client request. */
@@ -220,14 +225,21 @@ export function createCluster<Cmd, Res, SM>(
     m.electionDeadline = mono(m) + m.electionTimeoutMs;
     const t = m.electionTimer;
     if (t !== null && t.deadlineMono <= m.electionDeadline) return; // it re-arms when due
-    m.electionTimer = stopTimer(t);
-    m.electionTimer = setTimer(m.node, m.electionTimeoutMs, () => electionTimerDue(m));
+    stopTimer(t);
+    armElectionTimer(m, m.electionTimeoutMs);
   }
 
-  function electionTimerDue(m: Member<Cmd, Res, SM>): void {
+  function armElectionTimer(m: Member<Cmd, Res, SM>, delayMs: number): void {
+    const t: Timer = setTimer(m.node, delayMs, () => electionTimerDue(m, t));
+    m.electionTimer = t;
+  }
+
+  function electionTimerDue(m: Member<Cmd, Res, SM>, t: Timer): void {
+    // A timer replaced while it waited out a pause is stale.
+    if (m.electionTimer !== t) return;
     m.electionTimer = null;
     const left = m.electionDeadline - mono(m);
-    if (left > 0) m.electionTimer = setTimer(m.node, left, () => electionTimerDue(m));
+    if (left > 0) armElectionTimer(m, left);
     else startElection(m);
   }
 
@@ -349,7 +361,7 @@ export function createCluster<Cmd, Res, SM>(
     m.quorumTimer = setTimer(m.node, timings.electionMs, () => checkQuorum(m));
   }
 
-  /** Sends the entries from nextIndex on (none: a heartbeat); in replicate state, advances nextIndex past them. */
+  /** Sends the entries from nextIndex on (none: a heartbeat); in replicate state, moves nextIndex past them. */
   function sendAppend(m: Member<Cmd, Res, SM>, peerId: number): void {
     const peer = members[peerId]!;
     const prevIndex = m.nextIndex[peerId]! - 1;
@@ -398,27 +410,14 @@ export function createCluster<Cmd, Res, SM>(
     entries: Entry<Cmd>[],
     leaderCommit: number,
   ): void {
-    const reply = (success: boolean, match: number): void => {
-      const msg: AppendReplyMsg = {
-        handle: handleAppendReply,
-        refuse: null,
-        to: leader,
-        from: m.id,
-        term: m.term,
-        success,
-        match,
-        prevIndex,
-      };
-      send(net, links[m.id]![leader]!, msg);
-    };
     if (term < m.term) {
-      reply(false, 0);
+      replyAppend(m, leader, false, 0, prevIndex);
       return;
     }
     if (term > m.term || m.role !== "follower" || m.leaderId !== leader) stepDown(m, term, leader);
     else touchElectionTimer(m);
     if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== prevTerm) {
-      reply(false, Math.min(prevIndex - 1, lastIndex(m)));
+      replyAppend(m, leader, false, Math.min(prevIndex - 1, lastIndex(m)), prevIndex);
       return;
     }
     for (let i = 0; i < entries.length; i++) {
@@ -434,7 +433,27 @@ export function createCluster<Cmd, Res, SM>(
       m.commitIndex = newCommit;
       applyCommitted(m);
     }
-    reply(true, matched);
+    replyAppend(m, leader, true, matched, prevIndex);
+  }
+
+  function replyAppend(
+    m: Member<Cmd, Res, SM>,
+    leader: number,
+    success: boolean,
+    match: number,
+    prevIndex: number,
+  ): void {
+    const msg: AppendReplyMsg = {
+      handle: handleAppendReply,
+      refuse: null,
+      to: leader,
+      from: m.id,
+      term: m.term,
+      success,
+      match,
+      prevIndex,
+    };
+    send(net, links[m.id]![leader]!, msg);
   }
 
   function onAppendReply(
@@ -487,6 +506,7 @@ export function createCluster<Cmd, Res, SM>(
         if (m.role === "leader" && entry.term === m.term && m.lessor === null) promoteLessor(m);
         continue;
       }
+      if (m.role !== "leader" && spec.isReadOnly(entry.cmd)) continue;
       const res = spec.apply(m.sm, entry.cmd);
       if (m.role === "leader") trackLease(m, spec.leaseEvent(entry.cmd, res));
       const p = m.pending.get(index);

@@ -129,6 +129,7 @@ const zkSpec: StateMachineSpec<ZkCmd, ZkRes, ZkState> = {
   },
   expire: (sessionId) => ({ op: "expire-session", sessionId }),
   isRenewal: (cmd) => cmd.op === "heartbeat",
+  isReadOnly: (cmd) => cmd.op === "children" || cmd.op === "heartbeat",
 };
 
 export interface ZkEnsemble {
