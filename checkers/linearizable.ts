@@ -431,7 +431,7 @@ function earlierTwins(ops: readonly LinOp<unknown, unknown>[], position: Int32Ar
     }
     for (let k = earlier.length - 1; k >= Math.max(0, earlier.length - 8); k--) {
       const a = earlier[k] as number;
-      if (true) {
+      if ((ops[a] as LinOp<unknown, unknown>).ret <= op.ret) {
         twin[b] = a;
         break;
       }

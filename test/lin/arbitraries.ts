@@ -76,7 +76,10 @@ export interface PlanShape {
 
 export const plannedOp = (processes: number, shape: PlanShape = {}): fc.Arbitrary<PlannedOp> => {
   const info = shape.info ?? 2;
-  const fates: (0 | 1 | 2)[] = [...Array<0>(7 - info).fill(0), ...Array.from({ length: info }, (_, i) => (i % 2 === 0 ? 1 : 2) as 1 | 2)];
+  const fates: (0 | 1 | 2)[] = [
+    ...Array<0>(7 - info).fill(0),
+    ...Array.from({ length: info }, (_, i) => (i % 2 === 0 ? 1 : 2) as 1 | 2),
+  ];
   return fc.record({
     process: fc.integer({ min: 0, max: processes - 1 }),
     gap: fc.integer({ min: 0, max: 6 }),

@@ -40,30 +40,35 @@ const history = fc.array(fc.option(fc.integer({ min: 0, max: 40 }), { freq: 4 })
 describe("OpSet", () => {
   it("stores the same words for the same set, however it was built", () => {
     fc.assert(
-      fc.property(history, fc.nat(), fc.array(fc.nat(), { maxLength: 100, size: "max" }), (rets, prefix, moves) => {
-        const { ops, position } = opsAndPositions(rets);
-        const set = new OpSet(ops, position);
-        const members = new Set<number>();
-        // Most ops first, as the search does (so whole words fill up), then arbitrary toggles.
-        for (let op = 0; op < prefix % (ops.length + 1); op++) {
-          set.add(op);
-          members.add(op);
-        }
-        for (const m of moves) {
-          const op = m % ops.length;
-          if (members.has(op)) {
-            set.remove(op);
-            members.delete(op);
-          } else {
+      fc.property(
+        history,
+        fc.nat(),
+        fc.array(fc.nat(), { maxLength: 100, size: "max" }),
+        (rets, prefix, moves) => {
+          const { ops, position } = opsAndPositions(rets);
+          const set = new OpSet(ops, position);
+          const members = new Set<number>();
+          // Most ops first, as the search does (so whole words fill up), then arbitrary toggles.
+          for (let op = 0; op < prefix % (ops.length + 1); op++) {
             set.add(op);
             members.add(op);
           }
-          expect(set.has(op)).toBe(members.has(op));
-        }
-        const fresh = new OpSet(ops, position);
-        for (const op of [...members].sort((a, b) => a - b)) fresh.add(op);
-        expect(set.compact()).toEqual(fresh.compact());
-      }),
+          for (const m of moves) {
+            const op = m % ops.length;
+            if (members.has(op)) {
+              set.remove(op);
+              members.delete(op);
+            } else {
+              set.add(op);
+              members.add(op);
+            }
+            expect(set.has(op)).toBe(members.has(op));
+          }
+          const fresh = new OpSet(ops, position);
+          for (const op of [...members].sort((a, b) => a - b)) fresh.add(op);
+          expect(set.compact()).toEqual(fresh.compact());
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -109,7 +109,9 @@ describe.each(KITS)("linearizable: $name model", (kit) => {
       // Few info calls and one call at a time per process: the search stays polynomial.
       fc.property(plan(400, 5, { info: 0, free: false }), fc.nat(), (planned, seed) => {
         // Still a few info calls, at random places.
-        const shaped = planned.map((p, i): PlannedOp => ((i + seed) % 50 === 0 ? { ...p, fate: i % 2 === 0 ? 1 : 2 } : p));
+        const shaped = planned.map(
+          (p, i): PlannedOp => ((i + seed) % 50 === 0 ? { ...p, fate: i % 2 === 0 ? 1 : 2 } : p),
+        );
         const { ops } = simulate(kit, shaped);
         expect(checkLinearizable(kit.model(), ops).valid).toBe(true);
       }),
