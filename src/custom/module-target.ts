@@ -5,37 +5,34 @@
  * - a LockAlgorithm (src/locks/lock.ts) written against LockEnv: it runs in the simulator as
  *   target `sim:<name>`, with the same faults and checkers as lockcheck's own locks. An
  *   optional export `options` (partial schedule options, e.g. `{ servers: 5 }`) sets its
- *   world; by default a Redis-style lock gets 1 server, an etcd/zk-style lock 3.
+ *   world; by default a Redis-style lock gets 1 server, an etcd/zk-style lock 3. A Redis- or
+ *   etcd-style lock also gets a real-server target, `redis:<name>` or `etcd:<name>`, whose
+ *   client processes import the module.
  * - a PlainLock (plain-lock.ts): a client library driven in real time, target `plain:<name>`.
  *
  * `resolveTarget` accepts both forms of target and registers a module's target in the target
  * registry, so later lookups by name (e.g. replaying its saved schedules) find it.
  */
 import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { LOCK_ALGORITHMS } from "../locks/index.js";
 import type { LockAlgorithm } from "../locks/lock.js";
+import { addRealModuleTarget } from "../real/targets.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { defaultExport, importModule, namedExports } from "../runner/gate-config.js";
 import { type ScheduleOptions, scheduleOptionsSchema } from "../schedule/schedule.js";
 import { findTarget, registerTarget, SIM_BASE_OPTIONS } from "../targets/index.js";
 import { listTargets } from "../targets/registry.js";
 import type { Target } from "../targets/target.js";
+import { registerAlgorithmModule } from "./algorithm-modules.js";
+import { isLockAlgorithm } from "./lock-algorithm.js";
 import { isPlainLock, type PlainLock } from "./plain-lock.js";
+
+export { isLockAlgorithm };
 
 export const MODULE_PREFIX = "module:";
 
 const NAME = /^[a-z0-9-]+$/;
-
-export function isLockAlgorithm(x: unknown): x is LockAlgorithm {
-  if (typeof x !== "object" || x === null) return false;
-  const o = x as Record<string, unknown>;
-  return (
-    typeof o.name === "string" &&
-    typeof o.acquire === "function" &&
-    typeof o.release === "function" &&
-    typeof o.fencing === "boolean" &&
-    (o.servers === "redis" || o.servers === "etcd" || o.servers === "zk")
-  );
-}
 
 /** The simulator target for a user's LockAlgorithm. */
 export function simTargetFor(algorithm: LockAlgorithm, options: Partial<ScheduleOptions> = {}): Target {
@@ -85,14 +82,31 @@ async function unused(): Promise<never> {
   throw new Error("plain targets run through runPlain, not LockAlgorithm.acquire");
 }
 
-/** Module path → target already loaded from it (a module is imported once per process). */
-const loaded = new Map<string, Target>();
+/** The targets of one module: its own, and for a Redis/etcd-style LockAlgorithm the real one. */
+export interface LoadedModule {
+  /** `sim:<name>` or `plain:<name>`. */
+  target: Target;
+  /** `redis:<name>` or `etcd:<name>`; null for a zk-style algorithm or a plain lock. */
+  real: Target | null;
+}
+
+/** Module path → targets already loaded from it (a module is imported once per process). */
+const loaded = new Map<string, LoadedModule>();
 
 /** Loads `module:<path>` (path relative to `baseDir`) as a target and registers it. */
 export async function loadModuleTarget(
   spec: string,
   baseDir: string = process.cwd(),
 ): Promise<Result<Target, InputError>> {
+  const r = await loadModule(spec, baseDir);
+  return r.ok ? ok(r.value.target) : r;
+}
+
+/** Loads `module:<path>` and registers its targets: the simulator/plain one and the real one. */
+export async function loadModule(
+  spec: string,
+  baseDir: string = process.cwd(),
+): Promise<Result<LoadedModule, InputError>> {
   const rel = spec.slice(MODULE_PREFIX.length);
   if (rel === "")
     return err({ field: "target", message: `expected ${MODULE_PREFIX}<path to a .js or .ts module>` });
@@ -104,6 +118,7 @@ export async function loadModuleTarget(
   const named = namedExports(mod.value);
   const exported = defaultExport(mod.value) ?? named.lock;
   let target: Target;
+  let algorithmOptions: Partial<ScheduleOptions> = {};
   if (isLockAlgorithm(exported)) {
     const opts = scheduleOptionsSchema.partial().safeParse(named.options ?? {});
     if (!opts.success)
@@ -112,6 +127,7 @@ export async function loadModuleTarget(
         field: "options",
         message: "the `options` export is not valid schedule options",
       });
+    algorithmOptions = opts.data;
     target = simTargetFor(exported, opts.data);
   } else if (isPlainLock(exported)) {
     target = plainTargetFor(exported);
@@ -130,17 +146,33 @@ export async function loadModuleTarget(
       message: `lock name "${lockName}" must be lowercase letters, digits and dashes`,
     });
   }
-  const clash = listTargets().find((t) => t.name === target.name);
+  const realWorld = isLockAlgorithm(exported) && exported.servers !== "zk" ? exported.servers : null;
+  const names = [target.name, ...(realWorld === null ? [] : [`${realWorld}:${lockName}`])];
+  const clash = listTargets().find((t) => names.includes(t.name));
   if (clash) {
     return err({
       file: path,
       field: "name",
-      message: `"${target.name}" is already a target; give your lock another name`,
+      message: `"${clash.name}" is already a target; give your lock another name`,
+    });
+  }
+  if (realWorld !== null && LOCK_ALGORITHMS.some((a) => a.name === lockName)) {
+    return err({
+      file: path,
+      field: "name",
+      message: `"${lockName}" is the name of one of lockcheck's own locks; give your lock another name`,
     });
   }
   registerTarget(target);
-  loaded.set(path, target);
-  return ok(target);
+  let real: Target | null = null;
+  if (realWorld !== null && isLockAlgorithm(exported)) {
+    real = addRealModuleTarget(realWorld, exported, algorithmOptions);
+    registerTarget(real);
+    registerAlgorithmModule(exported.name, pathToFileURL(path).href);
+  }
+  const result: LoadedModule = { target, real };
+  loaded.set(path, result);
+  return ok(result);
 }
 
 /** A target by name (`sim:redlock`, `redis:lease`, …) or from a module (`module:./my-lock.js`). */

@@ -3,6 +3,7 @@
  * an IPC channel (they exit by themselves when it closes), configured, then released all at
  * once by a "start" message.
  */
+import { algorithmModuleUrl } from "../custom/algorithm-modules.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./client/protocol.js";
 import { clientEventsFile } from "./history.js";
@@ -70,10 +71,12 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
     );
     procs.set(plan.id, proc);
     const ports = opts.world.portsFor(plan.id);
+    const algorithmModule = algorithmModuleUrl(opts.algorithm);
     const config: ChildConfig = {
       runId: opts.runId,
       clientId: plan.id,
       algorithm: opts.algorithm,
+      ...(algorithmModule === undefined ? {} : { algorithmModule }),
       plan,
       workload: {
         lockName: schedule.options.lockName,

@@ -62,7 +62,8 @@ function realTarget(
   };
 }
 
-export const REAL_TARGETS: readonly Target[] = [
+/** The built-in real targets, then those added for users' modules (addRealModuleTarget). */
+const realTargets: Target[] = [
   realTarget(
     "redis",
     "lease",
@@ -104,6 +105,44 @@ export const REAL_TARGETS: readonly Target[] = [
     "real 3-member etcd cluster: lease + keep-alive, token = create revision",
   ),
 ];
+
+export const REAL_TARGETS: readonly Target[] = realTargets;
+
+/** Default servers, TTL and call timeout of a user's lock on real servers, per world. */
+const MODULE_DEFAULTS: Record<RealWorldName, Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs">> = {
+  redis: { servers: 1, ttlMs: 500, callTimeoutMs: 200 },
+  etcd: { servers: 3, ttlMs: 1000, callTimeoutMs: 1000 },
+};
+
+/**
+ * `redis:<name>` or `etcd:<name>` for a user's LockAlgorithm (src/custom/module-target.ts),
+ * added to REAL_TARGETS. Its client processes import the algorithm from its module (the
+ * caller records which, src/custom/algorithm-modules.ts). `options` may override the
+ * servers, TTL and call timeout.
+ */
+export function addRealModuleTarget(
+  world: RealWorldName,
+  algorithm: LockAlgorithm,
+  options: Partial<Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs">> = {},
+): Target {
+  const d = MODULE_DEFAULTS[world];
+  const target = realTarget(
+    world,
+    algorithm.name,
+    algorithm,
+    {
+      servers: options.servers ?? d.servers,
+      ttlMs: options.ttlMs ?? d.ttlMs,
+      callTimeoutMs: options.callTimeoutMs ?? d.callTimeoutMs,
+    },
+    algorithm.fencing ? ["fenced", "unfenced"] : ["unfenced", "fenced"],
+    `${algorithm.name} (user module) on real ${world === "redis" ? "redis-servers" : "etcd"}`,
+  );
+  if (realTargets.some((t) => t.name === target.name))
+    throw new RangeError(`addRealModuleTarget: "${target.name}" already exists`);
+  realTargets.push(target);
+  return target;
+}
 
 /** The real target that runs the same lock algorithm as `name` (e.g. "sim:consensus" → "etcd:lock"). */
 export function realTargetFor(name: string): Target | undefined {

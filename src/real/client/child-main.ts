@@ -13,6 +13,7 @@
 import type { Redis } from "ioredis";
 import type { LockEnv, RedisApi, ResourceApi } from "../../env/env.js";
 import { LOCK_ALGORITHMS } from "../../locks/index.js";
+import type { LockAlgorithm } from "../../locks/lock.js";
 import type { Checkpoint } from "../../schedule/schedule.js";
 import { runClient } from "../../workload/client.js";
 import { connectRedis, redisApi } from "../adapters/redis.js";
@@ -59,8 +60,7 @@ process.on("message", (raw: unknown) => {
 });
 
 async function run(config: ChildConfig): Promise<void> {
-  const algorithm = LOCK_ALGORITHMS.find((a) => a.name === config.algorithm);
-  if (algorithm === undefined) throw new Error(`unknown lock algorithm "${config.algorithm}"`);
+  const algorithm = await lockAlgorithm(config);
   const timeout = config.callTimeoutMs;
   let t0 = 0n;
   const redisConns: Redis[] = config.redisPorts.map((port) => connectRedis(port));
@@ -120,4 +120,17 @@ async function run(config: ChildConfig): Promise<void> {
     etcdClient?.close();
   }
   send({ type: "done" }, () => process.exit(0));
+}
+
+/** lockcheck's own algorithm by name, or the one a user's module exports. */
+async function lockAlgorithm(config: ChildConfig): Promise<LockAlgorithm> {
+  if (config.algorithmModule === undefined) {
+    const builtIn = LOCK_ALGORITHMS.find((a) => a.name === config.algorithm);
+    if (builtIn === undefined) throw new Error(`unknown lock algorithm "${config.algorithm}"`);
+    return builtIn;
+  }
+  const { importLockAlgorithm } = await import("../../custom/lock-algorithm.js");
+  const loaded = await importLockAlgorithm(config.algorithmModule, config.algorithm);
+  if (!loaded.ok) throw new Error(loaded.error);
+  return loaded.value;
 }

@@ -17,6 +17,11 @@ export interface ChildConfig {
   clientId: number;
   /** Lock algorithm name (src/locks/), e.g. "redlock". */
   algorithm: string;
+  /**
+   * File URL of a user's module whose default export (or `lock`) is the algorithm, named
+   * `algorithm` (docs/custom-locks.md); absent for lockcheck's own algorithms.
+   */
+  algorithmModule?: string;
   plan: ClientPlan;
   workload: { lockName: string; ttlMs: number; horizonMs: number };
   callTimeoutMs: number;
