@@ -16,11 +16,13 @@
  * Representation, chosen for speed (the search is the hot loop):
  * - the linearized set is a bitset in 32-bit words with a 64-bit Zobrist hash (random words
  *   XORed in and out as ops are linearized and undone), so a cache probe costs one hash
- *   lookup and, on a hit, one word-by-word comparison — never a hash over the whole set;
- * - model states are interned to small integers, and each (state, op) transition is computed
- *   once and remembered, so the model itself is called once per distinct transition;
- * - the cache is an open-addressing table over typed arrays; the bitsets of cached
- *   configurations live in one growing Uint32Array arena.
+ *   lookup and, on a hit, one comparison of stored words — never a hash over the whole set;
+ * - the cache (checkers/lin-config-cache.ts) stores each set compactly: the words around the
+ *   earliest unlinearized op, not the whole history's, so memory per configuration follows
+ *   how many ops overlap rather than how long the history is;
+ * - model states are interned to small integers (or are ids already, `statesAreIds`), and
+ *   (state, op) transitions of the first states are remembered in a table;
+ * - the check is exact: no configuration is ever pruned on a hash match alone.
  *
  * Semantics:
  * - Intervals are closed: an op whose return time equals another's call time is concurrent
@@ -32,8 +34,9 @@
  *   and the history is linearizable iff every part is. Parts are searched round-robin, a
  *   slice at a time, and the first part found not linearizable ends the check: a quick
  *   failure is not hidden behind a long search of another part.
- * - Budget: past `timeLimitMs` or `memoryLimitMb` (both for the whole check), the verdict is
- *   `"unknown"` rather than a search that runs away.
+ * - Budget: past `timeLimitMs` or `memoryLimitMb` (both for the whole check, looked at
+ *   between slices of 16k search steps), the verdict is `"unknown"` rather than a search that
+ *   runs away.
  * - Ops that are interchangeable (same input and output, one's interval inside the other's
  *   on both ends) are only tried in one order: see `earlierTwins`.
  *

@@ -72,6 +72,11 @@ export interface PlanShape {
   info?: number;
   /** Allow calls at arbitrary times, overlapping their own process's calls. Default true. */
   free?: boolean;
+  /**
+   * At most this many `info` calls per history (later ones complete normally). Each may take
+   * effect anywhere or never, which multiplies the search: keep it small. Default 6.
+   */
+  maxInfo?: number;
 }
 
 export const plannedOp = (processes: number, shape: PlanShape = {}): fc.Arbitrary<PlannedOp> => {
@@ -99,7 +104,13 @@ export const plan = (maxOps: number, maxProcesses = 4, shape: PlanShape = {}): f
     // size "max": lengths spread up to maxOps (fast-check keeps arrays short by default).
     .chain((processes) =>
       fc.array(plannedOp(processes, shape), { minLength: 1, maxLength: maxOps, size: "max" }),
-    );
+    )
+    .map((ops) => {
+      let infos = 0;
+      return ops.map((p) =>
+        p.fate !== 0 && ++infos > (shape.maxInfo ?? 6) ? { ...p, fate: 0 as const } : p,
+      );
+    });
 
 export function simulate<S, I, O>(kit: ModelKit<S, I, O>, planned: readonly PlannedOp[]): Simulated<I, O> {
   const model = kit.simulation();

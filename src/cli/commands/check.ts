@@ -32,7 +32,7 @@ import { err, type InputError, ok, type Result } from "../../result.js";
 import { formatCheckReport } from "../check-format.js";
 
 const LINEARIZABLE = "linearizable";
-const MODELS = ["mutex", "fenced-mutex", "cas-register", "kv"] as const;
+const MODELS = ["mutex", "owner-mutex", "fenced-mutex", "cas-register", "kv"] as const;
 
 interface CheckFlags {
   checker: string[];
