@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { schedule } from "../real/helpers.js";
 import { leftovers, runChecked } from "../real/run-helpers.js";
+import { pauseAfterAcquire } from "../real/schedules.js";
 import {
   leftovers as dockerLeftovers,
   dockerTestEnv,
@@ -19,25 +20,6 @@ import {
 
 const env = await dockerTestEnv();
 const onDocker = { cluster: "docker" as const, docker: { images: TEST_IMAGES } };
-
-/** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile (as in test/real). */
-function pauseAfterAcquire(
-  target: string,
-  resource: Schedule["resource"],
-  servers: number,
-  ttlMs: number,
-): Schedule {
-  return schedule(
-    target,
-    resource,
-    { servers, ttlMs, callTimeoutMs: 300, horizonMs: 3000 },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
-      { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: ttlMs / 2, holdMs: 200, writes: 2 })) },
-    ],
-    [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3 * ttlMs }],
-  );
-}
 
 /** Kleppmann's five-node Redlock timeline (as in test/real), with or without C's clock jump. */
 const fiveNodeTimeline = (jump: boolean): Schedule =>

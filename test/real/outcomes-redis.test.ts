@@ -8,35 +8,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { leftovers, runChecked } from "./run-helpers.js";
+import { pauseAfterAcquire } from "./schedules.js";
 
 const missing = missingBinaries(["redis-server", "cc"]);
-
-/** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile. */
-function pauseAfterAcquire(
-  target: string,
-  resource: Schedule["resource"],
-  servers: number,
-  ttlMs: number,
-): Schedule {
-  return schedule(
-    target,
-    resource,
-    { servers, ttlMs, callTimeoutMs: 300, horizonMs: 3000 },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
-      {
-        id: 1,
-        cycles: [
-          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
-          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
-          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
-          { thinkMs: ttlMs / 2, holdMs: 200, writes: 2 },
-        ],
-      },
-    ],
-    [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3 * ttlMs }],
-  );
-}
 
 let lastRunId: string | null = null;
 afterEach(async () => {
