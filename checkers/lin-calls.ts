@@ -43,11 +43,18 @@ interface EventView {
   process: number | string;
   type: "invoke" | "ok" | "fail" | "info";
   f: string;
+  time?: number;
+  value?: unknown;
 }
 
+/**
+ * Pairs invokes with completions and builds each call's record: the fields every format
+ * shares are filled here; `addFields` adds the format's own (lock, key, token) from the invoke
+ * and from `source` — the completion of an `ok` call, the invoke of a pending one.
+ */
 function pair<E extends EventView>(
   events: readonly E[],
-  toRecord: (invoke: E, completion: E | undefined) => CallRecord,
+  addFields: (record: CallRecord, invoke: E, source: E) => void,
   skip: (e: E) => boolean,
 ): Result<CallRecord[], InputError> {
   interface Slot {
@@ -88,7 +95,21 @@ function pair<E extends EventView>(
   }
   const calls: CallRecord[] = [];
   for (const { invoke, completion } of slots) {
-    if (completion?.type !== "fail") calls.push(toRecord(invoke, completion));
+    if (completion?.type === "fail") continue;
+    const pending = completion === undefined || completion.type === "info";
+    const source = pending ? invoke : completion;
+    const record: CallRecord = {
+      process: invoke.process,
+      f: invoke.f,
+      invokeIndex: invoke.index,
+      pending,
+      value: source.value,
+    };
+    if (completion !== undefined) record.completeIndex = completion.index;
+    const time = (completion ?? invoke).time;
+    if (time !== undefined) record.time = time;
+    addFields(record, invoke, source);
+    calls.push(record);
   }
   return ok(calls);
 }
@@ -98,21 +119,9 @@ export function callsFromHistory(ops: readonly Op[]): Result<CallRecord[], Input
   type ClientView = Op & EventView;
   return pair(
     ops as readonly ClientView[],
-    (invoke, completion) => {
-      const pending = completion === undefined || completion.type === "info";
-      const source = pending ? invoke : (completion as ClientView);
-      const record: CallRecord = {
-        process: invoke.process,
-        f: invoke.f,
-        invokeIndex: invoke.index,
-        pending,
-        value: source.value,
-      };
-      if (completion !== undefined) record.completeIndex = completion.index;
-      record.time = (completion ?? invoke).time;
+    (record, invoke, source) => {
       if ("lock" in invoke) record.lock = invoke.lock;
-      if (!pending && "token" in source && source.token !== undefined) record.token = source.token;
-      return record;
+      if (!record.pending && "token" in source && source.token !== undefined) record.token = source.token;
     },
     (op) => op.process === "nemesis",
   );
@@ -122,24 +131,11 @@ export function callsFromHistory(ops: readonly Op[]): Result<CallRecord[], Input
 export function callsFromJepsen(events: readonly JepsenEvent[]): Result<CallRecord[], InputError> {
   return pair(
     events,
-    (invoke, completion) => {
-      const pending = completion === undefined || completion.type === "info";
-      const source = pending ? invoke : (completion as JepsenEvent);
-      const record: CallRecord = {
-        process: invoke.process,
-        f: invoke.f,
-        invokeIndex: invoke.index,
-        pending,
-        value: source.value,
-      };
-      if (completion !== undefined) record.completeIndex = completion.index;
-      const time = (completion ?? invoke).time;
-      if (time !== undefined) record.time = time;
+    (record, invoke, source) => {
       const key = ednGet(invoke.fields, "key");
       if (key !== undefined) record.key = key;
       const token = tokenOf(ednGet(source.fields, "token"));
-      if (!pending && token !== undefined) record.token = token;
-      return record;
+      if (!record.pending && token !== undefined) record.token = token;
     },
     (e) => typeof e.process !== "number",
   );
