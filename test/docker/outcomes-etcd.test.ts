@@ -6,9 +6,9 @@
  * container or network of the run.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Fault, Schedule } from "../../src/schedule/schedule.js";
-import { schedule } from "../real/helpers.js";
+import type { Fault } from "../../src/schedule/schedule.js";
 import { leftovers, runChecked } from "../real/run-helpers.js";
+import { etcdClientPause, etcdSchedule } from "../real/schedules.js";
 import {
   leftovers as dockerLeftovers,
   dockerTestEnv,
@@ -20,41 +20,6 @@ import {
 const env = await dockerTestEnv();
 const onDocker = { cluster: "docker" as const, docker: { images: TEST_IMAGES } };
 
-const cycles = (n: number, thinkMs: number) =>
-  Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
-
-/** As in test/real: client 0 does a few cycles, the others keep contending. */
-function etcdSchedule(
-  resource: Schedule["resource"],
-  faults: Fault[],
-  clients = 2,
-  horizonMs = 6000,
-): Schedule {
-  const rounds = Math.ceil((8 * horizonMs) / 6000);
-  return schedule(
-    "etcd:lock",
-    resource,
-    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
-      ...Array.from({ length: clients - 1 }, (_, i) => ({
-        id: i + 1,
-        cycles: cycles(rounds, 300 + 100 * i),
-      })),
-    ],
-    faults,
-  );
-}
-
-/** Client 0 pauses right after its first acquire for 3 s: its 1 s lease expires meanwhile. */
-const clientPause: Fault = {
-  kind: "pause-at",
-  client: 0,
-  checkpoint: "acquired",
-  occurrence: 0,
-  durationMs: 3000,
-};
-
 /**
  * test/real's fault mix plus the leader isolated from its peers, with the server faults one
  * after another (never two members out at once, so the cluster keeps its quorum and
@@ -62,7 +27,7 @@ const clientPause: Fault = {
  * to be healthy again takes seconds, so the run is longer than test/real's.
  */
 const everything: Fault[] = [
-  clientPause,
+  etcdClientPause,
   { kind: "partition", at: 1800, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
   { kind: "pause", node: "client:2", at: 2000, durationMs: 1500 },
   { kind: "crash", node: "server:1", at: 2700, restartAfterMs: 500 },
@@ -76,7 +41,14 @@ const everything: Fault[] = [
     oneWay: false,
   },
 ];
+// Killing, starting and waiting for a container member takes seconds: a longer run, with
+// contention kept up for as long (8 rounds per 6 s of horizon).
 const LONG_HORIZON_MS = 9000;
+const dockerLong = {
+  clients: 3,
+  horizonMs: LONG_HORIZON_MS,
+  rounds: Math.ceil((8 * LONG_HORIZON_MS) / 6000),
+};
 
 let lastRunId: string | null = null;
 afterEach(async () => {
@@ -90,7 +62,7 @@ afterEach(async () => {
 describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", () => {
   it("etcd:lock, unfenced: a client paused longer than its lease writes after the next holder (violation)", async () => {
     needDocker(env);
-    const r = await runChecked(etcdSchedule("unfenced", [clientPause]), onDocker);
+    const r = await runChecked(etcdSchedule("unfenced", [etcdClientPause], { rounds: 8 }), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toContain("stale-write");
@@ -98,7 +70,7 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
 
   it("etcd:lock, fenced: no violation under client and leader pauses, partitions, leader isolation, kills", async () => {
     needDocker(env);
-    const r = await runChecked(etcdSchedule("fenced", everything, 3, LONG_HORIZON_MS), onDocker);
+    const r = await runChecked(etcdSchedule("fenced", everything, dockerLong), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);
@@ -119,7 +91,7 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
 
   it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
     needDocker(env);
-    const r = await runChecked(etcdSchedule("fenced-txn", everything, 3, LONG_HORIZON_MS), onDocker);
+    const r = await runChecked(etcdSchedule("fenced-txn", everything, dockerLong), onDocker);
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);

@@ -6,9 +6,10 @@
  * it is left: no process, nothing paused, no temp dir.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Fault, Schedule } from "../../src/schedule/schedule.js";
-import { missingBinaries, schedule } from "./helpers.js";
+import type { Fault } from "../../src/schedule/schedule.js";
+import { missingBinaries } from "./helpers.js";
 import { leftovers, runChecked } from "./run-helpers.js";
+import { etcdClientPause, etcdSchedule } from "./schedules.js";
 
 const missing = missingBinaries(["redis-server", "etcd"]);
 
@@ -20,31 +21,6 @@ afterEach(async () => {
   expect(left).toEqual({ processes: [], stopped: [], dirs: [] });
 });
 
-const cycles = (n: number, thinkMs: number) =>
-  Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
-
-function etcdSchedule(resource: Schedule["resource"], faults: Fault[], clients = 2): Schedule {
-  return schedule(
-    "etcd:lock",
-    resource,
-    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 6000 },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
-      ...Array.from({ length: clients - 1 }, (_, i) => ({ id: i + 1, cycles: cycles(12, 300 + 100 * i) })),
-    ],
-    faults,
-  );
-}
-
-/** Client 0 pauses right after its first acquire for 3 s: its 1 s lease expires meanwhile. */
-const clientPause: Fault = {
-  kind: "pause-at",
-  client: 0,
-  checkpoint: "acquired",
-  occurrence: 0,
-  durationMs: 3000,
-};
-
 /**
  * The lot: the client pause, then (once another client has had time to take the lock over)
  * a partition, a pause of another client, a leader pause and a member kill with restart.
@@ -52,7 +28,7 @@ const clientPause: Fault = {
  * only keep its lease alive longer.)
  */
 const everything: Fault[] = [
-  clientPause,
+  etcdClientPause,
   { kind: "partition", at: 1800, durationMs: 800, a: ["client:1"], b: ["server:leader"], oneWay: false },
   { kind: "pause", node: "client:2", at: 2000, durationMs: 1500 },
   { kind: "pause", node: "server:leader", at: 4000, durationMs: 1200 },
@@ -61,14 +37,14 @@ const everything: Fault[] = [
 
 describe.skipIf(missing.length > 0)("real etcd target", () => {
   it("etcd:lock, unfenced: a client paused longer than its lease writes after the next holder (violation)", async () => {
-    const r = await runChecked(etcdSchedule("unfenced", [clientPause]));
+    const r = await runChecked(etcdSchedule("unfenced", [etcdClientPause]));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("etcd:lock, fenced by create revision: no violation under client and leader pauses, partitions, kills", async () => {
-    const r = await runChecked(etcdSchedule("fenced", everything, 3));
+    const r = await runChecked(etcdSchedule("fenced", everything, { clients: 3 }));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
@@ -84,7 +60,7 @@ describe.skipIf(missing.length > 0)("real etcd target", () => {
   });
 
   it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
-    const r = await runChecked(etcdSchedule("fenced-txn", everything, 3));
+    const r = await runChecked(etcdSchedule("fenced-txn", everything, { clients: 3 }));
     lastRunId = r.runId;
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);

@@ -1,5 +1,5 @@
 /** Schedules shared by the real-server tests of both cluster backends (processes and docker). */
-import type { Schedule } from "../../src/schedule/schedule.js";
+import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import { schedule } from "./helpers.js";
 
 /** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile. */
@@ -20,3 +20,43 @@ export function pauseAfterAcquire(
     [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3 * ttlMs }],
   );
 }
+
+const cycles = (n: number, thinkMs: number) =>
+  Array.from({ length: n }, () => ({ thinkMs, holdMs: 300, writes: 2 }));
+
+/**
+ * etcd:lock with a 1 s lease: client 0 does three cycles, the others keep contending for
+ * `rounds` cycles each (longer horizons — docker — need more rounds to keep contending).
+ */
+export function etcdSchedule(
+  resource: Schedule["resource"],
+  faults: Fault[],
+  {
+    clients = 2,
+    horizonMs = 6000,
+    rounds = 12,
+  }: { clients?: number; horizonMs?: number; rounds?: number } = {},
+): Schedule {
+  return schedule(
+    "etcd:lock",
+    resource,
+    { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 300, writes: 2 }, ...cycles(2, 300)] },
+      ...Array.from({ length: clients - 1 }, (_, i) => ({
+        id: i + 1,
+        cycles: cycles(rounds, 300 + 100 * i),
+      })),
+    ],
+    faults,
+  );
+}
+
+/** Client 0 pauses right after its first acquire for 3 s: its 1 s lease expires meanwhile. */
+export const etcdClientPause: Fault = {
+  kind: "pause-at",
+  client: 0,
+  checkpoint: "acquired",
+  occurrence: 0,
+  durationMs: 3000,
+};
