@@ -26,10 +26,11 @@ export interface Checker {
   readonly name: string;
   step(op: Op): void;
   /**
-   * Optional fast path, same contract as `step`: the op's fields already read by the one-pass
-   * reader (src/history/facts.ts). `facts` is reused for the next op: do not keep it.
+   * The fast path, same contract as `step`: the op's fields already read by the one-pass
+   * reader (src/history/facts.ts), which may not have built the op itself (`facts.op`).
+   * `facts` is reused for the next op: do not keep it.
    */
-  stepFacts?(facts: OpFacts): void;
+  stepFacts(facts: OpFacts): void;
   finish(): Verdict;
 }
 

@@ -43,13 +43,10 @@ export function createCheckers(names: readonly CheckerName[] = CHECKER_NAMES): C
   return names.map((n) => FACTORIES[n]());
 }
 
-/** One function that steps all `checkers` with an op's facts (their fast path where they have one). */
+/** One function that steps all `checkers` with an op's facts. */
 export function stepAll(checkers: readonly Checker[]): (facts: OpFacts) => void {
-  const fast: Array<{ stepFacts(facts: OpFacts): void }> = checkers.map((c) =>
-    c.stepFacts ? (c as Required<Checker>) : { stepFacts: (facts: OpFacts) => c.step(facts.op) },
-  );
   return (facts) => {
-    for (let i = 0; i < fast.length; i++) fast[i]!.stepFacts(facts);
+    for (let i = 0; i < checkers.length; i++) checkers[i]!.stepFacts(facts);
   };
 }
 

@@ -22,7 +22,7 @@
  */
 import { formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { Op, WriteOp } from "../src/history/op.js";
+import type { Op } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
@@ -43,11 +43,12 @@ interface LockState {
 }
 
 interface OpenWrite {
-  invoke: WriteOp;
-  /** The invoke's lock state, grant and index (copied: cheaper to read than the op's). */
+  /** The invoke's lock state, grant, process, index and time. */
   state: LockState;
   grant: string;
+  process: number;
   invokeIndex: number;
+  invokeTime: number;
   /** The grant's earliest accepted write when this one was invoked, if any. */
   first: DoneWrite | undefined;
   /** Set when G1 wrote (a), then another grant wrote (b), before this write was invoked. */
@@ -77,18 +78,11 @@ function recordAccepted(s: LockState, w: DoneWrite, knownFirst: boolean): void {
   }
 }
 
-function explain(
-  invoke: WriteOp,
-  index: number,
-  time: number,
-  a: DoneWrite,
-  b: DoneWrite,
-  definite: boolean,
-) {
+function explain(c: OpenWrite, index: number, time: number, a: DoneWrite, b: DoneWrite, definite: boolean) {
   const outcome = definite ? "was accepted" : "may have been accepted (its outcome is unknown)";
   return (
-    `Client ${invoke.process} (grant ${invoke.grant}) wrote at ${formatMs(a.time)} (op ${a.index}), then client ` +
-    `${b.process} (grant ${b.grant}) wrote at ${formatMs(b.time)} (op ${b.index}), then client ${invoke.process} ` +
+    `Client ${c.process} (grant ${c.grant}) wrote at ${formatMs(a.time)} (op ${a.index}), then client ` +
+    `${b.process} (grant ${b.grant}) wrote at ${formatMs(b.time)} (op ${b.index}), then client ${c.process} ` +
     `wrote again at ${formatMs(time)} (op ${index}) and it ${outcome}: the two holders' writes interleaved, so ` +
     "both believed they held the lock at the same time."
   );
@@ -108,7 +102,7 @@ export function createMutualExclusionChecker(): Checker {
     return {
       kind: definite ? "interleaved-writes" : "possible-interleaved-writes",
       ops: [index, b.index, a.index],
-      explanation: explain(w.invoke, index, time, a, b, definite),
+      explanation: explain(w, index, time, a, b, definite),
       time,
     };
   }
@@ -146,10 +140,11 @@ export function createMutualExclusionChecker(): Checker {
       const b = s.best1?.grant !== grant ? s.best1 : s.best2;
       const witness = a && b && b.invokeIndex > a.index ? { a, b } : undefined;
       open[op.process] = {
-        invoke: op.op as WriteOp,
         state: s,
         grant,
+        process: op.process,
         invokeIndex: op.index,
+        invokeTime: op.time,
         first: a,
         witness,
       };
@@ -181,7 +176,7 @@ export function createMutualExclusionChecker(): Checker {
     },
     stepFacts,
     finish(): Verdict {
-      for (const w of open) if (w) maybeAccepted(w, w.invoke.index, w.invoke.time);
+      for (const w of open) if (w) maybeAccepted(w, w.invokeIndex, w.invokeTime);
       open.length = 0;
       const valid = violationCount > 0 ? false : possibleCount > 0 ? "unknown" : true;
       return {

@@ -26,7 +26,7 @@
 import { describeHolder, formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import { type GrantInfo, GrantTable } from "../src/history/grants.js";
-import type { GrantId, Op, WriteOp } from "../src/history/op.js";
+import type { GrantId, Op } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
@@ -48,7 +48,9 @@ interface Newest {
 const NONE: Newest = { byToken: undefined, byOrderUntokened: undefined, byOrderAll: undefined };
 
 interface OpenWrite {
-  invoke: WriteOp;
+  /** Index and time of the write's invoke. */
+  invokeIndex: number;
+  invokeTime: number;
   grant: GrantInfo;
   newest: Newest;
 }
@@ -91,7 +93,7 @@ function explain(
   definite: boolean,
 ): string {
   const newerWrite = `a write from the newer holder ${describeHolder(newer.grant)}, accepted by ${formatMs(newer.time)} (op ${newer.index})`;
-  const sent = `sent at ${formatMs(stale.invoke.time)}`;
+  const sent = `sent at ${formatMs(stale.invokeTime)}`;
   if (definite) {
     return (
       `The resource accepted a write from ${describeHolder(stale.grant)} at ${formatMs(time)} (op ${index}) after it had ` +
@@ -166,7 +168,12 @@ export function createStaleWriteChecker(): Checker {
     if (op.f !== "write") return;
     if (op.type === "invoke") {
       const grant = grants.forWrite(op, op.grant as GrantId);
-      open[op.process] = { invoke: op.op as WriteOp, grant, newest: newestBox(op.lock).newest };
+      open[op.process] = {
+        invokeIndex: op.index,
+        invokeTime: op.time,
+        grant,
+        newest: newestBox(op.lock).newest,
+      };
       return;
     }
     const w = open[op.process];
@@ -202,7 +209,7 @@ export function createStaleWriteChecker(): Checker {
     },
     stepFacts,
     finish(): Verdict {
-      for (const w of open) if (w) maybeAccepted(w, w.invoke.index, w.invoke.time);
+      for (const w of open) if (w) maybeAccepted(w, w.invokeIndex, w.invokeTime);
       open.length = 0;
       const valid = violationCount > 0 ? false : possibleCount > 0 ? "unknown" : true;
       return {

@@ -20,7 +20,7 @@
  */
 import { formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { AcquireOp, Op } from "../src/history/op.js";
+import type { Op } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
@@ -76,8 +76,10 @@ function describe(g: Granted): string {
 
 export function createTokenOrderChecker(): Checker {
   const states = new Map<string, LockState>();
-  // Open acquire calls and the highest token granted before each was invoked, by process number.
-  const openAcquire: Array<AcquireOp | undefined> = [];
+  // Open acquire calls (their lock and invoke time) and the highest token granted before each
+  // was invoked, by process number.
+  const openLock: Array<string | undefined> = [];
+  const openTime: number[] = [];
   const highestAtInvoke: Array<Granted | undefined> = [];
   const anomalies: Anomaly[] = [];
   let reuseCount = 0;
@@ -109,17 +111,18 @@ export function createTokenOrderChecker(): Checker {
   function stepFacts(op: OpFacts): void {
     if (op.f !== "acquire") return;
     if (op.type === "invoke") {
-      openAcquire[op.process] = op.op as AcquireOp;
+      openLock[op.process] = op.lock;
+      openTime[op.process] = op.time;
       highestAtInvoke[op.process] = stateFor(op.lock).highest;
       return;
     }
-    const invoke = openAcquire[op.process];
-    if (!invoke) return;
-    openAcquire[op.process] = undefined;
+    const lock = openLock[op.process];
+    if (lock === undefined) return;
+    openLock[op.process] = undefined;
     const highest = highestAtInvoke[op.process];
     if (op.type !== "ok" || op.token === undefined) return;
     tokensSeen++;
-    const s = stateFor(invoke.lock);
+    const s = stateFor(lock);
     const g: Granted = {
       grant: op.grant ?? `op ${op.index}`,
       process: op.process,
@@ -144,7 +147,7 @@ export function createTokenOrderChecker(): Checker {
         g,
         highest,
         `Tokens went backwards: ${describe(highest)}; later ${describe(g)}, although its acquire started ` +
-          `at ${formatMs(invoke.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
+          `at ${formatMs(openTime[op.process]!)}, after the earlier grant. A fenced resource would reject the newer holder.`,
       );
     }
     if (!same) addToken(s.byToken, g);

@@ -5,14 +5,17 @@
  * has `accepted`, …), so every `op.f` in code that sees all of them is a slow, megamorphic
  * property lookup. On the one-pass path (`lockcheck check` on a million-op file) the reader
  * fills one OpFacts per op while it parses, and the validator and every checker read that
- * instead of the op. The object is reused for the next op: keep `op` (or copied fields) if
- * you need them later, never the OpFacts itself.
+ * instead of the op. The object is reused for the next op: copy the fields you need later,
+ * never keep the OpFacts itself.
  */
 import type { GrantId, Op, OpF, OpType } from "./op.js";
 
 export interface OpFacts {
-  /** The op these facts were read from. */
-  op: Op;
+  /**
+   * The op these facts were read from; undefined on the one-pass path, whose scanner
+   * (scan.ts) reads the fields without building the op.
+   */
+  op: Op | undefined;
   index: number;
   time: number;
   /** The client process number, or -1 for the nemesis. */
@@ -31,7 +34,7 @@ export interface OpFacts {
 /** A fresh OpFacts to fill (placeholder values; every field is overwritten by the fillers). */
 export function emptyOpFacts(): OpFacts {
   return {
-    op: undefined as unknown as Op,
+    op: undefined,
     index: 0,
     time: 0,
     process: -1,

@@ -84,7 +84,7 @@ const isClientF = (f: unknown) => f === "write" || f === "acquire" || f === "rel
 export function parseOpLine(line: string, lineNo: number, file?: string): Result<Op, InputError> {
   const facts = emptyOpFacts();
   const problem = parseOpLineInto(line, lineNo, file, facts);
-  return problem === undefined ? ok(facts.op) : err(problem);
+  return problem === undefined ? ok(facts.op as Op) : err(problem);
 }
 
 /** An optional field's value, with `null` meaning absent (the key is then removed from the op). */

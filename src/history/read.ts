@@ -10,10 +10,17 @@
  */
 import { err, type InputError, ok, type Result } from "../result.js";
 import { emptyOpFacts, type OpFacts } from "./facts.js";
-import { readLineBatches } from "./lines.js";
+import { readLineChunks } from "./line-chunks.js";
 import type { Op } from "./op.js";
 import { parseOpLineInto } from "./parse.js";
+import { createScanMemory, scanOpLine } from "./scan.js";
 import { createHistoryValidator } from "./validate.js";
+
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
+const OPEN_BRACE = 123;
+/** Marks a blank line: read, counted, not an op. */
+const BLANK: InputError = { message: "blank line" };
 
 export interface ReadHistoryOptions {
   /** Cross-line checks (pairing, order); default true. Per-line checks always run. */
@@ -32,7 +39,8 @@ export interface HistoryStream extends AsyncIterable<Op> {
   /**
    * Reads the whole file, calling `visit` with the facts (see facts.ts) of each op that
    * `batches()` would yield, in order, and resolves to their count: the one-pass fast path,
-   * with no batch arrays. `facts` is reused for the next op.
+   * with no batch arrays and, for lines in lockcheck's own shape, no op objects (scan.ts):
+   * `facts.op` may be undefined. `facts` is reused for the next op.
    */
   visit(visit: (facts: OpFacts) => void): Promise<number>;
   readonly errors: InputError[];
@@ -54,33 +62,65 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
     warnings.length = 0;
     const validator = validate ? createHistoryValidator(path, { errors, warnings }) : undefined;
     const facts = emptyOpFacts();
+    // Only `visit` can do without op objects, so only it takes the scanner's fast path.
+    const memory = visit === undefined ? undefined : createScanMemory();
     let opsRead = 0;
-    try {
-      for await (const batch of readLineBatches(path)) {
-        const ops: Op[] = [];
-        const { lines, lineNumbers } = batch;
-        for (let i = 0; i < lines.length; i++) {
-          const lineNo = lineNumbers[i]!;
-          const problem = parseOpLineInto(lines[i]!, lineNo, path, facts);
-          if (problem !== undefined) {
-            if (batch.unterminatedLast && problem.message.startsWith("not valid JSON")) {
-              warnings.push({
-                file: path,
-                line: lineNo,
-                message: `the last line is cut off (a crash mid-write?); it was ignored and the ${opsRead} ops before it were read`,
-              });
-            } else errors.push(problem);
-          } else if (validator === undefined || validator.checkFacts(facts, lineNo)) {
-            opsRead++;
-            if (errors.length === 0) {
-              if (visit === undefined) ops.push(facts.op);
-              else {
-                counter.ops++;
-                visit(facts);
-              }
-            }
+    let ops: Op[] = [];
+
+    /** Takes one line's outcome (`facts` filled, or `problem`); false once reading should stop. */
+    function take(problem: InputError | undefined, lineNo: number, cutOff: boolean): boolean {
+      if (problem !== undefined) {
+        if (cutOff && problem.message.startsWith("not valid JSON")) {
+          warnings.push({
+            file: path,
+            line: lineNo,
+            message: `the last line is cut off (a crash mid-write?); it was ignored and the ${opsRead} ops before it were read`,
+          });
+        } else errors.push(problem);
+      } else if (validator === undefined || validator.checkFacts(facts, lineNo)) {
+        opsRead++;
+        if (errors.length === 0) {
+          if (visit === undefined) ops.push(facts.op as Op);
+          else {
+            counter.ops++;
+            visit(facts);
           }
-          if (errors.length >= maxErrors) return;
+        }
+      }
+      return errors.length < maxErrors;
+    }
+
+    let lineNo = 0;
+    try {
+      for await (const chunk of readLineChunks(path)) {
+        ops = [];
+        const b = chunk.bytes;
+        if (!chunk.terminated) {
+          // The last line, with no "\n" after it: what a crash mid-write leaves.
+          lineNo++;
+          const line = b.toString("utf8");
+          if (line.trim() !== "" && !take(parseOpLineInto(line, lineNo, path, facts), lineNo, true)) return;
+        }
+        // Lines are split on "\n" and lose a trailing "\r"; blank lines are skipped but
+        // counted, so line numbers match what an editor shows.
+        for (let from = 0, nl = chunk.terminated ? b.indexOf(NEWLINE) : -1; nl !== -1; ) {
+          lineNo++;
+          const end = nl > from && b[nl - 1] === CARRIAGE_RETURN ? nl - 1 : nl;
+          if (end > from) {
+            let problem: InputError | undefined;
+            if (memory !== undefined && scanOpLine(b, from, end, facts, memory)) problem = undefined;
+            else {
+              const line = b.toString("utf8", from, end);
+              // Most lines start with "{": skip the whitespace scan for them.
+              problem =
+                b[from] === OPEN_BRACE || line.trim() !== ""
+                  ? parseOpLineInto(line, lineNo, path, facts)
+                  : BLANK;
+            }
+            if (problem !== BLANK && !take(problem, lineNo, false)) return;
+          }
+          from = nl + 1;
+          nl = b.indexOf(NEWLINE, from);
         }
         if (ops.length > 0 && errors.length === 0) yield ops;
       }
