@@ -5,17 +5,21 @@
  * checks it; the property is "no safety checker says false". On the first violation,
  * fast-check's integrated shrinking reduces the schedule, then `shrinkSchedule` makes a
  * final greedy pass (it knows moves fast-check's structural shrinking cannot make, such as
- * dropping a client together with the faults aimed at it). The same seed and options give
- * the same sequence of schedules, so the same runs and the same counterexample.
+ * dropping a client together with the faults aimed at it, or keeping only the clients and
+ * cycles the violation's anomaly involves). Both keep the kind of the violation first found
+ * (a stale write stays a stale write). The same seed and options give the same sequence of
+ * schedules, so the same runs and the same counterexample.
  */
 import fc from "fast-check";
+import { SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import type { FaultBounds, FaultCategory, WorkloadBounds } from "../../generators/bounds.js";
 import { scheduleArb } from "../../generators/schedule.js";
 import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
-import { runAndCheck, violates } from "./execute.js";
+import { runAndCheck } from "./execute.js";
+import { probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
 import { type ShrinkBudget, shrinkSchedule } from "./shrink.js";
 
 export interface FuzzOptions {
@@ -116,13 +120,20 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   const fcShrink = { ...DEFAULT_FC_SHRINK, ...o.fcShrink };
   let fcShrinkDeadline = Infinity;
   let foundAt = 0;
+  // Once a violation is found, shrinking keeps its kind (see same-violation.ts).
+  let kind = null as ViolationKind | null;
   const property = fc.asyncProperty(fuzzScheduleArb({ ...o, resource }), async (schedule) => {
-    if (phase === "shrink") {
+    if (kind !== null) {
       if (shrinkRuns >= fcShrink.maxRuns || Date.now() >= fcShrinkDeadline) return true;
       shrinkRuns++;
-    } else runs++;
-    const bad = await violates(o.target, schedule);
-    if (bad && phase === "search") {
+      const bad = (await probeViolation(o.target, schedule, kind)).fails;
+      report();
+      return !bad;
+    }
+    runs++;
+    const run = await runAndCheck(o.target, schedule, SAFETY_CHECKERS);
+    kind = violationKind(run.verdicts);
+    if (kind !== null) {
       phase = "shrink";
       foundAtRun = runs;
       original = schedule;
@@ -130,7 +141,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
       fcShrinkDeadline = foundAt + fcShrink.timeLimitMs;
     }
     report();
-    return !bad;
+    return kind === null;
   });
   const numRuns = o.runs ?? (o.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
   const plugins = o.timeLimitMs !== undefined ? [fc.interruptAfterTimeLimit(o.timeLimitMs)] : [];
@@ -154,16 +165,16 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
 
   let minimal = fcMinimal;
   let passSteps = 0;
-  if (o.shrink !== false) {
-    const pass = await shrinkSchedule(
-      fcMinimal,
-      async (s) => {
-        shrinkRuns++;
-        report();
-        return violates(o.target, s);
-      },
-      o.shrink ?? DEFAULT_SHRINK,
-    );
+  if (o.shrink !== false && kind !== null) {
+    const violation = kind;
+    const probe = async (s: Schedule) => {
+      shrinkRuns++;
+      report();
+      return probeViolation(o.target, s, violation);
+    };
+    // fast-check's minimal failed with this kind; its run aims the first candidates.
+    const { evidence } = await probe(fcMinimal);
+    const pass = await shrinkSchedule(fcMinimal, probe, o.shrink ?? DEFAULT_SHRINK, evidence);
     minimal = pass.schedule;
     passSteps = pass.steps;
   }

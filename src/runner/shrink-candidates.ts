@@ -1,8 +1,9 @@
 /**
  * Smaller variants of a schedule, biggest cuts first: drop a client (and the faults aimed
- * at it), drop chunks of faults, drop cycles, then shrink numbers (durations, offsets,
- * think and hold times, writes) toward their minimum and partitions toward fewer nodes.
- * Candidates are produced lazily; the shrinker keeps the first that still fails.
+ * at it), drop chunks of faults, drop cycles, start every client earlier together, then
+ * shrink numbers (durations, offsets, think and hold times, writes) toward their minimum and
+ * partitions toward fewer nodes. Candidates are produced lazily; the shrinker keeps the
+ * first that still fails. (Candidates aimed by a failing run's history: shrink-focus.ts.)
  */
 import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../schedule/schedule.js";
 
@@ -38,7 +39,7 @@ function mapSide(side: readonly NodeRef[], removed: number, renumber: boolean): 
 }
 
 /** The fault once client `removed` is gone; null if it no longer applies. */
-function faultWithoutClient(f: Fault, removed: number, renumber: boolean): Fault | null {
+export function faultWithoutClient(f: Fault, removed: number, renumber: boolean): Fault | null {
   switch (f.kind) {
     case "pause":
     case "crash":
@@ -287,12 +288,41 @@ function* shrinkCycles(s: Schedule): Generator<Schedule> {
   }
 }
 
-/** Every candidate, in the order the shrinker tries them. */
-export function* shrinkCandidates(s: Schedule): Generator<Schedule> {
+/**
+ * Every client starts earlier by the same amount (its first think is shorter), and timed
+ * faults come earlier with them: the clients' timing relative to each other, which is what
+ * a race needs, stays as it was, where shortening one client's think alone would change it.
+ */
+function* startEarlier(s: Schedule): Generator<Schedule> {
+  const firstThinks = s.clients.map((c) => c.cycles[0]?.thinkMs ?? 0);
+  const common = Math.min(...firstThinks);
+  for (const v of smallerInts(common, 0)) {
+    const by = common - v;
+    yield {
+      ...s,
+      clients: s.clients.map((c) =>
+        c.cycles.length === 0
+          ? c
+          : { ...c, cycles: c.cycles.map((cy, k) => (k === 0 ? { ...cy, thinkMs: cy.thinkMs - by } : cy)) },
+      ),
+      faults: s.faults.map((f) => ("at" in f ? { ...f, at: Math.max(0, f.at - by) } : f)),
+    };
+  }
+}
+
+/**
+ * Every candidate, in the order the shrinker tries them. `aimed` (candidates aimed by a
+ * failing run, shrink-focus.ts) come right after dropping one client: that is the biggest
+ * single cut and, when it works, keeps a violation one client alone can show (a token
+ * reused after a crash) from being focused onto the two clients that happened to show it.
+ */
+export function* shrinkCandidates(s: Schedule, aimed: Iterable<Schedule> = []): Generator<Schedule> {
   yield* dropClients(s);
+  yield* aimed;
   yield* dropFaults(s);
   yield* pausesToCheckpoints(s);
   yield* dropCycles(s);
+  yield* startEarlier(s);
   yield* shrinkFaults(s);
   yield* shrinkCycles(s);
   yield* compactIds(s);

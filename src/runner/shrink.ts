@@ -5,6 +5,10 @@
  * used on saved and real schedules (`lockcheck shrink`) and as a final pass after
  * fast-check's own shrinking in `fuzz`.
  *
+ * When `stillFails` also hands back the failing run's history and anomalies (and the caller
+ * gives those of the input), candidates aimed by them are tried early each round
+ * (shrink-focus.ts): keep only the clients and cycles the violation involves.
+ *
  * Guarantees: the result still fails (it is the input, or a candidate `stillFails` accepted);
  * it is never larger than the input (every accepted step strictly lowers `scheduleWeight`);
  * it stops when no candidate fails any more or when the budget runs out. Each distinct
@@ -13,12 +17,21 @@
 import { type Schedule, scheduleSchema } from "../schedule/schedule.js";
 import { scheduleWeight } from "./schedule-size.js";
 import { shrinkCandidates } from "./shrink-candidates.js";
+import { type FailureEvidence, focusCandidates } from "./shrink-focus.js";
+
+export type { FailureEvidence } from "./shrink-focus.js";
 
 export interface ShrinkBudget {
   /** Most candidate runs; default 1000. */
   maxRuns?: number;
   /** Wall-clock limit in ms; default none. */
   timeLimitMs?: number;
+}
+
+/** What running a candidate showed: whether it still fails, and if so, the evidence. */
+export interface ShrinkProbe {
+  fails: boolean;
+  evidence?: FailureEvidence;
 }
 
 export interface ShrinkResult {
@@ -31,15 +44,26 @@ export interface ShrinkResult {
   budgetExhausted: boolean;
 }
 
+function candidatesFor(s: Schedule, evidence: FailureEvidence | undefined): Generator<Schedule> {
+  return shrinkCandidates(s, evidence === undefined ? [] : focusCandidates(s, evidence));
+}
+
+/**
+ * Shrinks `schedule`, which must fail. `evidence` is the input's failing run, if known;
+ * without it (or when `stillFails` answers only true or false) only the ordinary candidates
+ * are tried.
+ */
 export async function shrinkSchedule(
   schedule: Schedule,
-  stillFails: (s: Schedule) => Promise<boolean>,
+  stillFails: (s: Schedule) => Promise<boolean | ShrinkProbe>,
   budget: ShrinkBudget = {},
+  evidence?: FailureEvidence,
 ): Promise<ShrinkResult> {
   const maxRuns = budget.maxRuns ?? 1000;
   const deadline = budget.timeLimitMs === undefined ? Infinity : Date.now() + budget.timeLimitMs;
   const tried = new Set<string>();
   let current = schedule;
+  let currentEvidence = evidence;
   let weight = scheduleWeight(current);
   let runs = 0;
   let steps = 0;
@@ -48,7 +72,7 @@ export async function shrinkSchedule(
 
   for (;;) {
     let improved = false;
-    for (const candidate of shrinkCandidates(current)) {
+    for (const candidate of candidatesFor(current, currentEvidence)) {
       if (outOfBudget()) return { schedule: current, runs, steps, budgetExhausted: true };
       const w = scheduleWeight(candidate);
       if (w >= weight) continue;
@@ -57,8 +81,11 @@ export async function shrinkSchedule(
       tried.add(key);
       if (!scheduleSchema.safeParse(candidate).success) continue;
       runs++;
-      if (await stillFails(candidate)) {
+      const probe = await stillFails(candidate);
+      const fails = typeof probe === "boolean" ? probe : probe.fails;
+      if (fails) {
         current = candidate;
+        currentEvidence = typeof probe === "boolean" ? undefined : probe.evidence;
         weight = w;
         steps++;
         improved = true;

@@ -5,11 +5,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scheduleArb } from "../../generators/index.js";
-import { violates } from "../../src/runner/execute.js";
+import { runAndCheck, violates } from "../../src/runner/execute.js";
 import { fuzz } from "../../src/runner/fuzz.js";
+import { probeViolation, violationKind } from "../../src/runner/same-violation.js";
 import { scheduleSize, scheduleWeight } from "../../src/runner/schedule-size.js";
 import { shrinkSchedule } from "../../src/runner/shrink.js";
-import { smallerInts, withoutClient } from "../../src/runner/shrink-candidates.js";
+import { shrinkCandidates, smallerInts, withoutClient } from "../../src/runner/shrink-candidates.js";
 import { type Schedule, scheduleSchema } from "../../src/schedule/schedule.js";
 import { scheduleFor, target } from "./schedules.js";
 
@@ -113,7 +114,98 @@ describe("shrinkSchedule", () => {
   });
 });
 
+describe("shrinking a simulator counterexample", () => {
+  const t = target("sim:lease");
+  const gcPause = {
+    target: t,
+    resource: "unfenced" as const,
+    faults: ["pause" as const],
+    faultBounds: { pauses: ["client" as const] },
+    runs: 20_000,
+  };
+
+  it("with its history, keeps the same kind of violation and never grows", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 1000 }), async (seed) => {
+        const found = await fuzz({ ...gcPause, seed, shrink: false, fcShrink: { maxRuns: 0 } });
+        const original = found.counterexample!.schedule;
+        const kind = violationKind(found.counterexample!.verdicts)!;
+        const start = await probeViolation(t, original, kind);
+        expect(start.fails).toBe(true);
+        const r = await shrinkSchedule(
+          original,
+          (c) => probeViolation(t, c, kind),
+          { maxRuns: 400 },
+          start.evidence,
+        );
+        expect((await probeViolation(t, r.schedule, kind)).fails).toBe(true);
+        expectNotLarger(r.schedule, original);
+      }),
+      { numRuns: 8, seed: 12 },
+    );
+  });
+
+  // Seeds whose GC-pause counterexample used to stay at 3 clients, 2 cycles a client or 2 faults.
+  it.each([2, 4, 8, 15, 16, 20, 33])(
+    "GC pause, seed %i: 2 clients, 4 lock operations, 1 fault, still a stale write",
+    async (seed) => {
+      const r = await fuzz({ ...gcPause, seed });
+      const ce = r.counterexample!;
+      const lockOps = ce.ops.filter((o) => (o.f === "acquire" || o.f === "release") && o.type === "invoke");
+      expect(ce.schedule.clients.length).toBeLessThanOrEqual(2);
+      expect(lockOps.length).toBeLessThanOrEqual(4);
+      expect(ce.schedule.faults).toHaveLength(1);
+      expect(violationKind(ce.verdicts)).toBe(violationKind((await runAndCheck(t, ce.original)).verdicts));
+      expect(violationKind(ce.verdicts)).toBe("stale-write");
+    },
+  );
+});
+
+describe("violation kinds", () => {
+  it("the first safety checker in SAFETY_CHECKERS order that says false names the kind", () => {
+    const verdict = (checker: string, valid: boolean | "unknown") => ({
+      checker,
+      valid,
+      anomalies: [],
+      stats: {},
+    });
+    expect(violationKind([verdict("mutual-exclusion", false), verdict("stale-write", false)])).toBe(
+      "stale-write",
+    );
+    expect(violationKind([verdict("stale-write", "unknown"), verdict("token-order", false)])).toBe(
+      "token-order",
+    );
+    expect(violationKind([verdict("liveness", false), verdict("stale-write", true)])).toBeNull();
+  });
+});
+
 describe("shrink candidates", () => {
+  it("start every client earlier together, timed faults with them", () => {
+    const s = scheduleFor("sim:lease", {
+      resource: "unfenced",
+      clients: [
+        [
+          { thinkMs: 100, holdMs: 1, writes: 1 },
+          { thinkMs: 7, holdMs: 1, writes: 1 },
+        ],
+        [{ thinkMs: 130, holdMs: 1, writes: 1 }],
+      ],
+      faults: [
+        { kind: "pause", node: "client:0", at: 150, durationMs: 5 },
+        { kind: "pause-at", client: 1, checkpoint: "acquired", occurrence: 0, durationMs: 5 },
+      ],
+    });
+    const earliest = [...shrinkCandidates(s)].find(
+      (c) => c.clients[0]!.cycles[0]!.thinkMs === 0 && c.clients[1]!.cycles[0]!.thinkMs === 30,
+    );
+    expect(earliest).toBeDefined();
+    expect(earliest!.clients[0]!.cycles[1]!.thinkMs).toBe(7);
+    expect(earliest!.faults).toEqual([
+      { kind: "pause", node: "client:0", at: 50, durationMs: 5 },
+      { kind: "pause-at", client: 1, checkpoint: "acquired", occurrence: 0, durationMs: 5 },
+    ]);
+  });
+
   it("smallerInts: a binary search toward the minimum", () => {
     expect(smallerInts(100, 0)).toEqual([0, 50, 75, 88, 94, 97, 99]);
     expect(smallerInts(1, 1)).toEqual([]);

@@ -1,0 +1,288 @@
+/**
+ * Candidates aimed by the violation itself. A failing run's anomaly names the grants that
+ * clashed (the stale holder and the newer one); everything else in the schedule only set
+ * the stage. These candidates keep just the clients and cycles behind those grants and
+ * re-time them so the clash can still happen:
+ * - dropping a client or an earlier cycle changes when the others get the lock (a client
+ *   that only held the lock for a moment made another wait), so each kept client's first
+ *   kept cycle starts when its acquire was sent in the failing run, or no earlier than the
+ *   older grant was handed out, or (for the oldest) just in time to be granted when it was;
+ * - faults follow: those that hit dropped clients or dropped cycles go, timed faults shift
+ *   with their client, checkpoint pauses are renumbered to the cycles left; then the same
+ *   with pauses twice as long (re-timed, a client seldom retries at the very moment it did);
+ * - or every fault is replaced by one pause of the violating holder (the classic stale-holder
+ *   pause: right after it acquired, or at the checkpoint the schedule's pauses use), or of
+ *   the other holder, as long as the longest, all together, or twice the longest;
+ * - then all of these with the clients renumbered 0, 1, … (see the end of focusCandidates).
+ * Shrinking the times back down is left to the ordinary candidates.
+ */
+import type { Anomaly } from "../../checkers/verdict.js";
+import type { Op } from "../history/op.js";
+import type { Checkpoint, ClientPlan, Fault, Schedule } from "../schedule/schedule.js";
+import {
+  type CycleSpan,
+  checkpointHits,
+  cycleHit,
+  cycleSpans,
+  firedAtMs,
+  type HistorySpans,
+} from "./cycle-spans.js";
+import { faultWithoutClient, withCompactIds } from "./shrink-candidates.js";
+
+/** A failing run: its history and the anomalies that make it fail. */
+export interface FailureEvidence {
+  ops: readonly Op[];
+  anomalies: readonly Anomaly[];
+}
+
+/** Anomalies looked at per run: the first few are enough, each yields a handful of runs. */
+const ANOMALIES_FOCUSED = 3;
+
+/** Which cycles of which clients to keep: client id → ascending cycle positions. */
+type Keep = Map<number, number[]>;
+
+function clientOf(ref: string): number | undefined {
+  const m = /^client:(\d+)$/.exec(ref);
+  return m === null ? undefined : Number(m[1]);
+}
+
+/** The client a fault is aimed at, if it is aimed at one client. */
+function targetClient(f: Fault): number | undefined {
+  switch (f.kind) {
+    case "pause-at":
+      return f.client;
+    case "pause":
+    case "crash":
+    case "clock-jump":
+    case "clock-drift":
+      return clientOf(f.node);
+    default:
+      return undefined;
+  }
+}
+
+/** The cycles behind an anomaly's grants, the violating holder's (its first op's) first. */
+function involvedSpans(ops: readonly Op[], anomaly: Anomaly, spans: HistorySpans): CycleSpan[] {
+  const out: CycleSpan[] = [];
+  for (const index of anomaly.ops) {
+    const op = ops[index];
+    if (op === undefined || op.process === "nemesis" || op.grant === undefined) continue;
+    const span = spans.byGrant.get(op.grant);
+    if (span !== undefined && !out.includes(span)) out.push(span);
+  }
+  return out;
+}
+
+function keepOf(involved: readonly CycleSpan[], s: Schedule): Keep | null {
+  const keep: Keep = new Map();
+  for (const span of involved) {
+    const plan = s.clients.find((c) => c.id === span.client);
+    if (plan === undefined || span.cycle >= plan.cycles.length) return null;
+    keep.set(
+      span.client,
+      [...(keep.get(span.client) ?? []), span.cycle].sort((a, b) => a - b),
+    );
+  }
+  return keep;
+}
+
+/** When each kept client starts its first kept cycle (ms): one way of timing the clash. */
+type Starts = Map<number, number>;
+
+/**
+ * Three timings: as in the failing run; each later-granted client no earlier than the
+ * grant before it; and that, with the oldest holder sending just in time to be granted
+ * when it was.
+ */
+function startPlans(keep: Keep, spans: HistorySpans): Starts[] {
+  const firsts: CycleSpan[] = [];
+  for (const [client, cycles] of keep) {
+    const span = spans.byClient.get(client)?.[cycles[0] ?? -1];
+    if (span !== undefined) firsts.push(span);
+  }
+  const grantedAt = (s: CycleSpan) => s.acquireDoneMs ?? s.acquireSentMs;
+  firsts.sort((a, b) => grantedAt(a) - grantedAt(b));
+  const asRun: Starts = new Map(firsts.map((s) => [s.client, s.acquireSentMs]));
+  const ordered: Starts = new Map(
+    firsts.map((s, i) => {
+      const before = firsts[i - 1];
+      return [s.client, Math.max(s.acquireSentMs, before === undefined ? 0 : grantedAt(before))];
+    }),
+  );
+  const plans = [asRun, ordered];
+  const oldest = firsts[0];
+  if (oldest !== undefined && spans.fastestAcquireMs !== undefined) {
+    const justInTime = new Map(ordered);
+    justInTime.set(oldest.client, Math.max(0, grantedAt(oldest) - spans.fastestAcquireMs));
+    plans.push(justInTime);
+  }
+  return plans.map((p) => new Map([...p].map(([c, ms]) => [c, Math.round(ms)])));
+}
+
+/** The kept clients with only their kept cycles, re-timed to `starts`. */
+function focusedClients(s: Schedule, keep: Keep, spans: HistorySpans, starts: Starts): ClientPlan[] {
+  const out: ClientPlan[] = [];
+  for (const plan of s.clients) {
+    const kept = keep.get(plan.id);
+    if (kept === undefined) continue;
+    const history = spans.byClient.get(plan.id) ?? [];
+    const cycles = kept.map((k, i) => {
+      const cycle = plan.cycles[k]!;
+      if (i === 0) return { ...cycle, thinkMs: starts.get(plan.id) ?? cycle.thinkMs };
+      const previous = kept[i - 1]!;
+      if (previous === k - 1) return cycle;
+      // Cycles in between are gone: wait as long as they took.
+      const sent = history[k]?.acquireSentMs;
+      const ended = history[previous]?.endMs;
+      if (sent === undefined || ended === undefined) return cycle;
+      return { ...cycle, thinkMs: Math.max(cycle.thinkMs, Math.round(sent - ended)) };
+    });
+    out.push({ id: plan.id, cycles });
+  }
+  return out;
+}
+
+/** A client fault in the focused schedule: gone unless it hit a kept cycle; shifted or renumbered. */
+function focusedClientFault(
+  f: Fault,
+  client: number,
+  ev: FailureEvidence,
+  keep: Keep,
+  spans: HistorySpans,
+  shiftMs: number,
+): Fault | null {
+  const kept = keep.get(client);
+  if (kept === undefined) return null;
+  const fired = firedAtMs(f, ev.ops);
+  const history = spans.byClient.get(client) ?? [];
+  const hit = fired === undefined ? undefined : cycleHit(history, f, fired);
+  if (hit === undefined || !kept.includes(hit.cycle)) return null;
+  if (f.kind !== "pause-at") return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
+  let passedInDropped = 0;
+  for (const span of history) {
+    if (span.cycle < hit.cycle && !kept.includes(span.cycle))
+      passedInDropped += checkpointHits(span, f.checkpoint);
+  }
+  const occurrence = f.occurrence - passedInDropped;
+  return occurrence < 0 ? null : { ...f, occurrence };
+}
+
+function focusedFaults(
+  s: Schedule,
+  ev: FailureEvidence,
+  keep: Keep,
+  spans: HistorySpans,
+  starts: Starts,
+): Fault[] {
+  const dropped = s.clients.filter((c) => !keep.has(c.id)).map((c) => c.id);
+  const out: Fault[] = [];
+  for (const f of s.faults) {
+    const client = targetClient(f);
+    if (client !== undefined) {
+      const first = spans.byClient.get(client)?.[keep.get(client)?.[0] ?? -1];
+      const shift =
+        first === undefined ? 0 : (starts.get(client) ?? first.acquireSentMs) - first.acquireSentMs;
+      const g = focusedClientFault(f, client, ev, keep, spans, shift);
+      if (g !== null) out.push(g);
+      continue;
+    }
+    let g: Fault | null = f;
+    for (const id of dropped) g = g === null ? null : faultWithoutClient(g, id, false);
+    if (g !== null) out.push(g);
+  }
+  return out;
+}
+
+function isPause(f: Fault): f is Extract<Fault, { kind: "pause" | "pause-at" }> {
+  return f.kind === "pause" || f.kind === "pause-at";
+}
+
+/**
+ * Pause lengths to try for the one pause of the violating holder: the longest, all added up,
+ * and twice the longest. Re-timed clients rarely retry at the very moment they did in the
+ * failing run, and a longer pause leaves the newer holder time to get the lock and write.
+ */
+function pauseLengths(s: Schedule): number[] {
+  const ds = s.faults.filter(isPause).map((f) => f.durationMs);
+  if (ds.length === 0) return [];
+  const longest = Math.max(...ds);
+  return [...new Set([longest, ds.reduce((a, b) => a + b, 0), 2 * longest])];
+}
+
+function withPausesDoubled(faults: readonly Fault[]): Fault[] | null {
+  if (!faults.some(isPause)) return null;
+  return faults.map((f) => (isPause(f) ? { ...f, durationMs: 2 * f.durationMs } : f));
+}
+
+/**
+ * Where to pause the violating holder: at a checkpoint the schedule's own pauses use (the
+ * holder's first, then the longest pauses'), so that shrinking does not swap the fault for
+ * one the fuzzer was not allowed to use (a pause while acquire replies are in flight is not
+ * a pause after acquiring); right after acquiring when its pauses are all at a time.
+ */
+function holderCheckpoints(s: Schedule, holder: CycleSpan): Checkpoint[] {
+  const at = s.faults
+    .filter((f): f is Extract<Fault, { kind: "pause-at" }> => f.kind === "pause-at")
+    .sort(
+      (a, b) =>
+        Number(b.client === holder.client) - Number(a.client === holder.client) ||
+        b.durationMs - a.durationMs,
+    )
+    .map((f) => f.checkpoint);
+  return at.length === 0 ? ["acquired"] : [...new Set(at)];
+}
+
+/** One `pause-at` at `checkpoint` in the violating holder's kept cycle (its first pass there). */
+function pauseOfHolder(
+  keep: Keep,
+  spans: HistorySpans,
+  holder: CycleSpan,
+  checkpoint: Checkpoint,
+  durationMs: number,
+): Fault {
+  const kept = keep.get(holder.client) ?? [];
+  const history = spans.byClient.get(holder.client) ?? [];
+  let occurrence = 0;
+  for (const span of history) {
+    if (span.cycle < holder.cycle && kept.includes(span.cycle))
+      occurrence += checkpointHits(span, checkpoint);
+  }
+  return { kind: "pause-at", client: holder.client, checkpoint, occurrence, durationMs };
+}
+
+/** Candidates that keep only what one of the run's anomalies involves (see the top of this file). */
+export function* focusCandidates(s: Schedule, ev: FailureEvidence): Generator<Schedule> {
+  const spans = cycleSpans(ev.ops);
+  for (const anomaly of ev.anomalies.slice(0, ANOMALIES_FOCUSED)) {
+    const involved = involvedSpans(ev.ops, anomaly, spans);
+    const keep = keepOf(involved, s);
+    if (involved.length === 0 || keep === null) continue;
+    const plans = startPlans(keep, spans);
+    const focused = plans.map((starts) => ({
+      clients: focusedClients(s, keep, spans, starts),
+      faults: focusedFaults(s, ev, keep, spans, starts),
+    }));
+    for (const f of focused) yield { ...s, ...f };
+    for (const f of focused) {
+      const longer = withPausesDoubled(f.faults);
+      if (longer !== null) yield { ...s, clients: f.clients, faults: longer };
+    }
+    // The violating holder first; then the other grants' holders, for pauses that make the
+    // paused client the newer grant (paused while its acquire was in flight, it learns of
+    // the grant last).
+    const held = involved.flatMap((who) =>
+      holderCheckpoints(s, who).flatMap((checkpoint) =>
+        pauseLengths(s).flatMap((durationMs) =>
+          plans.map((starts) => ({
+            clients: focusedClients(s, keep, spans, starts),
+            faults: [pauseOfHolder(keep, spans, who, checkpoint, durationMs)],
+          })),
+        ),
+      ),
+    );
+    for (const f of held) yield { ...s, ...f };
+    // Renumbered, each client draws from another random stream (latency, loss): a client
+    // whose first message happened to be lost now sends it in a world where it is not.
+    for (const f of [...focused, ...held]) yield withCompactIds({ ...s, ...f });
+  }
+}
