@@ -72,6 +72,31 @@ describe("lockcheck fuzz / replay / shrink", () => {
     expect(lockcheck("replay", "shrunk").code).toBe(1);
   });
 
+  it("shrink takes an unshrunk counterexample down to a small one of the same kind", () => {
+    const found = lockcheck(
+      "fuzz",
+      ...["--target", "sim:lease", "--resource", "unfenced", "--faults", "pause"],
+      ...["--seed", "17", "--runs", "500", "--no-shrink", "--out", "unshrunk", "--quiet"],
+    );
+    expect(found.code, found.stderr).toBe(1);
+    const size = (dir: string) => {
+      const s = JSON.parse(readFileSync(join(cwd, dir, "schedule.json"), "utf8"));
+      const cycles = s.clients.reduce((n: number, c: { cycles: unknown[] }) => n + c.cycles.length, 0);
+      return { clients: s.clients.length, cycles, faults: s.faults.length };
+    };
+    const before = size("unshrunk");
+    const r = lockcheck("shrink", "unshrunk", "--out", "unshrunk-min", "--quiet");
+    expect(r.code, r.stderr).toBe(1);
+    const after = size("unshrunk-min");
+    expect(before.faults).toBeGreaterThan(1);
+    expect(after.clients).toBe(2);
+    expect(after.faults).toBe(1);
+    // Seed 17 is one where shrinking without the failing run's evidence stops at 3 cycles, 2 faults.
+    expect(after.cycles).toBe(2);
+    const verdict = JSON.parse(readFileSync(join(cwd, "unshrunk-min", "verdict.json"), "utf8"));
+    expect(JSON.stringify(verdict)).toContain('"kind":"stale-write"');
+  });
+
   it("fuzz without a violation exits 0 with a summary; --json is machine-readable", () => {
     const r = lockcheck(
       "fuzz",

@@ -1,14 +1,15 @@
 /**
  * `lockcheck shrink <schedule.json|run-folder>`: reduces a failing schedule (simulated or
- * real) to the fewest clients, cycles and faults that still fail, with the world-agnostic
- * greedy shrinker. Saves the result as a run folder and prints the replay command (exit 1:
+ * real) to the fewest clients, cycles and faults that still show the same kind of violation,
+ * with the world-agnostic greedy shrinker, its first candidates aimed by the failing run. Saves the result as a run folder and prints the replay command (exit 1:
  * the shrunk schedule still shows the violation). A schedule that does not fail: exit 0.
  */
 import { Command, InvalidArgumentError } from "commander";
 import { colorsFor } from "../../report/colors.js";
 import { startProgress } from "../../report/progress.js";
 import { formatInputError, type InputError } from "../../result.js";
-import { runAndCheck, violates } from "../../runner/execute.js";
+import { runAndCheck } from "../../runner/execute.js";
+import { probeOf, probeViolation, violationKind } from "../../runner/same-violation.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { shrinkSchedule } from "../../runner/shrink.js";
@@ -64,7 +65,9 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     timeLimitMs = d.value;
   }
   const c = colorsFor(process.stdout);
-  if (!(await violates(target.value, schedule))) {
+  const first = await runAndCheck(target.value, schedule);
+  const kind = violationKind(first.verdicts);
+  if (kind === null) {
     process.stdout.write(`${c.green("no violation")}: ${path} does not fail on ${name}; nothing to shrink\n`);
     return 0;
   }
@@ -75,9 +78,10 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     schedule,
     async (s) => {
       progress.update({ done: ++runs });
-      return violates(target.value, s);
+      return probeViolation(target.value, s, kind);
     },
     { maxRuns: flags.maxRuns, ...(timeLimitMs === undefined ? {} : { timeLimitMs }) },
+    probeOf(kind, first.ops, first.verdicts).evidence,
   ).finally(() => progress.stop());
   const final = await runAndCheck(target.value, shrunk.schedule);
   const dir = flags.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
