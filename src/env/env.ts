@@ -43,6 +43,12 @@ export interface RedisApi {
   incr(key: string, opts?: CallOptions): Promise<CallResult<bigint>>;
 }
 
+/** A background renewal a client library runs (etcd's lease KeepAlive, ZooKeeper's pings). */
+export interface Renewal {
+  /** Stops renewing; harmless if already stopped. */
+  stop(): void;
+}
+
 export interface EtcdKeyInfo {
   value: string;
   createRevision: bigint;
@@ -57,6 +63,13 @@ export interface EtcdApi {
   /** One keep-alive; the remaining TTL, or 0 if the lease is gone. */
   leaseKeepAlive(leaseId: string, opts?: CallOptions): Promise<CallResult<{ ttlMs: number }>>;
   leaseRevoke(leaseId: string, opts?: CallOptions): Promise<CallResult<void>>;
+  /**
+   * Keeps the lease alive in the background, as etcd's client library does (KeepAlive): a
+   * keep-alive every `intervalMs` by this client's clock, answered or not, until `stop()` or
+   * until an answer says the lease is gone. It stops with the client when the client is
+   * paused, like every thread of a stopped process.
+   */
+  keepAlive(leaseId: string, intervalMs: number): Renewal;
   /**
    * Txn: if the key does not exist, put it attached to the lease. Either way, report the
    * key's create revision afterwards (the holder's, if someone else already holds it).
@@ -74,6 +87,13 @@ export interface EtcdApi {
     createRevision: bigint,
     opts?: CallOptions,
   ): Promise<CallResult<boolean>>;
+  /**
+   * Watch from `createRevision`: true once the key created at that revision is seen deleted
+   * (by a delete, or with its lease) — at once if that already happened; false if `waitMs`
+   * passes without seeing it, for whatever reason (still there, or the member serving the
+   * watch is cut off). An error only if no member would take the watch.
+   */
+  waitForDeletion(key: string, createRevision: bigint, waitMs: number): Promise<CallResult<boolean>>;
 }
 
 /** A ZooKeeper-like ensemble (simulator only): sessions, ephemeral sequential nodes, zxids. */
@@ -83,6 +103,12 @@ export interface ZkApi {
   /** Heartbeat; false if the session has already expired. */
   heartbeat(sessionId: string, opts?: CallOptions): Promise<CallResult<boolean>>;
   closeSession(sessionId: string, opts?: CallOptions): Promise<CallResult<void>>;
+  /**
+   * Pings the session in the background, as ZooKeeper's client library does: every
+   * `intervalMs` by this client's clock, until `stop()` or until a ping finds the session
+   * expired. Paused with the client.
+   */
+  keepSessionAlive(sessionId: string, intervalMs: number): Renewal;
   /** Create `<prefix>-<seq>` owned by the session; zxid is the creating transaction's id. */
   createEphemeralSequential(
     sessionId: string,
@@ -95,6 +121,12 @@ export interface ZkApi {
     opts?: CallOptions,
   ): Promise<CallResult<{ path: string; seq: number; zxid: bigint }[]>>;
   delete(path: string, opts?: CallOptions): Promise<CallResult<boolean>>;
+  /**
+   * `exists` with a watch: true once the node at `path` is seen gone (at once if it is gone
+   * already); false if `waitMs` passes without seeing it. An error only if no member would
+   * take the watch.
+   */
+  waitForDeletion(path: string, waitMs: number): Promise<CallResult<boolean>>;
 }
 
 /** What a write to the protected resource presents. */

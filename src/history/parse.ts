@@ -221,14 +221,15 @@ export function parseOpLineInto(
     facts.process = -1;
     facts.lock = "";
     facts.grant = undefined;
-    facts.token = token;
+    facts.token = undefined;
     facts.accepted = undefined;
     facts.node = node as string | undefined;
   } else {
     facts.process = process as number;
     facts.lock = lock as string;
     facts.grant = grant as string | undefined;
-    facts.token = token;
+    // As factsOf reads it: only acquires and writes present a token.
+    facts.token = f === "release" ? undefined : token;
     facts.accepted = accepted as boolean | undefined;
     facts.node = undefined;
   }

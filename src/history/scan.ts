@@ -389,7 +389,8 @@ export function scanOpLine(
   facts.time = time;
   facts.type = type;
   facts.f = f;
-  facts.token = token;
+  // As factsOf reads it: only acquires and writes present a token.
+  facts.token = nemesis || f === "release" ? undefined : token;
   if (nemesis) {
     facts.process = -1;
     facts.lock = "";

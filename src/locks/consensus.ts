@@ -1,10 +1,13 @@
 /**
  * `consensus`: the etcd lock recipe (as in etcd's concurrency package, simplified).
  *
- * Grant a lease, keep it alive in the background every ttl/3, and create the lock key
- * attached to the lease in a transaction that succeeds only if the key is absent. If someone
- * else holds the key, retry until it is gone (bounded by two TTLs). The fencing token is the
- * lock key's create revision: etcd's global revision only grows, so every later grant gets a
+ * Grant a lease, have the client library keep it alive in the background every ttl/3, and
+ * create the lock key attached to the lease in a transaction that succeeds only if the key is
+ * absent. If someone else holds the key, watch for the deletion of the holder's key (etcd's
+ * Mutex, too, waits on a watch rather than polling) and try again, for at most two TTLs; a
+ * watch is given up after one TTL at most and the key checked again, so a watch stuck on a
+ * member that is cut off or crashed costs no more than that. The fencing token is the lock
+ * key's create revision: etcd's global revision only grows, so every later grant gets a
  * higher token (int64 in etcd: kept as a BigInt). Release deletes the key only if its create
  * revision is still ours, and revokes the lease.
  *
@@ -12,8 +15,7 @@
  * too) yet still believes it holds the lock: an unfenced resource then accepts its late
  * writes; a resource fenced by the token rejects them.
  */
-import type { EtcdApi, LockEnv } from "../env/env.js";
-import { type Renewal, startRenewal } from "./keepalive.js";
+import type { EtcdApi, LockEnv, Renewal } from "../env/env.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
@@ -51,10 +53,7 @@ export const consensus: LockAlgorithm = {
     const granted = await etcd.leaseGrant(req.ttlMs);
     if (!granted.ok) return { outcome: "denied", reason: `lease-grant-${granted.error.kind}` };
     const { leaseId, ttlMs } = granted.value;
-    const keepAlive = startRenewal(env, Math.max(1, Math.floor(ttlMs / 3)), async () => {
-      const r = await etcd.leaseKeepAlive(leaseId);
-      return !r.ok || r.value.ttlMs > 0;
-    });
+    const keepAlive = etcd.keepAlive(leaseId, Math.max(1, Math.floor(ttlMs / 3)));
     for (let attempt = 0; ; attempt++) {
       const pending = etcd.createIfAbsent(key, req.owner, leaseId);
       await env.checkpoint("acquire-sent");
@@ -70,12 +69,16 @@ export const consensus: LockAlgorithm = {
         const state: ConsensusState = { key, leaseId, createRevision: r.value.createRevision, keepAlive };
         return { outcome: "granted", token: r.value.createRevision, handle: { request: req, state } };
       }
-      const wait = retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10);
-      if (env.now() + wait >= deadline) {
+      const left = deadline - env.now();
+      if (left <= 0) {
         await abandon(etcd, leaseId, keepAlive);
         return { outcome: "denied", reason: "held" };
       }
-      await env.sleep(wait);
+      const gone = await etcd.waitForDeletion(key, r.value.createRevision, Math.min(left, req.ttlMs));
+      // No member would take the watch: fall back to polling.
+      if (!gone.ok) {
+        await env.sleep(Math.min(left, retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10)));
+      }
     }
   },
   async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {

@@ -1,24 +1,21 @@
 /**
- * A background renewal loop (etcd lease keep-alive, ZooKeeper session heartbeat) started
- * when a lock is requested and stopped when it is released. It sleeps on the client's own
- * timers, so a paused client's loop freezes with it — exactly how a GC pause lets a lease
- * expire under a holder that still believes it holds the lock.
+ * A renewal loop for client libraries that have none of their own (the real etcd adapter):
+ * renew every `intervalMs`, each time after the previous renewal was answered, until stopped
+ * or until `renew` resolves to false (the lease or session is gone; renewing it further is
+ * pointless). Lock algorithms start renewals through their cluster's API (`keepAlive`,
+ * `keepSessionAlive`), as real recipes leave keep-alives to the client library.
  */
-import type { LockEnv } from "../env/env.js";
+import type { Renewal } from "../env/env.js";
 
-export interface Renewal {
-  stop(): void;
-}
-
-/**
- * Calls `renew` every `intervalMs` until stopped or until `renew` resolves to false (the
- * lease or session is gone; renewing it further is pointless).
- */
-export function startRenewal(env: LockEnv, intervalMs: number, renew: () => Promise<boolean>): Renewal {
+export function startRenewal(
+  sleep: (ms: number) => Promise<void>,
+  intervalMs: number,
+  renew: () => Promise<boolean>,
+): Renewal {
   let stopped = false;
   const loop = async () => {
     while (!stopped) {
-      await env.sleep(intervalMs);
+      await sleep(intervalMs);
       if (stopped) return;
       if (!(await renew())) return;
     }

@@ -6,10 +6,10 @@
  * popular client libraries behave this way; `redlock` under the same schedule does not.
  */
 import type { LockAlgorithm } from "./lock.js";
-import { makeRedlock } from "./redlock.js";
+import { makeRedlock, NODE_REDLOCK_RETRY } from "./redlock.js";
 
 export const redlockNocheck: LockAlgorithm = makeRedlock({
   name: "redlock-nocheck",
   checkValidity: false,
-  attempts: 10,
+  retry: NODE_REDLOCK_RETRY,
 });

@@ -8,7 +8,7 @@
  * 3. The lock is acquired if a majority (N/2 + 1) of nodes said yes AND the remaining
  *    validity, `ttl − elapsed − drift` with `drift = 1% of ttl + 2 ms`, is still positive.
  * 4. Otherwise unlock every node (even those that seemed to fail) and retry after a jittered
- *    delay (as node-redlock does by default: up to 10 attempts, here also bounded by two TTLs).
+ *    delay, as node-redlock does by default (see NODE_REDLOCK_RETRY).
  *
  * The validity check in step 3 is what protects a client that was paused while the replies
  * were in flight. `redlock-nocheck` builds the same algorithm with the check switched off,
@@ -18,7 +18,7 @@
  * Kleppmann's critique; a clock jump on one node or a long pause after acquiring still
  * breaks mutual exclusion.
  */
-import type { CallResult, LockEnv, RedisApi } from "../env/env.js";
+import type { CallOptions, CallResult, LockEnv, RedisApi } from "../env/env.js";
 import { lockKey } from "./lease.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
@@ -27,9 +27,29 @@ export interface RedlockConfig {
   name: string;
   /** Whether to require positive remaining validity (step 3 above). */
   checkValidity: boolean;
-  /** Most acquisition attempts before giving up (also bounded by two TTLs of waiting). */
-  attempts: number;
+  retry: RedlockRetry;
 }
+
+/** When and how often a client tries again after a failed attempt. */
+export interface RedlockRetry {
+  /** Most acquisition attempts, the first included. */
+  attempts: number;
+  /** The pause after failed attempt number `attempt` (0-based). */
+  delayMs(owner: string, attempt: number, ttlMs: number): number;
+  /** No retry starts once this long has passed since the first attempt; null: no such bound. */
+  waitMs(ttlMs: number): number | null;
+}
+
+/**
+ * node-redlock's defaults (retryCount 10, retryDelay 200 ms ± retryJitter 100 ms), with the
+ * delays scaled to the TTL (ttl/10 + up to ttl/5: 100–300 ms for a 1 s TTL), at most 10
+ * tries and no retry after two TTLs.
+ */
+export const NODE_REDLOCK_RETRY: RedlockRetry = {
+  attempts: 10,
+  delayMs: (owner, attempt, ttlMs) => retryDelayMs(owner, attempt, ttlMs / 10, ttlMs / 5),
+  waitMs: (ttlMs) => acquireWaitMs(ttlMs),
+};
 
 interface RedlockState {
   key: string;
@@ -49,8 +69,25 @@ function quorum(nodes: number): number {
   return Math.floor(nodes / 2) + 1;
 }
 
-async function unlockAll(nodes: readonly RedisApi[], key: string, owner: string, timeoutMs: number) {
-  return Promise.all(nodes.map((n) => n.delIfEquals(key, owner, { timeoutMs })));
+function unlockAll(
+  nodes: readonly RedisApi[],
+  key: string,
+  owner: string,
+  opts: CallOptions,
+): Promise<CallResult<boolean>[]> {
+  const pending = new Array<Promise<CallResult<boolean>>>(nodes.length);
+  for (let i = 0; i < nodes.length; i++) pending[i] = nodes[i]!.delIfEquals(key, owner, opts);
+  return Promise.all(pending);
+}
+
+/** How many replies say yes. */
+function yesVotes(replies: readonly CallResult<boolean>[]): number {
+  let votes = 0;
+  for (let i = 0; i < replies.length; i++) {
+    const r = replies[i]!;
+    if (r.ok && r.value) votes++;
+  }
+  return votes;
 }
 
 export function makeRedlock(config: RedlockConfig): LockAlgorithm {
@@ -62,17 +99,18 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
       const nodes = env.redis;
       if (nodes.length === 0) throw new Error(`${config.name}: the environment has no Redis-like servers`);
       const key = lockKey(req.lock);
-      const timeoutMs = perNodeTimeoutMs(req.ttlMs);
+      const opts: CallOptions = { timeoutMs: perNodeTimeoutMs(req.ttlMs) };
       let lastReason = "no-quorum";
-      const deadline = env.now() + acquireWaitMs(req.ttlMs);
-      for (let attempt = 0; attempt < config.attempts; attempt++) {
+      const { retry } = config;
+      const waitMs = retry.waitMs(req.ttlMs);
+      const deadline = waitMs === null ? Number.POSITIVE_INFINITY : env.now() + waitMs;
+      for (let attempt = 0; attempt < retry.attempts; attempt++) {
         const start = env.now();
-        const pending: Promise<CallResult<boolean>>[] = nodes.map((n) =>
-          n.setNxPx(key, req.owner, req.ttlMs, { timeoutMs }),
-        );
+        const pending = new Array<Promise<CallResult<boolean>>>(nodes.length);
+        for (let i = 0; i < nodes.length; i++)
+          pending[i] = nodes[i]!.setNxPx(key, req.owner, req.ttlMs, opts);
         await env.checkpoint("acquire-sent");
-        const replies = await Promise.all(pending);
-        const votes = replies.filter((r) => r.ok && r.value).length;
+        const votes = yesVotes(await Promise.all(pending));
         const elapsed = env.now() - start;
         const validity = req.ttlMs - elapsed - driftMs(req.ttlMs);
         const hasQuorum = votes >= quorum(nodes.length);
@@ -81,21 +119,19 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
           return { outcome: "granted", token: null, handle: { request: req, state } };
         }
         lastReason = hasQuorum ? "validity-expired" : "no-quorum";
-        await unlockAll(nodes, key, req.owner, timeoutMs);
-        const wait = retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 5);
-        if (attempt + 1 >= config.attempts || env.now() + wait >= deadline) break;
+        await unlockAll(nodes, key, req.owner, opts);
+        if (attempt + 1 >= retry.attempts) break;
+        const wait = retry.delayMs(req.owner, attempt, req.ttlMs);
+        if (env.now() + wait >= deadline) break;
         await env.sleep(wait);
       }
       return { outcome: "denied", reason: lastReason };
     },
     async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
       const { key } = handle.state as RedlockState;
-      const replies = await unlockAll(
-        env.redis,
-        key,
-        handle.request.owner,
-        perNodeTimeoutMs(handle.request.ttlMs),
-      );
+      const replies = await unlockAll(env.redis, key, handle.request.owner, {
+        timeoutMs: perNodeTimeoutMs(handle.request.ttlMs),
+      });
       if (replies.some((r) => r.ok && r.value)) return { outcome: "released" };
       if (replies.every((r) => r.ok)) return { outcome: "not-held" };
       return { outcome: "unknown", reason: "unlock-incomplete" };
@@ -103,4 +139,8 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
   };
 }
 
-export const redlock: LockAlgorithm = makeRedlock({ name: "redlock", checkValidity: true, attempts: 10 });
+export const redlock: LockAlgorithm = makeRedlock({
+  name: "redlock",
+  checkValidity: true,
+  retry: NODE_REDLOCK_RETRY,
+});

@@ -1,14 +1,15 @@
 /**
- * `zk`: the ZooKeeper lock recipe. Open a session (kept alive by a heartbeat loop every
+ * `zk`: the ZooKeeper lock recipe. Open a session (which the client library pings every
  * timeout/3), create an ephemeral sequential node under the lock's prefix, and hold the lock
- * once our node has the lowest sequence number among the children; otherwise wait (poll)
- * until the nodes ahead of us are gone, bounded by two TTLs. The fencing token is the zxid of
+ * once our node has the lowest sequence number among the children; otherwise watch the node
+ * just ahead of ours (exists with a watch, so only one waiter wakes per deletion) and list the
+ * children again once it is gone, for at most two TTLs; a watch is given up after one TTL at
+ * most, in case its member is cut off or crashed. The fencing token is the zxid of
  * the transaction that created our node: zxids only grow, and nodes are granted in sequence
  * order, so later grants carry higher tokens. When the session expires (a paused client
  * stops heartbeating), the ensemble deletes the node and the next waiter takes the lock.
  */
-import type { LockEnv, ZkApi } from "../env/env.js";
-import { type Renewal, startRenewal } from "./keepalive.js";
+import type { LockEnv, Renewal, ZkApi } from "../env/env.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
@@ -45,10 +46,7 @@ export const zk: LockAlgorithm = {
     const session = await ensemble.createSession(req.ttlMs);
     if (!session.ok) return { outcome: "denied", reason: `session-${session.error.kind}` };
     const { sessionId } = session.value;
-    const heartbeat = startRenewal(env, Math.max(1, Math.floor(req.ttlMs / 3)), async () => {
-      const r = await ensemble.heartbeat(sessionId);
-      return !r.ok || r.value;
-    });
+    const heartbeat = ensemble.keepSessionAlive(sessionId, Math.max(1, Math.floor(req.ttlMs / 3)));
 
     const pending = ensemble.createEphemeralSequential(sessionId, prefix);
     await env.checkpoint("acquire-sent");
@@ -63,24 +61,31 @@ export const zk: LockAlgorithm = {
 
     for (let attempt = 0; ; attempt++) {
       const listed = await ensemble.children(prefix);
+      let ahead: string | null = null;
       if (listed.ok) {
-        const first = listed.value[0];
-        if (first !== undefined && first.path === mine.path) {
+        const at = listed.value.findIndex((c) => c.path === mine.path);
+        if (at === 0) {
           const state: ZkState = { sessionId, path: mine.path, heartbeat };
           return { outcome: "granted", token: mine.zxid, handle: { request: req, state } };
         }
-        if (!listed.value.some((c) => c.path === mine.path)) {
-          // Our node is gone: the session expired while we waited.
-          await abandon(ensemble, sessionId, heartbeat);
-          return { outcome: "denied", reason: "session-expired" };
+        if (at < 0) {
+          // Our node is gone (the session expired while we waited), or the listing came from
+          // a member behind our own create: closing the session settles which.
+          const clean = await abandon(ensemble, sessionId, heartbeat);
+          return { outcome: clean ? "denied" : "unknown", reason: "session-expired" };
         }
+        ahead = listed.value[at - 1]!.path;
       }
-      const wait = retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10);
-      if (env.now() + wait >= deadline) {
+      const left = deadline - env.now();
+      if (left <= 0) {
         const clean = await abandon(ensemble, sessionId, heartbeat);
         return clean ? { outcome: "denied", reason: "held" } : { outcome: "unknown", reason: "held" };
       }
-      await env.sleep(wait);
+      const gone = ahead === null ? null : await ensemble.waitForDeletion(ahead, Math.min(left, req.ttlMs));
+      // The listing failed, or no member would take the watch: fall back to polling.
+      if (gone === null || !gone.ok) {
+        await env.sleep(Math.min(left, retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10)));
+      }
     }
   },
   async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {

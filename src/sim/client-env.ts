@@ -11,19 +11,22 @@ import type {
   LockEnv,
   RedisApi,
   ResourceApi,
+  ResourceWrite,
   ZkApi,
 } from "../env/env.js";
 import { etcdLockKey } from "../locks/consensus.js";
 import type { Checkpoint } from "../schedule/schedule.js";
+import { noteAction } from "./batch.js";
 import { wallAt } from "./clock.js";
-import { clusterSession, submitToCluster } from "./consensus-client.js";
+import { renewInBackground } from "./cluster-renewal.js";
+import { type ClusterSession, clusterSession, submitToCluster, watchAtCluster } from "./consensus-client.js";
 import { pauseAtCheckpoint } from "./nemesis.js";
 import { type SimNode, setTimerWith } from "./node.js";
-import { call, channel } from "./rpc.js";
-import type { EtcdCluster, EtcdCmd, EtcdRes } from "./servers/etcd.js";
+import { callAnswered, channel } from "./rpc.js";
+import { deletedSince, type EtcdCluster, type EtcdCmd, type EtcdRes } from "./servers/etcd.js";
 import { delIfEquals, incr, type RedisNode, setNxPx } from "./servers/redis.js";
-import { writeResource } from "./servers/resource.js";
-import type { ZkCmd, ZkEnsemble, ZkRes } from "./servers/zk.js";
+import { type ResourceNode, writeResource } from "./servers/resource.js";
+import { nodeGone, type ZkCmd, type ZkEnsemble, type ZkRes } from "./servers/zk.js";
 import type { SimWorld } from "./world.js";
 
 export function createClientEnv(w: SimWorld, clientId: number, client: SimNode): LockEnv {
@@ -32,9 +35,13 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
   const pausedAtCheckpoints = w.schedule.faults.some((f) => f.kind === "pause-at" && f.client === clientId);
   return {
     clientId,
-    now: () => wallAt(client.clock, w.core.now),
+    now: () => {
+      noteAction(client);
+      return wallAt(client.clock, w.core.now);
+    },
     sleep: (ms) =>
       new Promise<void>((resolve) => {
+        noteAction(client);
         setTimerWith(client, ms, wake, resolve);
       }),
     redis: w.redis.map((r) => redisApi(w, client, r, callTimeout)),
@@ -42,6 +49,7 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
     zk: w.zk === null ? null : zkApi(w, client, w.zk, callTimeout),
     resource: resourceApi(w, client, callTimeout),
     checkpoint(point) {
+      noteAction(client);
       if (!pausedAtCheckpoints) return noPause;
       const occurrence = checkpoints.get(point) ?? 0;
       checkpoints.set(point, occurrence + 1);
@@ -65,42 +73,53 @@ function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf
   return {
     node: to.name,
     setNxPx: (key, value, ttlMs, opts) =>
-      call(ch, timeout(opts), (respond) => respond({ ok: true, value: setNxPx(r, key, value, ttlMs) })),
+      callAnswered(ch, timeout(opts), answerSetNxPx, r, key, value, ttlMs),
     delIfEquals: (key, value, opts) =>
-      call(ch, timeout(opts), (respond) => respond({ ok: true, value: delIfEquals(r, key, value) })),
-    incr: (key, opts) =>
-      call(ch, timeout(opts), (respond) => {
-        const v = incr(r, key);
-        respond(
-          v === null
-            ? {
-                ok: false,
-                error: { kind: "unreachable", node: to.name, detail: "ERR value is not an integer" },
-              }
-            : { ok: true, value: v },
-        );
-      }),
+      callAnswered(ch, timeout(opts), answerDelIfEquals, r, key, value, undefined),
+    incr: (key, opts) => callAnswered(ch, timeout(opts), answerIncr, r, key, undefined, undefined),
   };
 }
 
-/** Sends `cmd` to the cluster and narrows the answer to the command's own result type. */
+/** Answers are never mutated by their readers, so the two boolean ones are shared. */
+const TRUE: CallResult<boolean> = Object.freeze({ ok: true, value: true });
+const FALSE: CallResult<boolean> = Object.freeze({ ok: true, value: false });
+
+function answerSetNxPx(r: RedisNode, key: string, value: string, ttlMs: number): CallResult<boolean> {
+  return setNxPx(r, key, value, ttlMs) ? TRUE : FALSE;
+}
+
+function answerDelIfEquals(r: RedisNode, key: string, value: string): CallResult<boolean> {
+  return delIfEquals(r, key, value) ? TRUE : FALSE;
+}
+
+function answerIncr(r: RedisNode, key: string): CallResult<bigint> {
+  const v = incr(r, key);
+  return v === null
+    ? { ok: false, error: { kind: "unreachable", node: r.node.name, detail: "ERR value is not an integer" } }
+    : { ok: true, value: v };
+}
+
+/**
+ * Sends `cmd` to the cluster; `finish` turns the answer, narrowed to the command's own
+ * result type, into the call's result.
+ */
 function submitter<Cmd extends { op: string }, Res extends { op: string }>(
   w: SimWorld,
   client: SimNode,
-  cluster: Parameters<typeof submitToCluster<Cmd, Res>>[1],
+  cluster: Parameters<typeof submitToCluster<Cmd, Res, unknown>>[1],
   timeout: TimeoutOf,
+  session: ClusterSession = clusterSession(w.net, client, cluster.members),
 ) {
-  const session = clusterSession(w.net, client, cluster.members);
   const idleWaitMs = w.timings.heartbeatMs;
-  return async <C extends Cmd>(
+  return <C extends Cmd, T>(
     cmd: C,
-    opts?: CallOptions,
-  ): Promise<CallResult<Extract<Res, { op: C["op"] }>>> => {
-    const r = await submitToCluster<Cmd, Res>(w.net, cluster, session, cmd, timeout(opts), idleWaitMs);
-    if (!r.ok) return r;
-    if (r.value.op !== cmd.op) throw new Error(`sim: ${cmd.op} answered with ${r.value.op}`);
-    return { ok: true, value: r.value as Extract<Res, { op: C["op"] }> };
-  };
+    opts: CallOptions | undefined,
+    finish: (res: Extract<Res, { op: C["op"] }>) => CallResult<T>,
+  ): Promise<CallResult<T>> =>
+    submitToCluster(w.net, cluster, session, cmd, timeout(opts), idleWaitMs, (res: Res) => {
+      if (res.op !== cmd.op) throw new Error(`sim: ${cmd.op} answered with ${res.op}`);
+      return finish(res as Extract<Res, { op: C["op"] }>);
+    });
 }
 
 /** "Certainly did not happen", for requests the cluster refused (missing lease, expired session). */
@@ -109,58 +128,70 @@ function refused(node: string, detail: string): { ok: false; error: CallError } 
 }
 
 function etcdApi(w: SimWorld, client: SimNode, etcd: EtcdCluster, timeout: TimeoutOf): EtcdApi {
-  const submit = submitter<EtcdCmd, EtcdRes>(w, client, etcd.cluster, timeout);
-  const map = <T, U>(r: CallResult<T>, f: (v: T) => CallResult<U>): CallResult<U> => (r.ok ? f(r.value) : r);
+  const session = clusterSession(w.net, client, etcd.cluster.members);
+  const submit = submitter<EtcdCmd, EtcdRes>(w, client, etcd.cluster, timeout, session);
   return {
-    leaseGrant: async (ttlMs, opts) =>
-      map(await submit({ op: "lease-grant", ttlMs }, opts), (v) => ({
+    leaseGrant: (ttlMs, opts) =>
+      submit({ op: "lease-grant", ttlMs }, opts, (v) => ({
         ok: true,
         value: { leaseId: v.leaseId, ttlMs: v.ttlMs },
       })),
-    leaseKeepAlive: async (leaseId, opts) =>
-      map(await submit({ op: "lease-keepalive", leaseId }, opts), (v) => ({
-        ok: true,
-        value: { ttlMs: v.ttlMs },
-      })),
-    leaseRevoke: async (leaseId, opts) =>
-      map(await submit({ op: "lease-revoke", leaseId }, opts), () => ({ ok: true, value: undefined })),
-    createIfAbsent: async (key, value, leaseId, opts) =>
-      map(await submit({ op: "create-if-absent", key, value, leaseId }, opts), (v) =>
+    leaseKeepAlive: (leaseId, opts) =>
+      submit({ op: "lease-keepalive", leaseId }, opts, (v) => ({ ok: true, value: { ttlMs: v.ttlMs } })),
+    leaseRevoke: (leaseId, opts) =>
+      submit({ op: "lease-revoke", leaseId }, opts, () => ({ ok: true, value: undefined })),
+    keepAlive: (leaseId, intervalMs) =>
+      renewInBackground(
+        w.net,
+        etcd.cluster,
+        session,
+        { op: "lease-keepalive", leaseId },
+        intervalMs,
+        leaseAlive,
+      ),
+    createIfAbsent: (key, value, leaseId, opts) =>
+      submit({ op: "create-if-absent", key, value, leaseId }, opts, (v) =>
         v.leaseFound
           ? { ok: true, value: { created: v.created, createRevision: v.createRevision } }
           : refused("etcd", "lease not found"),
       ),
-    get: async (key, opts) =>
-      map(await submit({ op: "get", key }, opts), (v) => ({ ok: true, value: v.info })),
-    deleteIfCreateRevision: async (key, createRevision, opts) =>
-      map(await submit({ op: "delete-if-create-revision", key, createRevision }, opts), (v) => ({
+    get: (key, opts) => submit({ op: "get", key }, opts, (v) => ({ ok: true, value: v.info })),
+    deleteIfCreateRevision: (key, createRevision, opts) =>
+      submit({ op: "delete-if-create-revision", key, createRevision }, opts, (v) => ({
         ok: true,
         value: v.deleted,
       })),
+    waitForDeletion: (key, createRevision, waitMs) =>
+      watchAtCluster(w.net, etcd.cluster, session, deletedSince(key, createRevision), waitMs),
   };
 }
 
+const leaseAlive = (res: EtcdRes): boolean => res.op !== "lease-keepalive" || res.ttlMs > 0;
+const sessionAlive = (res: ZkRes): boolean => res.op !== "heartbeat" || res.alive;
+
 function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf): ZkApi {
-  const submit = submitter<ZkCmd, ZkRes>(w, client, zk.cluster, timeout);
-  const map = <T, U>(r: CallResult<T>, f: (v: T) => CallResult<U>): CallResult<U> => (r.ok ? f(r.value) : r);
+  const session = clusterSession(w.net, client, zk.cluster.members);
+  const submit = submitter<ZkCmd, ZkRes>(w, client, zk.cluster, timeout, session);
   return {
-    createSession: async (timeoutMs, opts) =>
-      map(await submit({ op: "create-session", timeoutMs }, opts), (v) => ({
+    createSession: (timeoutMs, opts) =>
+      submit({ op: "create-session", timeoutMs }, opts, (v) => ({
         ok: true,
         value: { sessionId: v.sessionId },
       })),
-    heartbeat: async (sessionId, opts) =>
-      map(await submit({ op: "heartbeat", sessionId }, opts), (v) => ({ ok: true, value: v.alive })),
-    closeSession: async (sessionId, opts) =>
-      map(await submit({ op: "close-session", sessionId }, opts), () => ({ ok: true, value: undefined })),
-    createEphemeralSequential: async (sessionId, prefix, opts) =>
-      map(await submit({ op: "create-ephemeral-sequential", sessionId, prefix }, opts), (v) =>
+    heartbeat: (sessionId, opts) =>
+      submit({ op: "heartbeat", sessionId }, opts, (v) => ({ ok: true, value: v.alive })),
+    closeSession: (sessionId, opts) =>
+      submit({ op: "close-session", sessionId }, opts, () => ({ ok: true, value: undefined })),
+    keepSessionAlive: (sessionId, intervalMs) =>
+      renewInBackground(w.net, zk.cluster, session, { op: "heartbeat", sessionId }, intervalMs, sessionAlive),
+    createEphemeralSequential: (sessionId, prefix, opts) =>
+      submit({ op: "create-ephemeral-sequential", sessionId, prefix }, opts, (v) =>
         v.node === null ? refused("zk", "session expired") : { ok: true, value: v.node },
       ),
-    children: async (prefix, opts) =>
-      map(await submit({ op: "children", prefix }, opts), (v) => ({ ok: true, value: v.nodes })),
-    delete: async (path, opts) =>
-      map(await submit({ op: "delete", path }, opts), (v) => ({ ok: true, value: v.deleted })),
+    children: (prefix, opts) =>
+      submit({ op: "children", prefix }, opts, (v) => ({ ok: true, value: v.nodes })),
+    delete: (path, opts) => submit({ op: "delete", path }, opts, (v) => ({ ok: true, value: v.deleted })),
+    waitForDeletion: (path, waitMs) => watchAtCluster(w.net, zk.cluster, session, nodeGone(path), waitMs),
   };
 }
 
@@ -169,8 +200,8 @@ function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): Resource
     // The fence folded into the write: a txn on the etcd-like cluster (see servers/etcd.ts).
     const submit = submitter<EtcdCmd, EtcdRes>(w, client, w.etcd.cluster, timeout);
     return {
-      write: async (write, opts) => {
-        const r = await submit(
+      write: (write, opts) =>
+        submit(
           {
             op: "put-if-create-revision",
             guardKey: etcdLockKey(write.lock),
@@ -179,16 +210,26 @@ function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): Resource
             value: write.value,
           },
           opts,
-        );
-        return r.ok ? { ok: true, value: { accepted: r.value.written } } : r;
-      },
+          (v) => ({ ok: true, value: { accepted: v.written } }),
+        ),
     };
   }
   const ch = channel(w.net, client, w.resourceNode);
   return {
-    write: (write, opts): Promise<CallResult<{ accepted: boolean }>> =>
-      call(ch, timeout(opts), (respond) =>
-        respond({ ok: true, value: { accepted: writeResource(w.resource, write) } }),
-      ),
+    write: (write, opts) =>
+      callAnswered(ch, timeout(opts), answerWrite, w.resource, write, undefined, undefined),
   };
+}
+
+const ACCEPTED: CallResult<{ accepted: boolean }> = Object.freeze({
+  ok: true,
+  value: Object.freeze({ accepted: true }),
+});
+const REJECTED: CallResult<{ accepted: boolean }> = Object.freeze({
+  ok: true,
+  value: Object.freeze({ accepted: false }),
+});
+
+function answerWrite(resource: ResourceNode, write: ResourceWrite): CallResult<{ accepted: boolean }> {
+  return writeResource(resource, write) ? ACCEPTED : REJECTED;
 }

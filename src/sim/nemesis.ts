@@ -40,6 +40,9 @@ function startFault(w: SimWorld, fault: TimedFault): void {
       if (node === undefined) return;
       recordNemesis(w.history, "crash", node.name, { ref: fault.node, restartAfterMs: fault.restartAfterMs });
       crashNode(node);
+      // A crashed client is settled for good, which may end the run: let the loop look
+      // (it checks whether the run is done once per drain of client code).
+      if (node.name.startsWith("client:")) w.core.settled = true;
       if (fault.restartAfterMs !== null && !node.name.startsWith("client:")) {
         after(w.core, fault.restartAfterMs, () => {
           recordNemesis(w.history, "restart", node.name, { ref: fault.node });

@@ -12,25 +12,43 @@
  *   them), and messages that arrive are refused until a restart. What a crash does to the
  *   node's own state is up to its `onCrash` hook (a Redis-like node forgets its keys).
  */
+import type { CallBatch } from "./batch.js";
 import { createClock, monoAt, type NodeClock, setClockRate, trueTimeOfMono } from "./clock.js";
 import { cancelEvent, type SimEvent } from "./event-queue.js";
 import { atWith, type SimCore } from "./scheduler.js";
 
 /**
- * A pending timer; pending timers of a node form a doubly linked list (cheap add/remove).
- * Hot paths may embed these fields in an object of their own and arm it with `armTimer`
- * (one allocation instead of two).
+ * A pending timer. Hot paths may embed these fields in an object of their own and arm it
+ * with `armTimer` (one allocation instead of two).
  */
 export interface Timer {
   node: SimNode;
   deadlineMono: number;
   fire: (arg: never, node: SimNode) => void;
   arg: unknown;
-  event: SimEvent | null;
+  /** The list it waits in; null when it is not pending. */
+  list: TimerList | null;
   prev: Timer | null;
   next: Timer | null;
 }
 
+/**
+ * A node's pending timers of one duration, in the order they were armed — which is also
+ * deadline order, since the monotonic clock never goes back. As in Node.js's own timers, a
+ * list has one agenda event, due at its head's deadline, whatever its length: arming a timer
+ * behind others costs no agenda work, and cancelling one (every answered call cancels its
+ * timeout) only unlinks it. After the head is cancelled the event stays where it is; if it
+ * then finds nothing due it moves itself to the new head, and is not counted as an event.
+ */
+export interface TimerList {
+  readonly node: SimNode;
+  readonly durationMs: number;
+  head: Timer | null;
+  tail: Timer | null;
+  event: SimEvent | null;
+  /** Timers with a deadline up to this monotonic reading are due when `event` runs. */
+  eventMono: number;
+}
 /**
  * A message that reached a node: `handle(message)` runs there, or `refuse(message)` if the
  * node is down. The message carries its own handlers, so sending one allocates nothing more.
@@ -47,10 +65,15 @@ export interface SimNode {
   readonly clock: NodeClock;
   pauseDepth: number;
   crashed: boolean;
-  /** Head of the pending-timer list. */
-  timers: Timer | null;
+  /** Lists of pending timers, one per duration in use (few at a time). */
+  readonly timerLists: TimerList[];
   readonly inbox: Delivery[];
   readonly dueTimers: Timer[];
+  /** Reply batching (batch.ts): the client's current batch, the drain it began in, and
+   * whether the client owes a drain. */
+  batch: CallBatch | null;
+  batchDrain: number;
+  owing: boolean;
   /** Hooks for what a crash and a restart do to the node's state. */
   onCrash: (() => void) | null;
   onRestart: (() => void) | null;
@@ -63,9 +86,12 @@ export function createNode(core: SimCore, name: string): SimNode {
     clock: createClock(),
     pauseDepth: 0,
     crashed: false,
-    timers: null,
+    timerLists: [],
     inbox: [],
     dueTimers: [],
+    batch: null,
+    batchDrain: -1,
+    owing: false,
     onCrash: null,
     onRestart: null,
   };
@@ -73,20 +99,6 @@ export function createNode(core: SimCore, name: string): SimNode {
 
 export function isRunning(node: SimNode): boolean {
   return node.pauseDepth === 0 && !node.crashed;
-}
-
-function link(timer: Timer): void {
-  const node = timer.node;
-  timer.next = node.timers;
-  if (node.timers !== null) node.timers.prev = timer;
-  node.timers = timer;
-}
-
-function unlink(timer: Timer): void {
-  if (timer.prev !== null) timer.prev.next = timer.next;
-  else if (timer.node.timers === timer) timer.node.timers = timer.next;
-  if (timer.next !== null) timer.next.prev = timer.prev;
-  timer.prev = timer.next = null;
 }
 
 const callThunk = (f: () => void): void => f();
@@ -103,7 +115,7 @@ export function setTimerWith<T>(
   fire: (arg: T, node: SimNode) => void,
   arg: T,
 ): Timer {
-  const timer: Timer = { node, deadlineMono: 0, fire, arg, event: null, prev: null, next: null };
+  const timer: Timer = { node, deadlineMono: 0, fire, arg, list: null, prev: null, next: null };
   armTimer(timer, delayMs);
   return timer;
 }
@@ -112,32 +124,99 @@ export function setTimerWith<T>(
 export function armTimer(timer: Timer, delayMs: number): void {
   const node = timer.node;
   // A negative or NaN delay (a bug in client code) fires at once rather than corrupting the agenda.
-  timer.deadlineMono = monoAt(node.clock, node.core.now) + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs));
-  link(timer);
-  scheduleTimer(timer);
+  // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN; this is 0.
+  const duration = delayMs > 0 ? delayMs : 0;
+  timer.deadlineMono = monoAt(node.clock, node.core.now) + duration;
+  const list = listFor(node, duration);
+  timer.list = list;
+  timer.prev = list.tail;
+  timer.next = null;
+  if (list.tail === null) list.head = timer;
+  else list.tail.next = timer;
+  list.tail = timer;
+  if (list.event === null) scheduleList(list);
+}
+
+function listFor(node: SimNode, durationMs: number): TimerList {
+  const lists = node.timerLists;
+  for (let i = 0; i < lists.length; i++) {
+    if (lists[i]!.durationMs === durationMs) return lists[i]!;
+  }
+  const list: TimerList = { node, durationMs, head: null, tail: null, event: null, eventMono: 0 };
+  lists.push(list);
+  return list;
 }
 
 /** Cancels a timer; harmless if it already fired or was cancelled. */
 export function cancelTimer(timer: Timer): void {
-  if (timer.event === null) return;
-  cancelEvent(timer.node.core.queue, timer.event);
-  timer.event = null;
-  unlink(timer);
+  const list = timer.list;
+  if (list === null) return;
+  unlink(list, timer);
+  if (list.head === null) dropList(list);
 }
 
-function scheduleTimer(timer: Timer): void {
-  const { node } = timer;
-  const time = trueTimeOfMono(node.clock, timer.deadlineMono, node.core.now);
-  timer.event = atWith(node.core, time, timerDue, timer, undefined);
+function unlink(list: TimerList, timer: Timer): void {
+  if (timer.prev === null) list.head = timer.next;
+  else timer.prev.next = timer.next;
+  if (timer.next === null) list.tail = timer.prev;
+  else timer.next.prev = timer.prev;
+  timer.list = timer.prev = timer.next = null;
 }
 
-function timerDue(timer: Timer): void {
-  const node = timer.node;
-  timer.event = null;
-  unlink(timer);
-  if (node.crashed) return;
-  if (node.pauseDepth > 0) node.dueTimers.push(timer);
-  else timer.fire(timer.arg as never, node);
+/** Empty lists a node keeps for reuse (a client's call timeout comes back with every call). */
+const KEPT_EMPTY_LISTS = 4;
+
+/** Cancels an empty list's agenda event; keeps the list for reuse while the node has few. */
+function dropList(list: TimerList): void {
+  const node = list.node;
+  if (list.event !== null) {
+    cancelEvent(node.core.queue, list.event);
+    list.event = null;
+  }
+  const lists = node.timerLists;
+  if (lists.length <= KEPT_EMPTY_LISTS) return;
+  const i = lists.indexOf(list);
+  if (i < 0) return; // already dropped (a timer's callback emptied its own list)
+  const last = lists.pop()!;
+  if (i < lists.length) lists[i] = last;
+}
+
+/** Puts the list's event at its head's deadline (the list is not empty). */
+function scheduleList(list: TimerList): void {
+  scheduleListFor(list, list.head!.deadlineMono);
+}
+
+/** Puts the list's event where the monotonic clock reads `mono`; timers up to `mono` are then due. */
+function scheduleListFor(list: TimerList, mono: number): void {
+  const { node } = list;
+  list.eventMono = mono;
+  list.event = atWith(node.core, trueTimeOfMono(node.clock, mono, node.core.now), listDue, list, undefined);
+}
+
+/**
+ * Fires the list's due timers in order, counting each as an event of its own (and a stale
+ * event, which fires none, as no event). Like Node.js, which runs microtasks between two timer
+ * callbacks, it stops after one that settled a client promise and continues in a fresh event
+ * at the same instant, after the client code has run.
+ */
+function listDue(list: TimerList): void {
+  const node = list.node;
+  list.event = null;
+  const dueMono = list.eventMono;
+  let fired = 0;
+  let timer = list.head;
+  while (timer !== null && timer.deadlineMono <= dueMono && !node.core.settled && !node.crashed) {
+    unlink(list, timer);
+    fired++;
+    if (node.pauseDepth > 0) node.dueTimers.push(timer);
+    else timer.fire(timer.arg as never, node);
+    timer = list.head;
+  }
+  node.core.events += fired - 1;
+  // A fired timer may have armed another in this list (which scheduled the list) or crashed the node.
+  if (list.event !== null || node.crashed) return;
+  if (timer === null) dropList(list);
+  else scheduleListFor(list, Math.max(dueMono, timer.deadlineMono));
 }
 
 /** Hands a message that arrived over the network to the node. */
@@ -172,11 +251,15 @@ function runDueTimer(timer: Timer): void {
 export function crashNode(node: SimNode): void {
   if (node.crashed) return;
   node.crashed = true;
-  for (let t = node.timers; t !== null; t = t.next) {
-    if (t.event !== null) cancelEvent(node.core.queue, t.event);
-    t.event = null;
+  for (const list of node.timerLists) {
+    if (list.event !== null) cancelEvent(node.core.queue, list.event);
+    for (let t = list.head; t !== null; ) {
+      const next = t.next;
+      t.list = t.prev = t.next = null;
+      t = next;
+    }
   }
-  node.timers = null;
+  node.timerLists.length = 0;
   node.dueTimers.length = 0;
   const refused = node.inbox.splice(0);
   node.onCrash?.();
@@ -192,8 +275,9 @@ export function restartNode(node: SimNode): void {
 /** Changes the node's clock rate and moves its pending timers accordingly. */
 export function driftNode(node: SimNode, rate: number): void {
   setClockRate(node.clock, node.core.now, rate);
-  for (let t = node.timers; t !== null; t = t.next) {
-    if (t.event !== null) cancelEvent(node.core.queue, t.event);
-    scheduleTimer(t);
+  for (const list of node.timerLists) {
+    if (list.event !== null) cancelEvent(node.core.queue, list.event);
+    if (list.head === null) list.event = null;
+    else scheduleList(list);
   }
 }

@@ -8,6 +8,8 @@
  */
 import type { NemesisF, Op } from "../history/op.js";
 import type { ClientRecorder, CompletionFields, InvokeFields } from "../workload/client.js";
+import { noteAction } from "./batch.js";
+import type { SimNode } from "./node.js";
 import type { SimCore } from "./scheduler.js";
 
 interface OpenCall {
@@ -30,15 +32,18 @@ function nowNs(core: SimCore): number {
   return Math.round(core.now * 1e6);
 }
 
-export function clientRecorder(h: HistoryRecorder, process: number): ClientRecorder {
+/** `client`: the node whose code records (see batch.ts: recording is an action). */
+export function clientRecorder(h: HistoryRecorder, process: number, client?: SimNode): ClientRecorder {
   return {
     invoke(fields) {
+      if (client !== undefined) noteAction(client);
       const id = h.nextCall++;
       h.open.set(id, { process, fields });
       h.ops.push({ index: h.ops.length, time: nowNs(h.core), process, type: "invoke", ...fields } as Op);
       return id;
     },
     complete(id, type, fields) {
+      if (client !== undefined) noteAction(client);
       completeCall(h, id, type, fields);
     },
   };

@@ -6,13 +6,16 @@
  * from the schedule's seed, events are ordered by (virtual time, creation order), and client
  * code is resumed in a fixed order (see scheduler.ts).
  *
- * The run ends when every client has finished its plan, or at 2 × horizonMs of virtual time;
- * calls still open then (a crashed client's, or any at the time limit) complete as `info`.
+ * The run ends when every client has finished its plan or crashed (clients are never
+ * restarted, so nothing more can happen that the history records about them), or at
+ * 2 × horizonMs of virtual time; calls still open then (a crashed client's, or any at the time
+ * limit) complete as `info`. Faults scheduled after that point are not run or recorded.
  */
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { runClient } from "../workload/client.js";
+import { noteAction } from "./batch.js";
 import { createClientEnv } from "./client-env.js";
 import { scheduleFaults } from "./nemesis.js";
 import { clientRecorder, closeOpenCalls } from "./recorder.js";
@@ -40,13 +43,30 @@ export interface PreparedSimulation {
   run(): Promise<SimRun>;
 }
 
-/** Runs `schedule` against `algorithm` in the simulator and returns the history. */
+/**
+ * Runs `schedule` against `algorithm` in the simulator and returns the history: with reply
+ * batching (batch.ts) unless `opts.strict`, and again strictly if batching could not be exact
+ * (or the batched run failed), so the history is always the strict one.
+ */
 export function simulate(
   schedule: Schedule,
   algorithm: LockAlgorithm,
   opts: SimOptions = {},
 ): Promise<SimRun> {
-  return prepareSimulation(schedule, algorithm, opts).run();
+  // Built here, not in the async part: a schedule the world cannot host throws at once.
+  const first = prepareSimulation(schedule, algorithm, { ...opts, strict: opts.strict === true });
+  if (opts.strict === true) return first.run();
+  return runBatched(first, () => prepareSimulation(schedule, algorithm, { ...opts, strict: true }));
+}
+
+async function runBatched(batched: PreparedSimulation, strict: () => PreparedSimulation): Promise<SimRun> {
+  try {
+    const r = await batched.run();
+    if (!batched.world.core.late) return r;
+  } catch {
+    // Rerun strictly: a failure must be reported as the strict run meets it.
+  }
+  return strict().run();
 }
 
 /**
@@ -72,26 +92,37 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
   const workload = { lockName: options.lockName, ttlMs: options.ttlMs, horizonMs: options.horizonMs };
   let finished = 0;
   let failure: unknown;
-  for (const plan of schedule.clients) {
-    const node = w.clients.get(plan.id)!;
+  const nodes = schedule.clients.map((plan) => w.clients.get(plan.id)!);
+  const finishedPlan = nodes.map(() => false);
+  /** Every client finished its plan or crashed. */
+  const settled = (): boolean => {
+    if (finished === nodes.length) return true;
+    for (let i = 0; i < nodes.length; i++) if (!finishedPlan[i] && !nodes[i]!.crashed) return false;
+    return true;
+  };
+  schedule.clients.forEach((plan, i) => {
+    const node = nodes[i]!;
     const env = createClientEnv(w, plan.id, node);
-    runClient(env, algorithm, plan, workload, clientRecorder(w.history, plan.id)).then(
+    runClient(env, algorithm, plan, workload, clientRecorder(w.history, plan.id, node)).then(
       () => {
+        noteAction(node);
         finished++;
+        finishedPlan[i] = true;
       },
       (e: unknown) => {
+        noteAction(node);
         failure ??= new Error(`simulate: client ${plan.id} (${algorithm.name}) threw`, { cause: e });
       },
     );
-  }
+  });
   const endTime = 2 * options.horizonMs;
   await runLoop(w.core, {
-    done: () => finished === schedule.clients.length,
+    done: settled,
     failure: () => failure,
     endTime,
     maxEvents,
   });
-  if (finished < schedule.clients.length) w.core.now = Math.max(w.core.now, endTime);
+  if (!settled()) w.core.now = Math.max(w.core.now, endTime);
   closeOpenCalls(w.history, (process) => (w.clients.get(process)?.crashed ? "crashed" : "run-ended"));
   return {
     ops: w.history.ops,

@@ -38,6 +38,11 @@ export interface WorldOptions {
   consensus?: Partial<ConsensusTimings>;
   /** A run that needs more events than this fails (default 20 million: a runaway client). */
   maxEvents?: number;
+  /**
+   * Drain client code after every settle (default true). `simulate` runs with reply batching
+   * first and falls back to a strict run when it cannot be exact (see batch.ts).
+   */
+  strict?: boolean;
 }
 
 export const DEFAULT_CONSENSUS_TIMINGS: ConsensusTimings = { heartbeatMs: 100, electionMs: 1000 };
@@ -51,7 +56,7 @@ export function createWorld(
   if (schedule.resource === "fenced-txn" && servers !== "etcd") {
     throw new RangeError(`simulate: resource "fenced-txn" needs an etcd-like target, not ${servers}`);
   }
-  const core = createCore();
+  const core = createCore(opts.strict ?? true);
   const nodes = new Map<string, SimNode>();
   const net = createNetwork(
     core,

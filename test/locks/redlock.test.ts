@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { lockKey } from "../../src/locks/lease.js";
-import { driftMs, makeRedlock, redlock } from "../../src/locks/redlock.js";
+import { driftMs, makeRedlock, NODE_REDLOCK_RETRY, redlock } from "../../src/locks/redlock.js";
 import { redlockNocheck } from "../../src/locks/redlock-nocheck.js";
 import { type FakeClock, fakeRedisEnv } from "./fake-redis-env.js";
 
@@ -32,6 +32,34 @@ describe("redlock", () => {
       undefined,
       undefined,
     ]);
+  });
+
+  it("retries as node-redlock does by default: at most 10 tries, 100–300 ms apart, within two TTLs", async () => {
+    const clock: FakeClock = { now: 0 };
+    const env = fakeRedisEnv(5, clock);
+    for (const i of [2, 3, 4]) env.nodes[i]!.unreachable = true;
+    const pauses: number[] = [];
+    const r = await redlock.acquire(
+      {
+        ...env,
+        sleep: async (ms) => {
+          pauses.push(ms);
+          clock.now += ms;
+        },
+      },
+      req,
+    );
+    expect(r).toEqual({ outcome: "denied", reason: "no-quorum" });
+    const tries = env.checkpoints.filter((p) => p === "acquire-sent").length;
+    expect(tries).toBe(pauses.length + 1);
+    expect(tries).toBeGreaterThanOrEqual(6); // 2 s of waiting at most 300 ms apart
+    expect(tries).toBeLessThanOrEqual(10);
+    for (const ms of pauses) {
+      expect(ms).toBeGreaterThanOrEqual(100);
+      expect(ms).toBeLessThanOrEqual(300);
+    }
+    expect(pauses.reduce((a, b) => a + b, 0)).toBeLessThan(2 * req.ttlMs);
+    expect(new Set(pauses).size).toBeGreaterThan(1); // jittered
   });
 
   it("uses drift = 1% of the TTL + 2 ms", () => {
@@ -90,5 +118,9 @@ describe("redlock", () => {
 });
 
 function makeOneAttempt() {
-  return makeRedlock({ name: "redlock-once", checkValidity: true, attempts: 1 });
+  return makeRedlock({
+    name: "redlock-once",
+    checkValidity: true,
+    retry: { ...NODE_REDLOCK_RETRY, attempts: 1 },
+  });
 }

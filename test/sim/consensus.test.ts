@@ -171,6 +171,8 @@ describe("the etcd-like cluster", () => {
         if (lease.ok) await etcd.createIfAbsent(`/k${i}`, "v", lease.value.leaseId);
         await env.sleep(100);
       }
+      // Followers learn the last commit index from the next idle heartbeat.
+      await env.sleep(300);
     });
     const s = scheduleOf({
       servers: 3,

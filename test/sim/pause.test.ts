@@ -54,6 +54,24 @@ describe("a paused client", () => {
     expect(completion(ops, 0, "acquire").type).toBe("ok");
   });
 
+  it("the timeout that came due under a reply does not touch the client's next call", async () => {
+    // As above, then a second call at the resume: it must get its own answer, not that
+    // stale timeout (the first call's object may be reused for the second).
+    const results: string[] = [];
+    const alg = probe("redis", async (env) => {
+      for (let i = 0; i < 2; i++) {
+        const r = await env.redis[0]!.setNxPx(`k${i}`, "v", 1000);
+        results.push(r.ok ? `ok ${r.value} at ${env.now()}` : `${r.error.kind} at ${env.now()}`);
+      }
+    });
+    const s = scheduleOf({
+      options: { callTimeoutMs: 200 },
+      faults: [{ kind: "pause", node: "client:0", at: 115, durationMs: 1000 }],
+    });
+    await simulate(s, alg);
+    expect(results).toEqual(["ok true at 1115", "ok true at 1135"]);
+  });
+
   it("pauses at a checkpoint: frozen for the duration at the n-th time it reaches it", async () => {
     const seen: number[] = [];
     const alg = probe("redis", async (env) => {
@@ -99,12 +117,16 @@ describe("a crashed client", () => {
   it("never completes its pending call itself: it ends as info when the run ends", async () => {
     const s = scheduleOf({
       options: { horizonMs: 1000 },
-      faults: [{ kind: "crash", node: "client:0", at: 105, restartAfterMs: 100 }],
+      faults: [
+        { kind: "crash", node: "client:0", at: 105, restartAfterMs: 100 },
+        // After every client has finished or crashed the run is over: this is never run.
+        { kind: "pause", node: "server:0", at: 500, durationMs: 10 },
+      ],
     });
     const run = await simulate(s, setOnce);
     const end = completion(run.ops, 0, "acquire");
-    expect([end.type, end.error, end.time]).toEqual(["info", "crashed", 2000 * MS]);
-    expect(run.stats.virtualMs).toBe(2000);
+    expect([end.type, end.error, end.time]).toEqual(["info", "crashed", 105 * MS]);
+    expect(run.stats.virtualMs).toBe(105);
     // Clients are never restarted.
     expect(nemesisOps(run.ops).map((op) => op.f)).toEqual(["crash"]);
   });

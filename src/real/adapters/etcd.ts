@@ -15,10 +15,12 @@ import {
   CompareResult,
   CompareTarget,
   Etcd3,
+  FilterType,
   type ICompare,
   type IOptions,
   type IRequestOp,
   type ITxnResponse,
+  type IWatchResponse,
 } from "etcd3";
 import type {
   CallError,
@@ -30,6 +32,7 @@ import type {
   ResourceWrite,
 } from "../../env/env.js";
 import { etcdLockKey } from "../../locks/consensus.js";
+import { startRenewal } from "../../locks/keepalive.js";
 import { LOOPBACK } from "../cluster/net.js";
 import { callWithDeadline, errorText } from "./call.js";
 import { RESOURCE_NODE } from "./resource.js";
@@ -108,6 +111,22 @@ export function etcdApi(client: Etcd3, defaultTimeoutMs: number): EtcdApi {
     ms: number,
   ): Promise<ITxnResponse> => client.kv.txn({ compare, success, failure }, deadlineOf(ms));
 
+  const leaseKeepAlive = (leaseId: string, opts?: CallOptions): Promise<CallResult<{ ttlMs: number }>> =>
+    run(opts, async (ms) => {
+      const stream = await client.leaseClient.leaseKeepAlive(deadlineOf(ms));
+      try {
+        const reply = await new Promise<{ TTL: string }>((resolve, reject) => {
+          stream.on("data", resolve);
+          stream.on("error", reject);
+          stream.on("end", () => reject(new Error("keep-alive stream ended")));
+          stream.write({ ID: leaseId });
+        });
+        return { ttlMs: Math.max(0, Number(reply.TTL)) * 1000 };
+      } finally {
+        stream.cancel();
+      }
+    });
+
   return {
     leaseGrant: (ttlMs, opts) =>
       run(opts, async (ms) => {
@@ -117,21 +136,20 @@ export function etcdApi(client: Etcd3, defaultTimeoutMs: number): EtcdApi {
         return { leaseId: r.ID, ttlMs: Number(r.TTL) * 1000 };
       }),
 
-    leaseKeepAlive: (leaseId, opts) =>
-      run(opts, async (ms) => {
-        const stream = await client.leaseClient.leaseKeepAlive(deadlineOf(ms));
-        try {
-          const reply = await new Promise<{ TTL: string }>((resolve, reject) => {
-            stream.on("data", resolve);
-            stream.on("error", reject);
-            stream.on("end", () => reject(new Error("keep-alive stream ended")));
-            stream.write({ ID: leaseId });
-          });
-          return { ttlMs: Math.max(0, Number(reply.TTL)) * 1000 };
-        } finally {
-          stream.cancel();
-        }
-      }),
+    leaseKeepAlive,
+
+    keepAlive: (leaseId, intervalMs) =>
+      // One keep-alive per interval, each after the last was answered, on the process's own
+      // timers (as etcd's client library runs it): a SIGSTOPped client stops renewing too;
+      // a simulated clock drift (env.sleep) does not reach it, as it would not reach a library.
+      startRenewal(
+        (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        intervalMs,
+        async () => {
+          const r = await leaseKeepAlive(leaseId);
+          return !r.ok || r.value.ttlMs > 0;
+        },
+      ),
 
     leaseRevoke: (leaseId, opts) =>
       run(opts, async (ms) => {
@@ -181,6 +199,51 @@ export function etcdApi(client: Etcd3, defaultTimeoutMs: number): EtcdApi {
         );
         return r.succeeded;
       }),
+
+    waitForDeletion: async (k, createRevision, waitMs) => {
+      const r = await callWithDeadline(
+        ETCD_NODE,
+        waitMs,
+        async () => {
+          const stream = await client.watchClient.watch(deadlineOf(waitMs));
+          const watchFrom = (revision: bigint): void => {
+            stream.write({
+              create_request: {
+                key: key(k),
+                start_revision: revision.toString(),
+                filters: [FilterType.Noput],
+              },
+            });
+          };
+          try {
+            return await new Promise<true>((resolve, reject) => {
+              stream.on("data", (res: IWatchResponse) => {
+                if (res.events.some((e) => e.type === "Delete")) resolve(true);
+                else if (res.canceled && BigInt(res.compact_revision || "0") > 0n) {
+                  // The history since the key's creation is compacted away: see where the key
+                  // stands now, and watch on from there.
+                  client.kv.range({ key: key(k) }, deadlineOf(waitMs)).then((now) => {
+                    const kv = now.kvs[0];
+                    if (kv === undefined || BigInt(kv.create_revision) !== createRevision) resolve(true);
+                    else watchFrom(BigInt(now.header.revision) + 1n);
+                  }, reject);
+                } else if (res.canceled) reject(new Error(`watch canceled: ${res.cancel_reason}`));
+              });
+              stream.on("error", reject);
+              stream.on("end", () => reject(new Error("watch stream ended")));
+              // Every deletion after the key's creation: the first one is that version's end.
+              watchFrom(createRevision + 1n);
+            });
+          } finally {
+            stream.cancel();
+          }
+        },
+        (e) => classifyEtcdError(ETCD_NODE, e),
+      );
+      // A read that saw nothing in time, whatever the reason, has seen nothing.
+      if (!r.ok && r.error.kind === "timeout") return { ok: true, value: false };
+      return r;
+    },
   };
 }
 

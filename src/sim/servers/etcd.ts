@@ -132,6 +132,11 @@ export function applyEtcd(s: EtcdState, cmd: EtcdCmd): EtcdRes {
   }
 }
 
+/** A watch condition: the version of `key` created at `createRevision` no longer exists. */
+export function deletedSince(key: string, createRevision: bigint): (s: EtcdState) => boolean {
+  return (s) => s.kv.get(key)?.createRevision !== createRevision;
+}
+
 const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
   init: () => ({ revision: 1n, kv: new Map(), leases: new Map(), nextLeaseId: 1 }),
   apply: applyEtcd,
@@ -152,6 +157,8 @@ const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
   expire: (leaseId) => ({ op: "lease-expire", leaseId }),
   isRenewal: (cmd) => cmd.op === "lease-keepalive",
   isReadOnly: (cmd) => cmd.op === "get" || cmd.op === "lease-keepalive",
+  // etcd's reads are linearizable by default (a quorum round before answering).
+  isLocalRead: () => false,
 };
 
 export interface EtcdCluster {

@@ -22,12 +22,21 @@
  *   unacknowledged tail with every proposal. A rejection puts the follower in probe state
  *   (etcd's StateProbe): one append at a time, resent with the heartbeat, until one succeeds.
  *   A new leader starts every follower in probe state.
- * - Heartbeats go only to followers that got no append since the last heartbeat tick, or
- *   whose last append carried an older commit index (the Raft paper's "heartbeats during
- *   idle periods"): an append resets a follower's election timer, tells it the commit index,
- *   and its reply counts for CheckQuorum just as a heartbeat's does.
- * - Every client request that changes or reads state is a log entry: a reply is sent only once
- *   the entry is committed and applied by the leader that accepted it, so no read is stale.
+ * - Heartbeats go only to followers that got no append since the last heartbeat tick (the
+ *   Raft paper's "heartbeats during idle periods"): an append resets a follower's election
+ *   timer, and its reply counts for CheckQuorum just as a heartbeat's does. Followers learn
+ *   the commit index from the next append or heartbeat (Raft's "eventually"; etcd sends one
+ *   at once), so a follower applies an entry a little late: nothing reads a follower's
+ *   state but a watch served there, which then fires a little late.
+ * - Every client request that changes state is a log entry: a reply is sent only once the
+ *   entry is committed and applied by the leader that accepted it. So are reads, so that no
+ *   read is stale — except local reads (`spec.isLocalRead`: ZooKeeper's), which a leader
+ *   answers from its applied state, as a ZooKeeper server answers reads without a quorum
+ *   round: a deposed leader that does not know it yet may answer from an old state. A
+ *   leader serves them only once it has applied its own term's no-op (its lessor is
+ *   promoted), so a read never misses a write acknowledged to the client under an earlier
+ *   leader (ZooKeeper's clients refuse a server behind their last-seen zxid for the same
+ *   reason); until then they go through the log.
  * - Renewals (etcd lease keep-alives, ZooKeeper session pings: `spec.isRenewal`) are served
  *   outside the log, as real etcd does: a leader whose lessor is promoted answers from its
  *   applied state and refreshes the deadline in its lessor at once. As in etcd, a deposed
@@ -43,11 +52,16 @@
  *   passes, proposes its expiry through the log. A new leader first applies its own term's
  *   no-op entry, then gives every lease a full TTL from that moment (etcd's lessor Promote),
  *   so a lease never expires merely because the leader changed.
+ * - Watches (etcd watch, ZooKeeper exists-watch) are served by whichever member the client
+ *   asked, from that member's applied state, outside the log, as in etcd and ZooKeeper: the
+ *   member notifies the client once a condition on its state holds (at once if it holds
+ *   already). A member that falls behind notifies late; a crash drops its watches (their
+ *   connections die); a watch the client has given up on is dropped when next looked at.
  * - The run starts with member 0 leading term 1 (clusters are up before clients connect).
  */
 import { monoAt } from "../clock.js";
 import { type Link, linkBetween, type Network, send, sendThunk } from "../network.js";
-import { cancelTimer, type Delivery, type SimNode, setTimer, type Timer } from "../node.js";
+import { cancelTimer, type Delivery, type SimNode, setTimer, setTimerWith, type Timer } from "../node.js";
 import type { Random, RandomStreams } from "../rng.js";
 
 export interface ConsensusTimings {
@@ -71,6 +85,16 @@ export interface StateMachineSpec<Cmd, Res, SM> {
   isRenewal(cmd: Cmd): boolean;
   /** A command that changes nothing (a read): followers, who answer no one, skip applying it. */
   isReadOnly(cmd: Cmd): boolean;
+  /** A read a leader answers from its applied state, outside the log (see above). */
+  isLocalRead(cmd: Cmd): boolean;
+}
+
+/** A client's watch registered at a member. */
+interface Watch<SM> {
+  seen: (sm: SM) => boolean;
+  notify: () => void;
+  /** The member's monotonic time after which the client no longer waits for it. */
+  untilMono: number;
 }
 
 /** How a member answers a client request. */
@@ -114,8 +138,6 @@ export interface Member<Cmd, Res, SM> {
   probing: boolean[];
   /** Per member: an append was sent since the last heartbeat tick. */
   sentSinceTick: boolean[];
-  /** Per member: the commit index the last append carried. */
-  sentCommit: number[];
   heardFrom: Set<number>;
   electionTimer: Timer | null;
   /** The current election timeout (ms), drawn when becoming follower or candidate. */
@@ -137,6 +159,11 @@ export interface Cluster<Cmd, Res, SM> {
   leader(): SimNode | null;
   /** Handles a client request at `member` (run on that member, when a request arrives). */
   submit(member: number, cmd: Cmd, respond: (s: Submitted<Res>) => void): void;
+  /**
+   * Registers a watch at `member` (run on that member, when the request arrives): `notify`
+   * runs once `seen` holds for the member's applied state, unless `waitMs` passes first.
+   */
+  watch(member: number, seen: (sm: SM) => boolean, waitMs: number, notify: () => void): void;
 }
 
 /** AppendEntries (entries may be empty: a heartbeat), as a network message. */
@@ -146,7 +173,7 @@ interface AppendMsg<Cmd> extends Delivery {
   readonly term: number;
   readonly prevIndex: number;
   readonly prevTerm: number;
-  readonly entries: Entry<Cmd>[];
+  readonly entries: readonly Entry<Cmd>[];
   readonly commit: number;
 }
 
@@ -164,6 +191,9 @@ interface AppendReplyMsg extends Delivery {
 /** Entries per AppendEntries message. */
 const MAX_BATCH = 64;
 
+/** The entries of a heartbeat (an append with nothing new); never written to. */
+const NO_ENTRIES: readonly never[] = Object.freeze([]);
+
 export function createCluster<Cmd, Res, SM>(
   net: Network,
   nodes: readonly SimNode[],
@@ -172,7 +202,10 @@ export function createCluster<Cmd, Res, SM>(
   spec: StateMachineSpec<Cmd, Res, SM>,
 ): Cluster<Cmd, Res, SM> {
   const n = nodes.length;
-  const links: Link[][] = nodes.map((a) => nodes.map((b) => linkBetween(net, a, b)));
+  // No member sends to itself: no link (and no random stream) for that.
+  const links: (Link | null)[][] = nodes.map((a) =>
+    nodes.map((b) => (a === b ? null : linkBetween(net, a, b))),
+  );
   const sendTo = (from: Member<Cmd, Res, SM>, to: Member<Cmd, Res, SM>, handle: () => void): void =>
     sendThunk(net, links[from.id]![to.id]!, handle);
   const majority = Math.floor(n / 2) + 1;
@@ -193,7 +226,6 @@ export function createCluster<Cmd, Res, SM>(
     matchIndex: [],
     probing: [],
     sentSinceTick: [],
-    sentCommit: [],
     heardFrom: new Set(),
     electionTimer: null,
     electionTimeoutMs: timings.electionMs,
@@ -205,6 +237,8 @@ export function createCluster<Cmd, Res, SM>(
     leaseTtl: new Map(),
     expiring: new Set(),
   }));
+  /** Per member: the watches waiting for a change to its applied state. */
+  const watches: Watch<SM>[][] = members.map(() => []);
 
   const lastIndex = (m: Member<Cmd, Res, SM>): number => m.log.length - 1;
   const mono = (m: Member<Cmd, Res, SM>): number => monoAt(m.node.clock, m.node.core.now);
@@ -328,13 +362,12 @@ export function createCluster<Cmd, Res, SM>(
     m.matchIndex = members.map(() => 0);
     m.probing = members.map(() => true);
     m.sentSinceTick = members.map(() => false);
-    m.sentCommit = members.map(() => -1);
     m.matchIndex[m.id] = lastIndex(m);
     m.heardFrom = new Set();
     m.lessor = null;
     m.expiring.clear();
     heartbeat(m);
-    m.quorumTimer = setTimer(m.node, timings.electionMs, () => checkQuorum(m));
+    m.quorumTimer = setTimerWith(m.node, timings.electionMs, checkQuorum, m);
     advanceCommit(m);
   }
 
@@ -343,11 +376,11 @@ export function createCluster<Cmd, Res, SM>(
     if (m.role !== "leader") return;
     for (const peer of members) {
       if (peer === m) continue;
-      if (!m.sentSinceTick[peer.id] || m.sentCommit[peer.id] !== m.commitIndex) sendAppend(m, peer.id);
+      if (!m.sentSinceTick[peer.id]) sendAppend(m, peer.id);
       m.sentSinceTick[peer.id] = false;
     }
     expireLeases(m);
-    m.heartbeatTimer = setTimer(m.node, timings.heartbeatMs, () => heartbeat(m));
+    m.heartbeatTimer = setTimerWith(m.node, timings.heartbeatMs, heartbeat, m);
   }
 
   function checkQuorum(m: Member<Cmd, Res, SM>): void {
@@ -358,7 +391,7 @@ export function createCluster<Cmd, Res, SM>(
       return;
     }
     m.heardFrom = new Set();
-    m.quorumTimer = setTimer(m.node, timings.electionMs, () => checkQuorum(m));
+    m.quorumTimer = setTimerWith(m.node, timings.electionMs, checkQuorum, m);
   }
 
   /** Sends the entries from nextIndex on (none: a heartbeat); in replicate state, moves nextIndex past them. */
@@ -366,12 +399,12 @@ export function createCluster<Cmd, Res, SM>(
     const peer = members[peerId]!;
     const prevIndex = m.nextIndex[peerId]! - 1;
     const prevTerm = m.log[prevIndex]!.term;
-    const entries = m.log.slice(prevIndex + 1, prevIndex + 1 + MAX_BATCH);
+    const entries =
+      prevIndex + 1 < m.log.length ? m.log.slice(prevIndex + 1, prevIndex + 1 + MAX_BATCH) : NO_ENTRIES;
     const term = m.term;
     const commit = m.commitIndex;
     if (!m.probing[peerId]) m.nextIndex[peerId] = prevIndex + 1 + entries.length;
     m.sentSinceTick[peerId] = true;
-    m.sentCommit[peerId] = commit;
     const msg: AppendMsg<Cmd> = {
       handle: handleAppend,
       refuse: null,
@@ -407,7 +440,7 @@ export function createCluster<Cmd, Res, SM>(
     term: number,
     prevIndex: number,
     prevTerm: number,
-    entries: Entry<Cmd>[],
+    entries: readonly Entry<Cmd>[],
     leaderCommit: number,
   ): void {
     if (term < m.term) {
@@ -506,8 +539,10 @@ export function createCluster<Cmd, Res, SM>(
         if (m.role === "leader" && entry.term === m.term && m.lessor === null) promoteLessor(m);
         continue;
       }
-      if (m.role !== "leader" && spec.isReadOnly(entry.cmd)) continue;
+      const readOnly = spec.isReadOnly(entry.cmd);
+      if (readOnly && m.role !== "leader") continue;
       const res = spec.apply(m.sm, entry.cmd);
+      if (!readOnly && watches[m.id]!.length > 0) checkWatches(m);
       if (m.role === "leader") trackLease(m, spec.leaseEvent(entry.cmd, res));
       const p = m.pending.get(index);
       if (p !== undefined) {
@@ -515,6 +550,21 @@ export function createCluster<Cmd, Res, SM>(
         p.respond(p.term === entry.term ? { kind: "done", value: res } : { kind: "leader-changed" });
       }
     }
+  }
+
+  /** Notifies the watches whose condition now holds; drops those the client gave up on. */
+  function checkWatches(m: Member<Cmd, Res, SM>): void {
+    const now = mono(m);
+    const list = watches[m.id]!;
+    // Compacted in place: a notification only sends a message, it cannot touch the list.
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const w = list[i]!;
+      if (w.untilMono < now) continue;
+      if (w.seen(m.sm)) w.notify();
+      else list[kept++] = w;
+    }
+    list.length = kept;
   }
 
   function promoteLessor(m: Member<Cmd, Res, SM>): void {
@@ -581,6 +631,7 @@ export function createCluster<Cmd, Res, SM>(
       m.pending.clear();
       m.lessor = null;
       m.expiring.clear();
+      watches[m.id] = [];
     };
     m.node.onRestart = () => resetElectionTimer(m);
     if (m.id !== 0) resetElectionTimer(m);
@@ -600,7 +651,14 @@ export function createCluster<Cmd, Res, SM>(
       const m = members[id]!;
       if (m.role !== "leader") respond({ kind: "not-leader", leader: m.leaderId });
       else if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, respond);
+      else if (m.lessor !== null && spec.isLocalRead(cmd))
+        respond({ kind: "done", value: spec.apply(m.sm, cmd) });
       else propose(m, cmd, respond);
+    },
+    watch(id, seen, waitMs, notify) {
+      const m = members[id]!;
+      if (seen(m.sm)) notify();
+      else watches[id]!.push({ seen, notify, untilMono: mono(m) + waitMs });
     },
   };
 }

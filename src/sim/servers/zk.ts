@@ -3,8 +3,10 @@
  * sessions with a timeout, expired by the leader by its monotonic clock (heartbeats renew
  * them); ephemeral sequential nodes `<prefix>-<seq>` owned by a session and deleted when it
  * expires or closes; a zxid (BigInt) that increases with every transaction that changes
- * the tree or the sessions. Reads go through the log too (linearizable; real ZooKeeper reads
- * are served by the member a client is connected to and may be stale). Session heartbeats
+ * the tree or the sessions. Reads (children) are answered by the leader from its applied
+ * state without a quorum round, as a ZooKeeper server answers them (see raft.ts: possibly
+ * stale on a deposed leader; the lock recipe is safe with stale listings, since a node that
+ * is lowest in any committed state stays lowest while it lives). Session heartbeats
  * (pings) are answered by the leader outside the log, refreshing its session tracker at once
  * (see raft.ts; real ZooKeeper touches sessions without a transaction too).
  */
@@ -93,10 +95,11 @@ export function applyZk(s: ZkState, cmd: ZkCmd): ZkRes {
       return { op: cmd.op, node: { path, seq, zxid: node.zxid } };
     }
     case "children": {
+      // Already in sequence order: a prefix's nodes are inserted in it, and a Map keeps
+      // insertion order.
       const nodes: ZkNodeInfo[] = [];
       for (const n of s.nodes.values())
         if (n.prefix === cmd.prefix) nodes.push({ path: n.path, seq: n.seq, zxid: n.zxid });
-      nodes.sort((a, b) => a.seq - b.seq);
       return { op: cmd.op, nodes };
     }
     case "delete": {
@@ -108,6 +111,11 @@ export function applyZk(s: ZkState, cmd: ZkCmd): ZkRes {
       return { op: cmd.op, deleted: true };
     }
   }
+}
+
+/** A watch condition: the node at `path` no longer exists. */
+export function nodeGone(path: string): (s: ZkState) => boolean {
+  return (s) => !s.nodes.has(path);
 }
 
 const zkSpec: StateMachineSpec<ZkCmd, ZkRes, ZkState> = {
@@ -130,6 +138,7 @@ const zkSpec: StateMachineSpec<ZkCmd, ZkRes, ZkState> = {
   expire: (sessionId) => ({ op: "expire-session", sessionId }),
   isRenewal: (cmd) => cmd.op === "heartbeat",
   isReadOnly: (cmd) => cmd.op === "children" || cmd.op === "heartbeat",
+  isLocalRead: (cmd) => cmd.op === "children",
 };
 
 export interface ZkEnsemble {

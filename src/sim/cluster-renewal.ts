@@ -1,0 +1,120 @@
+/**
+ * A client library's background renewals (etcd lease keep-alives, ZooKeeper pings), over a
+ * client's cluster session (consensus-client.ts). They are library code, not the lock
+ * algorithm's: a timer on the client's monotonic clock sends one every interval to the member
+ * the session prefers (redirected at once if it names another leader, or to the next member
+ * if it refused), answered or not — nothing waits for them, so they resume no client promise.
+ * They freeze with the client when it is paused and die with it.
+ */
+import type { Renewal } from "../env/env.js";
+import { type ClusterSession, channelTo } from "./consensus-client.js";
+import { type Network, send } from "./network.js";
+import { cancelTimer, type Delivery, setTimerWith, type Timer } from "./node.js";
+import type { Cluster, Submitted } from "./servers/raft.js";
+
+interface RenewalLoop<Cmd, Res> {
+  readonly net: Network;
+  readonly cluster: Cluster<Cmd, Res, unknown>;
+  readonly session: ClusterSession;
+  readonly cmd: Cmd;
+  readonly intervalMs: number;
+  /** False once an answer says the lease or session is gone. */
+  readonly alive: (res: Res) => boolean;
+  stopped: boolean;
+  timer: Timer | null;
+}
+
+/** One renewal on the way: the request, then its answer or refusal (`handle` is switched). */
+interface RenewalMsg<Cmd, Res> extends Delivery {
+  readonly loop: RenewalLoop<Cmd, Res>;
+  readonly member: number;
+  /** Members tried before this one for the same tick. */
+  readonly hops: number;
+  answer: Submitted<Res> | null;
+}
+
+/** Starts renewing with `cmd` every `intervalMs` (see the header); `alive` reads an answer. */
+export function renewInBackground<Cmd, Res>(
+  net: Network,
+  cluster: Cluster<Cmd, Res, unknown>,
+  session: ClusterSession,
+  cmd: Cmd,
+  intervalMs: number,
+  alive: (res: Res) => boolean,
+): Renewal {
+  const loop: RenewalLoop<Cmd, Res> = {
+    net,
+    cluster,
+    session,
+    cmd,
+    intervalMs,
+    alive,
+    stopped: false,
+    timer: null,
+  };
+  loop.timer = setTimerWith(session.client, intervalMs, renewalDue, loop);
+  return {
+    stop() {
+      stopRenewal(loop);
+    },
+  };
+}
+
+function stopRenewal<Cmd, Res>(loop: RenewalLoop<Cmd, Res>): void {
+  loop.stopped = true;
+  if (loop.timer !== null) cancelTimer(loop.timer);
+  loop.timer = null;
+}
+
+function renewalDue<Cmd, Res>(loop: RenewalLoop<Cmd, Res>): void {
+  // A timer that came due while the client was paused runs on resume even if the client
+  // stopped the renewal in between.
+  if (loop.stopped) return;
+  loop.timer = setTimerWith(loop.session.client, loop.intervalMs, renewalDue, loop);
+  sendRenewal(loop, loop.session.preferred, 0);
+}
+
+function sendRenewal<Cmd, Res>(loop: RenewalLoop<Cmd, Res>, member: number, hops: number): void {
+  const msg: RenewalMsg<Cmd, Res> = {
+    handle: serveRenewal as (m: never) => void,
+    refuse: refuseRenewal as (m: never) => void,
+    loop,
+    member,
+    hops,
+    answer: null,
+  };
+  send(loop.net, channelTo(loop.session, member).out, msg);
+}
+
+function serveRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
+  const { loop } = msg;
+  loop.cluster.submit(msg.member, loop.cmd, (s) => {
+    msg.answer = s;
+    msg.handle = renewalAnswered as (m: never) => void;
+    send(loop.net, channelTo(loop.session, msg.member).back, msg);
+  });
+}
+
+function refuseRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
+  msg.handle = renewalRefused as (m: never) => void;
+  msg.refuse = null;
+  send(msg.loop.net, channelTo(msg.loop.session, msg.member).back, msg);
+}
+
+function renewalAnswered<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
+  const { loop } = msg;
+  const s = msg.answer!;
+  if (loop.stopped) return;
+  if (s.kind === "done") {
+    loop.session.preferred = msg.member;
+    if (!loop.alive(s.value)) stopRenewal(loop);
+  } else if (s.kind === "not-leader" && s.leader !== null && s.leader !== msg.member) {
+    if (msg.hops + 1 < loop.cluster.members.length) sendRenewal(loop, s.leader, msg.hops + 1);
+  }
+}
+
+function renewalRefused<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
+  const { loop } = msg;
+  const n = loop.cluster.members.length;
+  if (!loop.stopped && msg.hops + 1 < n) sendRenewal(loop, (msg.member + 1) % n, msg.hops + 1);
+}

@@ -1,0 +1,76 @@
+/**
+ * Reply batching (src/sim/batch.ts): a client that awaits several replies together is drained
+ * once per batch instead of once per reply, and the history is still the strict one; a client
+ * that acts on part of a batch makes the batched run late, and `simulate` reruns it strictly.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { LockEnv } from "../../src/env/env.js";
+import { leaseToken } from "../../src/locks/lease-token.js";
+import type { LockAlgorithm } from "../../src/locks/lock.js";
+import { redlock } from "../../src/locks/redlock.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { prepareSimulation, simulate } from "../../src/sim/simulate.js";
+import { scheduleArb } from "./arbitrary.js";
+import { historyBytes, probe, scheduleOf } from "./helpers.js";
+
+async function strictAndBatched(schedule: Schedule, algorithm: LockAlgorithm) {
+  const strict = prepareSimulation(schedule, algorithm, { strict: true });
+  const strictRun = await strict.run();
+  const batched = prepareSimulation(schedule, algorithm, { strict: false });
+  const batchedRun = await batched.run();
+  return { strict, strictRun, batched, batchedRun };
+}
+
+describe("reply batching", () => {
+  it("gives redlock the strict history with fewer drains", async () => {
+    await fc.assert(
+      fc.asyncProperty(scheduleArb(5, "unfenced"), async (schedule) => {
+        const { strict, strictRun, batched, batchedRun } = await strictAndBatched(schedule, redlock);
+        expect(batched.world.core.late).toBe(false);
+        expect(historyBytes(batchedRun.ops)).toBe(historyBytes(strictRun.ops));
+        expect(batchedRun.stats).toEqual(strictRun.stats);
+        const sentAtOnce = strictRun.ops.some((op) => op.f === "acquire" && op.type === "invoke");
+        if (sentAtOnce) expect(batched.world.core.drains).toBeLessThan(strict.world.core.drains);
+      }),
+      { numRuns: 25, seed: 11 },
+    );
+  });
+
+  it("leaves one-call-at-a-time clients as they were", async () => {
+    await fc.assert(
+      fc.asyncProperty(scheduleArb(1, "fenced"), async (schedule) => {
+        const { strictRun, batched, batchedRun } = await strictAndBatched(schedule, leaseToken);
+        expect(batched.world.core.late).toBe(false);
+        expect(historyBytes(batchedRun.ops)).toBe(historyBytes(strictRun.ops));
+      }),
+      { numRuns: 15, seed: 5 },
+    );
+  });
+
+  it("a client that acts on the first of five replies makes the batched run late; simulate reruns it strictly", async () => {
+    // Reads its clock as soon as any reply is in (a quorum-early client would act there),
+    // then again when all are in. Latencies 1–9 ms: the replies arrive at different times.
+    const seen: number[][] = [];
+    const firstReply: LockAlgorithm = probe("redis", async (env: LockEnv) => {
+      const times: number[] = [];
+      seen.push(times);
+      const pending = env.redis.map((n) => n.setNxPx("k", "v", 1000));
+      await Promise.race(pending);
+      times.push(env.now());
+      await Promise.all(pending);
+      times.push(env.now());
+    });
+    const schedule = scheduleOf({ servers: 5, options: { latencyMs: { min: 1, max: 9 } }, seed: 3 });
+
+    const { strictRun, batched } = await strictAndBatched(schedule, firstReply);
+    expect(batched.world.core.late).toBe(true);
+    const [strictTimes, batchedTimes] = seen;
+    expect(strictTimes![0]).toBeLessThan(strictTimes![1]!);
+    expect(batchedTimes![0]).not.toBe(strictTimes![0]); // the batched run read it late
+
+    const run = await simulate(schedule, firstReply);
+    expect(historyBytes(run.ops)).toBe(historyBytes(strictRun.ops));
+    expect(seen.at(-1)).toEqual(strictTimes); // the rerun saw what the strict run saw
+  });
+});
