@@ -198,6 +198,17 @@ describe("zk watches", () => {
   });
 });
 
+/** The times (ms) at which the zk ensemble was sent a session ping. */
+function recordPings(sim: ReturnType<typeof prepareSimulation>) {
+  const pings: number[] = [];
+  const cluster = sim.world.zk!.cluster;
+  const submit = cluster.submit;
+  cluster.submit = (member, cmd, respond) => {
+    if (cmd.op === "heartbeat") pings.push(sim.world.core.now);
+    submit(member, cmd, respond);
+  };
+  return { cluster, pings };
+}
 describe("background renewals", () => {
   it("an etcd keep-alive keeps a lease until stopped; then it expires", async () => {
     const present: boolean[] = [];
@@ -241,7 +252,6 @@ describe("background renewals", () => {
   });
 
   it("freeze while the client is paused, and stop once a ping finds the session expired", async () => {
-    const pings: number[] = [];
     const sim = prepareSimulation(
       scheduleOf({ servers: 3, faults: [{ kind: "pause", node: "client:0", at: 1000, durationMs: 2500 }] }),
       probe("zk", async (env) => {
@@ -252,12 +262,7 @@ describe("background renewals", () => {
         await waitFor(env, 6000);
       }),
     );
-    const cluster = sim.world.zk!.cluster;
-    const submit = cluster.submit;
-    cluster.submit = (member, cmd, respond) => {
-      if (cmd.op === "heartbeat") pings.push(sim.world.core.now);
-      submit(member, cmd, respond);
-    };
+    const { cluster, pings } = recordPings(sim);
     await sim.run();
     // Every 300 ms from the session's creation (~150 ms) until the pause at 1 s; the one due
     // during the pause goes out on resume (3.5 s), finds the session expired, and is the last.
@@ -268,7 +273,6 @@ describe("background renewals", () => {
   });
 
   it("stay stopped when stopped on resume, before a ping that came due in the pause", async () => {
-    const pings: number[] = [];
     const sim = prepareSimulation(
       scheduleOf({ servers: 3, faults: [{ kind: "pause", node: "client:0", at: 990, durationMs: 1010 }] }),
       probe("zk", async (env) => {
@@ -282,12 +286,7 @@ describe("background renewals", () => {
         await waitFor(env, 3000);
       }),
     );
-    const cluster = sim.world.zk!.cluster;
-    const submit = cluster.submit;
-    cluster.submit = (member, cmd, respond) => {
-      if (cmd.op === "heartbeat") pings.push(sim.world.core.now);
-      submit(member, cmd, respond);
-    };
+    const { pings } = recordPings(sim);
     await sim.run();
     expect(pings).toEqual([450, 750]);
   });
