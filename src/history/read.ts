@@ -11,16 +11,15 @@
 import { err, type InputError, ok, type Result } from "../result.js";
 import { emptyOpFacts, type OpFacts } from "./facts.js";
 import { readLineChunks } from "./line-chunks.js";
+import { readLineBatches } from "./lines.js";
 import type { Op } from "./op.js";
 import { parseOpLineInto } from "./parse.js";
-import { createScanMemory, scanOpLine } from "./scan.js";
+import { createScanMemory, type ScanMemory, scanOpLine } from "./scan.js";
 import { createHistoryValidator } from "./validate.js";
 
 const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
 const OPEN_BRACE = 123;
-/** Marks a blank line: read, counted, not an op. */
-const BLANK: InputError = { message: "blank line" };
 
 export interface ReadHistoryOptions {
   /** Cross-line checks (pairing, order); default true. Per-line checks always run. */
@@ -90,39 +89,49 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
       return errors.length < maxErrors;
     }
 
-    let lineNo = 0;
-    try {
+    /** The `visit` path: byte chunks, each line scanned (scan.ts) or decoded and parsed. */
+    async function scanFile(scan: ScanMemory): Promise<boolean> {
+      let lineNo = 0;
       for await (const chunk of readLineChunks(path)) {
-        ops = [];
         const b = chunk.bytes;
         if (!chunk.terminated) {
           // The last line, with no "\n" after it: what a crash mid-write leaves.
           lineNo++;
           const line = b.toString("utf8");
-          if (line.trim() !== "" && !take(parseOpLineInto(line, lineNo, path, facts), lineNo, true)) return;
+          return line.trim() === "" || take(parseOpLineInto(line, lineNo, path, facts), lineNo, true);
         }
-        // Lines are split on "\n" and lose a trailing "\r"; blank lines are skipped but
-        // counted, so line numbers match what an editor shows.
-        for (let from = 0, nl = chunk.terminated ? b.indexOf(NEWLINE) : -1; nl !== -1; ) {
+        // As lines.ts splits text: on "\n", dropping a trailing "\r"; blank lines are skipped
+        // but counted, so line numbers match what an editor shows.
+        for (let from = 0, nl = b.indexOf(NEWLINE); nl !== -1; from = nl + 1, nl = b.indexOf(NEWLINE, from)) {
           lineNo++;
           const end = nl > from && b[nl - 1] === CARRIAGE_RETURN ? nl - 1 : nl;
-          if (end > from) {
-            let problem: InputError | undefined;
-            if (memory !== undefined && scanOpLine(b, from, end, facts, memory)) problem = undefined;
-            else {
-              const line = b.toString("utf8", from, end);
-              // Most lines start with "{": skip the whitespace scan for them.
-              problem =
-                b[from] === OPEN_BRACE || line.trim() !== ""
-                  ? parseOpLineInto(line, lineNo, path, facts)
-                  : BLANK;
-            }
-            if (problem !== BLANK && !take(problem, lineNo, false)) return;
+          if (end === from) continue;
+          if (scanOpLine(b, from, end, facts, scan)) {
+            if (!take(undefined, lineNo, false)) return false;
+            continue;
           }
-          from = nl + 1;
-          nl = b.indexOf(NEWLINE, from);
+          const line = b.toString("utf8", from, end);
+          // Most lines start with "{": skip the whitespace scan for them.
+          if (b[from] !== OPEN_BRACE && line.trim() === "") continue;
+          if (!take(parseOpLineInto(line, lineNo, path, facts), lineNo, false)) return false;
         }
-        if (ops.length > 0 && errors.length === 0) yield ops;
+      }
+      return true;
+    }
+
+    try {
+      if (memory !== undefined) {
+        if (!(await scanFile(memory))) return;
+      } else {
+        for await (const batch of readLineBatches(path)) {
+          ops = [];
+          const { lines, lineNumbers, unterminatedLast } = batch;
+          for (let i = 0; i < lines.length; i++) {
+            const lineNo = lineNumbers[i]!;
+            if (!take(parseOpLineInto(lines[i]!, lineNo, path, facts), lineNo, unterminatedLast)) return;
+          }
+          if (ops.length > 0 && errors.length === 0) yield ops;
+        }
       }
     } catch (e) {
       errors.push({ file: path, message: `cannot read the history: ${(e as Error).message}` });
