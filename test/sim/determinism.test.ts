@@ -1,7 +1,8 @@
 /**
  * Determinism: the same schedule gives byte-identical histories, also after a round trip of
  * the schedule through JSON and the schema, for every kind of lock server. And the histories
- * are well formed (the foundation's validator finds nothing to complain about).
+ * are well formed (the foundation's validator finds nothing to complain about), and reply
+ * batching (src/sim/batch.ts) never changes them.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import type { LockAlgorithm } from "../../src/locks/lock.js";
 import { redlock } from "../../src/locks/redlock.js";
 import { zk } from "../../src/locks/zk.js";
 import { type Schedule, scheduleSchema } from "../../src/schedule/schedule.js";
-import { simulate } from "../../src/sim/simulate.js";
+import { prepareSimulation, simulate } from "../../src/sim/simulate.js";
 import { scheduleArb } from "./arbitrary.js";
 import { historyBytes } from "./helpers.js";
 
@@ -35,6 +36,18 @@ describe.each(CASES)("simulating %s", (_name, algorithm, servers, resource) => {
         expect(third).toBe(first);
       }),
       { numRuns: 25, seed: 42 },
+    );
+  });
+
+  it("gives the same history with reply batching as strictly, draining after every reply", async () => {
+    await fc.assert(
+      fc.asyncProperty(scheduleArb(servers, resource), async (schedule) => {
+        const strict = await prepareSimulation(schedule, algorithm, { strict: true }).run();
+        const batched = await simulate(schedule, algorithm);
+        expect(historyBytes(batched.ops)).toBe(historyBytes(strict.ops));
+        expect(batched.stats).toEqual(strict.stats);
+      }),
+      { numRuns: 25, seed: 7 },
     );
   });
 
