@@ -26,7 +26,12 @@ export interface Link {
   readonly net: Network;
   readonly from: SimNode;
   readonly to: SimNode;
-  readonly rand: Random;
+  /**
+   * The link's random stream, seeded on its first message: a world makes links for every pair
+   * that may talk, and seeding costs more than most links' whole traffic. Streams are seeded by
+   * name, so when one is made does not change its numbers.
+   */
+  rand: Random | null;
   /** How many active partitions cut this link. */
   cuts: number;
   /** Sum of the active delay faults' extra milliseconds. */
@@ -68,7 +73,7 @@ export function linkBetween(net: Network, from: SimNode, to: SimNode): Link {
       net,
       from,
       to,
-      rand: net.streams.stream(`link:${from.name}>${to.name}`),
+      rand: null,
       cuts: 0,
       extraMs: 0,
       lastArrival: 0,
@@ -91,11 +96,10 @@ function linkByName(net: Network, from: string, to: string): Link | undefined {
  */
 export function send(net: Network, link: Link, message: Delivery): void {
   const { latencyMs, lossRate } = net.spec;
+  const rand = link.rand ?? (link.rand = net.streams.stream(`link:${link.from.name}>${link.to.name}`));
   const latency =
-    latencyMs.max <= latencyMs.min
-      ? latencyMs.min
-      : latencyMs.min + link.rand() * (latencyMs.max - latencyMs.min);
-  const dropped = lossRate > 0 && link.rand() < lossRate;
+    latencyMs.max <= latencyMs.min ? latencyMs.min : latencyMs.min + rand() * (latencyMs.max - latencyMs.min);
+  const dropped = lossRate > 0 && rand() < lossRate;
   net.sent++;
   if (dropped || link.cuts > 0) {
     net.lost++;
