@@ -89,6 +89,12 @@ function linkByName(net: Network, from: string, to: string): Link | undefined {
   return a === undefined || b === undefined ? undefined : linkBetween(net, a, b);
 }
 
+function seedLink(net: Network, link: Link): Random {
+  const rand = net.streams.stream(`link:${link.from.name}>${link.to.name}`);
+  link.rand = rand;
+  return rand;
+}
+
 /**
  * Sends `message` over `link`: on arrival `message.handle(message)` runs at the receiving
  * node (or waits there while it is paused); `message.refuse(message)` runs if it is crashed
@@ -96,7 +102,7 @@ function linkByName(net: Network, from: string, to: string): Link | undefined {
  */
 export function send(net: Network, link: Link, message: Delivery): void {
   const { latencyMs, lossRate } = net.spec;
-  const rand = link.rand ?? (link.rand = net.streams.stream(`link:${link.from.name}>${link.to.name}`));
+  const rand = link.rand ?? seedLink(net, link);
   const latency =
     latencyMs.max <= latencyMs.min ? latencyMs.min : latencyMs.min + rand() * (latencyMs.max - latencyMs.min);
   const dropped = lossRate > 0 && rand() < lossRate;
