@@ -137,7 +137,11 @@ function scanValue(b: Uint8Array, i: number, end: number): number {
 /** The ASCII string at b[start, end), reusing `known` when the text is the same. */
 function text(b: Uint8Array, start: number, end: number, known: string | undefined): string {
   if (known !== undefined && bytesAre(b, start, end, known)) return known;
-  return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+  // Short texts (grant ids, tokens, node names) are built directly: cheaper than a subarray.
+  if (end - start > 32) return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+  let s = "";
+  for (let i = start; i < end; i++) s += String.fromCharCode(b[i]!);
+  return s;
 }
 
 function opType(b: Uint8Array): OpType | undefined {
@@ -380,8 +384,8 @@ export function scanOpLine(
 
   let token: bigint | undefined;
   if (tokenKind === STRING || tokenKind === INTEGER) {
-    if (tokenKind === STRING && !isDecimal(b, tokenStart, tokenEnd)) return false;
-    token = tokenOf(b, tokenStart, tokenEnd, nemesis ? -1 : process, memory);
+    token = tokenOf(b, tokenStart, tokenEnd, tokenKind === STRING, nemesis ? -1 : process, memory);
+    if (token === undefined) return false;
   } else if (tokenKind !== 0 && tokenKind !== NULL) return false;
 
   facts.op = undefined;
@@ -425,16 +429,27 @@ function isDecimal(b: Uint8Array, start: number, end: number): boolean {
 }
 
 /**
- * The token written as b[start, end) (the digits of a JSON integer or of a token string:
- * both mean BigInt of those digits), reusing this process's last one when the text is the same.
+ * The token written as b[start, end) (the digits of a JSON integer, or of a token string when
+ * `quoted`: both mean BigInt of those digits), reusing this process's last one when the text is
+ * the same; undefined if a token string is not `-?[0-9]+`.
  */
-function tokenOf(b: Uint8Array, start: number, end: number, process: number, memory: ScanMemory): bigint {
-  if (process < 0) return BigInt(text(b, start, end, undefined));
-  const known = memory.tokenText[process];
+function tokenOf(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  quoted: boolean,
+  process: number,
+  memory: ScanMemory,
+): bigint | undefined {
+  const known = process < 0 ? undefined : memory.tokenText[process];
+  // A remembered text passed this check already.
   if (known !== undefined && bytesAre(b, start, end, known)) return memory.token[process]!;
+  if (quoted && !isDecimal(b, start, end)) return undefined;
   const digits = text(b, start, end, undefined);
   const token = BigInt(digits);
-  memory.tokenText[process] = digits;
-  memory.token[process] = token;
+  if (process >= 0) {
+    memory.tokenText[process] = digits;
+    memory.token[process] = token;
+  }
   return token;
 }

@@ -39,6 +39,8 @@ function parse(line: string): OpFacts | undefined {
 
 /** Plain text of the kind lockcheck writes: no quotes, backslashes or control characters. */
 const plain = fc.stringMatching(/^[A-Za-z0-9:_/.-]{1,12}$/);
+/** Longer text, as error messages are. */
+const sentence = fc.stringMatching(/^[A-Za-z0-9 :_/.,-]{0,80}$/);
 const tokenArb = fc.oneof(
   fc.bigInt({ min: 0n, max: 1000n }),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
@@ -54,7 +56,7 @@ const canonicalClientOp = fc.record(
     grant: plain,
     token: tokenArb,
     value: fc.oneof(fc.integer(), plain, fc.boolean()),
-    error: plain,
+    error: sentence,
   },
   { requiredKeys: ["index", "time", "type", "process", "f", "lock", "grant"] },
 );
