@@ -5,9 +5,9 @@
  * reach it. After every run nothing is left: no process, nothing paused, no temp dir, no
  * container or network of the run.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Fault } from "../../src/schedule/schedule.js";
-import { leftovers, runChecked } from "../real/run-helpers.js";
+import { expectNothingLeftAfterEach, runChecked } from "../real/run-helpers.js";
 import { etcdClientPause, etcdSchedule } from "../real/schedules.js";
 import {
   leftovers as dockerLeftovers,
@@ -50,20 +50,15 @@ const dockerLong = {
   rounds: Math.ceil((8 * LONG_HORIZON_MS) / 6000),
 };
 
-let lastRunId: string | null = null;
-afterEach(async () => {
-  if (lastRunId === null || !env.available) return;
-  const runId = lastRunId;
-  lastRunId = null;
-  expect(await leftovers(runId)).toEqual({ processes: [], stopped: [], dirs: [] });
-  expect(await dockerLeftovers(env.docker, runId)).toEqual([]);
+const track = expectNothingLeftAfterEach(async (runId) => {
+  if (env.available) expect(await dockerLeftovers(env.docker, runId)).toEqual([]);
 });
 
 describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", () => {
   it("etcd:lock, unfenced: a client paused longer than its lease writes after the next holder (violation)", async () => {
     needDocker(env);
     const r = await runChecked(etcdSchedule("unfenced", [etcdClientPause], { rounds: 8 }), onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toContain("stale-write");
   });
@@ -71,7 +66,7 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
   it("etcd:lock, fenced: no violation under client and leader pauses, partitions, leader isolation, kills", async () => {
     needDocker(env);
     const r = await runChecked(etcdSchedule("fenced", everything, dockerLong), onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);
     expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
@@ -92,7 +87,7 @@ describe.skipIf(skipDockerTests(env))("real etcd target on --cluster docker", ()
   it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
     needDocker(env);
     const r = await runChecked(etcdSchedule("fenced-txn", everything, dockerLong), onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);
     expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);

@@ -5,10 +5,10 @@
  * up front with the reason; the same timeline without the jump runs. After every run nothing is
  * left: no process, nothing paused, no temp dir, no container or network of the run.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { schedule } from "../real/helpers.js";
-import { leftovers, runChecked } from "../real/run-helpers.js";
+import { expectNothingLeftAfterEach, runChecked } from "../real/run-helpers.js";
 import { pauseAfterAcquire } from "../real/schedules.js";
 import {
   leftovers as dockerLeftovers,
@@ -52,20 +52,15 @@ const fiveNodeTimeline = (jump: boolean): Schedule =>
     ],
   );
 
-let lastRunId: string | null = null;
-afterEach(async () => {
-  if (lastRunId === null || !env.available) return;
-  const runId = lastRunId;
-  lastRunId = null;
-  expect(await leftovers(runId)).toEqual({ processes: [], stopped: [], dirs: [] });
-  expect(await dockerLeftovers(env.docker, runId)).toEqual([]);
+const track = expectNothingLeftAfterEach(async (runId) => {
+  if (env.available) expect(await dockerLeftovers(env.docker, runId)).toEqual([]);
 });
 
 describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", () => {
   it("redis:lease, unfenced: a client paused longer than the TTL writes after the next holder (violation)", async () => {
     needDocker(env);
     const r = await runChecked(pauseAfterAcquire("redis:lease", "unfenced", 1, 500), onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toContain("stale-write");
   });
@@ -73,7 +68,7 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
   it("redis:lease-token, fenced: the same schedule has no violation; the stale write is rejected", async () => {
     needDocker(env);
     const r = await runChecked(pauseAfterAcquire("redis:lease-token", "fenced", 1, 500), onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);
     expect(r.rejectedWrites.some((w) => w.process === 0)).toBe(true);
@@ -82,7 +77,7 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
   it("redis:redlock, unfenced: a client paused after acquiring breaks mutual exclusion", async () => {
     needDocker(env);
     const r = await runChecked(pauseAfterAcquire("redis:redlock", "unfenced", 5, 1000), onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toContain("stale-write");
   });
@@ -97,7 +92,7 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
   it("redis:redlock, unfenced: the timeline without the jump has no violation (no majority for client 1 while 0 holds)", async () => {
     needDocker(env);
     const r = await runChecked(fiveNodeTimeline(false), onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations).toEqual([]);
     const ops = r.run.ops;
@@ -125,7 +120,7 @@ describe.skipIf(skipDockerTests(env))("real redis targets on --cluster docker", 
       ],
     );
     const r = await runChecked(s, onDocker);
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     const nemesis = r.run.ops.filter((o) => o.process === "nemesis");
     expect(nemesis.map((o) => `${o.f} ${"node" in o ? o.node : ""}`)).toEqual(

@@ -5,24 +5,18 @@
  * nothing of the run is left afterwards.
  */
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import { preloadModuleTargets } from "../../src/custom/preload.js";
 import { missingBinaries, schedule } from "./helpers.js";
-import { leftovers, runChecked } from "./run-helpers.js";
+import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 
 const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
 const MODULE = "module:./examples/my-lock.mjs";
 
 const missing = missingBinaries(["redis-server"]);
 
-let lastRunId: string | null = null;
-afterEach(async () => {
-  if (lastRunId === null) return;
-  const left = await leftovers(lastRunId);
-  lastRunId = null;
-  expect(left).toEqual({ processes: [], stopped: [], dirs: [] });
-});
+const track = expectNothingLeftAfterEach();
 
 describe("a LockAlgorithm module on real servers", () => {
   it("registers redis:<name> next to sim:<name>, and `run` picks the real one", async () => {
@@ -65,7 +59,7 @@ describe("a LockAlgorithm module on real servers", () => {
           [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3 * ttlMs }],
         ),
       );
-      lastRunId = r.runId;
+      track(r.runId);
       expect(r.run.warnings).toEqual([]);
       // Both clients really ran the module's lock: each was granted it at least once.
       const granted = new Set(

@@ -5,21 +5,15 @@
  * it under client pauses, a leader pause, partitions and kills. After every run nothing of
  * it is left: no process, nothing paused, no temp dir.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Fault } from "../../src/schedule/schedule.js";
 import { missingBinaries } from "./helpers.js";
-import { leftovers, runChecked } from "./run-helpers.js";
+import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 import { etcdClientPause, etcdSchedule } from "./schedules.js";
 
 const missing = missingBinaries(["redis-server", "etcd"]);
 
-let lastRunId: string | null = null;
-afterEach(async () => {
-  if (lastRunId === null) return;
-  const left = await leftovers(lastRunId);
-  lastRunId = null;
-  expect(left).toEqual({ processes: [], stopped: [], dirs: [] });
-});
+const track = expectNothingLeftAfterEach();
 
 /**
  * The lot: the client pause, then (once another client has had time to take the lock over)
@@ -38,14 +32,14 @@ const everything: Fault[] = [
 describe.skipIf(missing.length > 0)("real etcd target", () => {
   it("etcd:lock, unfenced: a client paused longer than its lease writes after the next holder (violation)", async () => {
     const r = await runChecked(etcdSchedule("unfenced", [etcdClientPause]));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("etcd:lock, fenced by create revision: no violation under client and leader pauses, partitions, kills", async () => {
     const r = await runChecked(etcdSchedule("fenced", everything, { clients: 3 }));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
     // The fence had work to do: the paused client's late write was refused.
@@ -61,7 +55,7 @@ describe.skipIf(missing.length > 0)("real etcd target", () => {
 
   it("etcd:lock, fenced-txn (the fence folded into the write): no violation under the same faults", async () => {
     const r = await runChecked(etcdSchedule("fenced-txn", everything, { clients: 3 }));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
     expect(

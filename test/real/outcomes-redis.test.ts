@@ -4,33 +4,27 @@
  * clock jump on one of five nodes plus partitions breaks Redlock (the published timeline).
  * After every run nothing of it is left: no process, nothing paused, no temp dir.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { missingBinaries, schedule } from "./helpers.js";
-import { leftovers, runChecked } from "./run-helpers.js";
+import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 import { pauseAfterAcquire } from "./schedules.js";
 
 const missing = missingBinaries(["redis-server", "cc"]);
 
-let lastRunId: string | null = null;
-afterEach(async () => {
-  if (lastRunId === null) return;
-  const left = await leftovers(lastRunId);
-  lastRunId = null;
-  expect(left).toEqual({ processes: [], stopped: [], dirs: [] });
-});
+const track = expectNothingLeftAfterEach();
 
 describe.skipIf(missing.length > 0)("real redis targets", () => {
   it("redis:lease, unfenced: a client paused longer than the TTL writes after the next holder (violation)", async () => {
     const r = await runChecked(pauseAfterAcquire("redis:lease", "unfenced", 1, 500));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("redis:lease-token, fenced: the same schedule has no violation; the stale write is rejected", async () => {
     const r = await runChecked(pauseAfterAcquire("redis:lease-token", "fenced", 1, 500));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
     expect(
@@ -41,7 +35,7 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
 
   it("redis:redlock, unfenced: a client paused after acquiring breaks mutual exclusion", async () => {
     const r = await runChecked(pauseAfterAcquire("redis:redlock", "unfenced", 5, 1000));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toContain("stale-write");
   });
@@ -85,7 +79,7 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
 
   it("redis:redlock, unfenced: a forward clock jump on one of five nodes plus partitions (violation)", async () => {
     const r = await runChecked(fiveNodeTimeline(true));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     const grants = r.run.ops.filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok");
     expect(grants.map((g) => g.process).sort(), r.timeline).toEqual([0, 1]);
@@ -94,7 +88,7 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
 
   it("redis:redlock, unfenced: the same timeline without the clock jump has no violation", async () => {
     const r = await runChecked(fiveNodeTimeline(false));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
   });
@@ -118,14 +112,14 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
 
   it("redis:redlock-nocheck, unfenced: a pause while acquire replies are in flight (violation)", async () => {
     const r = await runChecked(pauseWhileRepliesInFlight("redis:redlock-nocheck"));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations.length, r.timeline).toBeGreaterThan(0);
   });
 
   it("redis:redlock, unfenced: the validity check denies the paused acquire (no violation)", async () => {
     const r = await runChecked(pauseWhileRepliesInFlight("redis:redlock"));
-    lastRunId = r.runId;
+    track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
     const first = r.run.ops.find((o) => o.process === 0 && o.f === "acquire" && o.type !== "invoke");

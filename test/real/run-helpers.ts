@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, expect } from "vitest";
 import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
@@ -67,6 +68,24 @@ export async function leftovers(
     processes: await waitForNone(() => processesMatching(runId), 5000),
     stopped: stoppedProcessesMatching(runId),
     dirs: await waitForNone(() => tempDirsMatching(runId), 2000),
+  };
+}
+
+/**
+ * Registers an afterEach that checks the last run handed to the returned function left nothing
+ * behind (processes, stopped processes, temp dirs), plus what `more` checks for that run.
+ */
+export function expectNothingLeftAfterEach(more?: (runId: string) => Promise<void>): (runId: string) => void {
+  let last: string | null = null;
+  afterEach(async () => {
+    if (last === null) return;
+    const runId = last;
+    last = null;
+    expect(await leftovers(runId)).toEqual({ processes: [], stopped: [], dirs: [] });
+    await more?.(runId);
+  });
+  return (runId) => {
+    last = runId;
   };
 }
 
