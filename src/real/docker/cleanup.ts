@@ -68,8 +68,44 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+function statusOf(e: unknown): unknown {
+  return typeof e === "object" && e !== null && "statusCode" in e ? e.statusCode : undefined;
+}
+
 function isNotFound(e: unknown): boolean {
-  return typeof e === "object" && e !== null && "statusCode" in e && e.statusCode === 404;
+  return statusOf(e) === 404;
+}
+
+/** The engine answers 403 "has active endpoints" while it is still detaching removed containers. */
+function hasActiveEndpoints(e: unknown): boolean {
+  return statusOf(e) === 403 && /active endpoints/.test(message(e));
+}
+
+const NETWORK_REMOVE_TRIES = 20;
+const NETWORK_REMOVE_PAUSE_MS = 250;
+
+/**
+ * Removes a network once its endpoints are gone. A container's endpoint can outlive the
+ * container's removal for a moment, and an endpoint of some other container (one the user
+ * attached by hand) would never go: so each try first disconnects whatever is still attached.
+ */
+async function removeNetwork(docker: Docker, o: FoundObject): Promise<void> {
+  const network = docker.getNetwork(o.id);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await network.remove();
+      return;
+    } catch (e) {
+      if (!hasActiveEndpoints(e) || attempt >= NETWORK_REMOVE_TRIES) throw e;
+    }
+    const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
+    await Promise.all(
+      Object.keys(info.Containers ?? {}).map((id) =>
+        network.disconnect({ Container: id, Force: true }).catch(() => undefined),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, NETWORK_REMOVE_PAUSE_MS));
+  }
 }
 
 async function removeContainer(docker: Docker, o: FoundObject): Promise<void> {
@@ -95,7 +131,7 @@ export async function removeObjects(docker: Docker, sel: Selection): Promise<Cle
     }
     try {
       if (o.kind === "container") await removeContainer(docker, o);
-      else await docker.getNetwork(o.id).remove();
+      else await removeNetwork(docker, o);
       report.removed.push(o);
     } catch (e) {
       if (isNotFound(e)) report.removed.push(o);
