@@ -10,6 +10,7 @@
  */
 
 import type { LockEnv, ResourceWrite } from "../env/env.js";
+import { fanOut } from "../env/fan-out.js";
 import type { ClientOp, NemesisF, Op } from "../history/op.js";
 import type { LockAlgorithm, LockHandle } from "../locks/lock.js";
 import type { Checkpoint, Fault, Schedule } from "../schedule/schedule.js";
@@ -263,6 +264,7 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
           await pass(gate);
         },
         redis: [],
+        redisAll: fanOut([]),
         etcd: null,
         zk: null,
         resource: {

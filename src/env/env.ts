@@ -43,6 +43,16 @@ export interface RedisApi {
   incr(key: string, opts?: CallOptions): Promise<CallResult<bigint>>;
 }
 
+/**
+ * One command sent to every Redis-like server at once (server:0 … server:N-1), with the
+ * answers in server order once all have answered or failed — what Redlock-style algorithms
+ * do on every attempt. Each server's call has its own timeout, as if made alone.
+ */
+export interface RedisFanOut {
+  setNxPx(key: string, value: string, ttlMs: number, opts?: CallOptions): Promise<CallResult<boolean>[]>;
+  delIfEquals(key: string, value: string, opts?: CallOptions): Promise<CallResult<boolean>[]>;
+}
+
 /** A background renewal a client library runs (etcd's lease KeepAlive, ZooKeeper's pings). */
 export interface Renewal {
   /** Stops renewing; harmless if already stopped. */
@@ -152,6 +162,11 @@ export interface LockEnv {
   sleep(ms: number): Promise<void>;
   /** Redis-like servers, server:0 … server:N-1, for targets that use them. */
   readonly redis: readonly RedisApi[];
+  /**
+   * The same command to all of `redis` at once. Same answers as calling each and awaiting
+   * them all; the simulator runs it with one promise instead of one per server.
+   */
+  readonly redisAll: RedisFanOut;
   /** The etcd-like cluster, for targets that use it. */
   readonly etcd: EtcdApi | null;
   /** The ZooKeeper-like ensemble, for targets that use it. */

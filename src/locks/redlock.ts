@@ -18,7 +18,7 @@
  * Kleppmann's critique; a clock jump on one node or a long pause after acquiring still
  * breaks mutual exclusion.
  */
-import type { CallOptions, CallResult, LockEnv, RedisApi } from "../env/env.js";
+import type { CallOptions, CallResult, LockEnv } from "../env/env.js";
 import { lockKey } from "./lease.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
@@ -69,17 +69,6 @@ function quorum(nodes: number): number {
   return Math.floor(nodes / 2) + 1;
 }
 
-function unlockAll(
-  nodes: readonly RedisApi[],
-  key: string,
-  owner: string,
-  opts: CallOptions,
-): Promise<CallResult<boolean>[]> {
-  const pending = new Array<Promise<CallResult<boolean>>>(nodes.length);
-  for (let i = 0; i < nodes.length; i++) pending[i] = nodes[i]!.delIfEquals(key, owner, opts);
-  return Promise.all(pending);
-}
-
 /** How many replies say yes. */
 function yesVotes(replies: readonly CallResult<boolean>[]): number {
   let votes = 0;
@@ -106,11 +95,9 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
       const deadline = waitMs === null ? Number.POSITIVE_INFINITY : env.now() + waitMs;
       for (let attempt = 0; attempt < retry.attempts; attempt++) {
         const start = env.now();
-        const pending = new Array<Promise<CallResult<boolean>>>(nodes.length);
-        for (let i = 0; i < nodes.length; i++)
-          pending[i] = nodes[i]!.setNxPx(key, req.owner, req.ttlMs, opts);
+        const pending = env.redisAll.setNxPx(key, req.owner, req.ttlMs, opts);
         await env.checkpoint("acquire-sent");
-        const votes = yesVotes(await Promise.all(pending));
+        const votes = yesVotes(await pending);
         const elapsed = env.now() - start;
         const validity = req.ttlMs - elapsed - driftMs(req.ttlMs);
         const hasQuorum = votes >= quorum(nodes.length);
@@ -119,7 +106,7 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
           return { outcome: "granted", token: null, handle: { request: req, state } };
         }
         lastReason = hasQuorum ? "validity-expired" : "no-quorum";
-        await unlockAll(nodes, key, req.owner, opts);
+        await env.redisAll.delIfEquals(key, req.owner, opts);
         if (attempt + 1 >= retry.attempts) break;
         const wait = retry.delayMs(req.owner, attempt, req.ttlMs);
         if (env.now() + wait >= deadline) break;
@@ -129,7 +116,7 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
     },
     async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
       const { key } = handle.state as RedlockState;
-      const replies = await unlockAll(env.redis, key, handle.request.owner, {
+      const replies = await env.redisAll.delIfEquals(key, handle.request.owner, {
         timeoutMs: perNodeTimeoutMs(handle.request.ttlMs),
       });
       if (replies.some((r) => r.ok && r.value)) return { outcome: "released" };

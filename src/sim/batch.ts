@@ -62,6 +62,39 @@ export function settleMode(client: SimNode, batch: CallBatch): SettleMode {
   return client.owing ? "drain-first" : "drain";
 }
 
+/** A batch of its own for a call that is never batched with others (noted as an action). */
+export function soloBatch(client: SimNode): CallBatch {
+  noteAction(client);
+  return { open: 1 };
+}
+
+/**
+ * Settles one of `client`'s promises with `resolve(value)` as its batch asks: at once with a
+ * drain after it, at once owing the drain, or after the drain the client owes.
+ */
+export function settleClient<V>(
+  client: SimNode,
+  batch: CallBatch,
+  resolve: (value: V) => void,
+  value: V,
+): void {
+  const core = client.core;
+  switch (settleMode(client, batch)) {
+    case "owe":
+      resolve(value);
+      return;
+    case "drain-first":
+      deferSettle(core, () => {
+        core.settled = true;
+        resolve(value);
+      });
+      return;
+    default:
+      core.settled = true;
+      resolve(value);
+  }
+}
+
 /** Runs `settle` once the drain the client owes has run (at this same virtual instant). */
 export function deferSettle(core: SimCore, settle: () => void): void {
   core.settled = true;

@@ -10,6 +10,7 @@ import type {
   EtcdApi,
   LockEnv,
   RedisApi,
+  RedisFanOut,
   ResourceApi,
   ResourceWrite,
   ZkApi,
@@ -22,7 +23,7 @@ import { renewInBackground } from "./cluster-renewal.js";
 import { type ClusterSession, clusterSession, submitToCluster, watchAtCluster } from "./consensus-client.js";
 import { pauseAtCheckpoint } from "./nemesis.js";
 import { type SimNode, setTimerWith } from "./node.js";
-import { callAnswered, channel } from "./rpc.js";
+import { callAnswered, callAnsweredEach, channel } from "./rpc.js";
 import { deletedSince, type EtcdCluster, type EtcdCmd, type EtcdRes } from "./servers/etcd.js";
 import { delIfEquals, incr, type RedisNode, setNxPx } from "./servers/redis.js";
 import { type ResourceNode, writeResource } from "./servers/resource.js";
@@ -45,6 +46,7 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
         setTimerWith(client, ms, wake, resolve);
       }),
     redis: w.redis.map((r) => redisApi(w, client, r, callTimeout)),
+    redisAll: redisFanOut(w, client, callTimeout),
     etcd: w.etcd === null ? null : etcdApi(w, client, w.etcd, callTimeout),
     zk: w.zk === null ? null : zkApi(w, client, w.zk, callTimeout),
     resource: resourceApi(w, client, callTimeout),
@@ -77,6 +79,17 @@ function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf
     delIfEquals: (key, value, opts) =>
       callAnswered(ch, timeout(opts), answerDelIfEquals, r, key, value, undefined),
     incr: (key, opts) => callAnswered(ch, timeout(opts), answerIncr, r, key, undefined, undefined),
+  };
+}
+
+function redisFanOut(w: SimWorld, client: SimNode, timeout: TimeoutOf): RedisFanOut {
+  const channels = w.redis.map((r) => channel(w.net, client, r.node));
+  const servers = w.redis;
+  return {
+    setNxPx: (key, value, ttlMs, opts) =>
+      callAnsweredEach(channels, timeout(opts), answerSetNxPx, servers, key, value, ttlMs),
+    delIfEquals: (key, value, opts) =>
+      callAnsweredEach(channels, timeout(opts), answerDelIfEquals, servers, key, value, undefined),
   };
 }
 

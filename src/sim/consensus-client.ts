@@ -14,16 +14,18 @@
  * next one), which notifies the client from its own applied state; silence until the wait
  * is over means "not seen", whatever the reason (still there, or the member is cut off).
  *
- * Both are written as callbacks on one promise rather than as async functions: a call then
- * costs the client one promise and one continuation, however many hops it takes.
+ * Both are written as callbacks on one promise rather than as async functions, and their hops
+ * react inside the event that answers them (`callThen`): a call costs the client one promise
+ * and one continuation, however many hops it takes.
  *
  * Background renewals (keep-alives, pings) over the same session: cluster-renewal.ts.
  */
 import type { CallResult } from "../env/env.js";
+import { type CallBatch, settleClient, soloBatch } from "./batch.js";
 import { monoAt } from "./clock.js";
 import type { Network } from "./network.js";
 import { type SimNode, setTimerWith } from "./node.js";
-import { type Channel, call, channel } from "./rpc.js";
+import { type Channel, callThen, channel, type Respond } from "./rpc.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
 
 export interface ClusterSession {
@@ -59,6 +61,26 @@ export function channelTo(session: ClusterSession, member: number): Channel {
   return ch;
 }
 
+/** One client request to the cluster, from submission until it settles (see the header). */
+interface Submission<Cmd, Res, T> {
+  readonly net: Network;
+  readonly cluster: Cluster<Cmd, Res, unknown>;
+  readonly session: ClusterSession;
+  readonly cmd: Cmd;
+  readonly idleWaitMs: number;
+  readonly finish: (res: Res) => CallResult<T>;
+  readonly batch: CallBatch;
+  /** On the client's monotonic clock. */
+  readonly deadline: number;
+  /** The member asked now (one call at a time). */
+  target: number;
+  lastNode: string;
+  /** Redirects and refusals since the last wait: after a full round, wait before going on. */
+  hops: number;
+  resolve: (r: CallResult<T>) => void;
+  reject: (e: unknown) => void;
+}
+
 /**
  * Submits `cmd` to the cluster and resolves with `finish(result)` once a leader answers, or
  * with the error that ended the call.
@@ -72,71 +94,122 @@ export function submitToCluster<Cmd, Res, T>(
   idleWaitMs: number,
   finish: (res: Res) => CallResult<T>,
 ): Promise<CallResult<T>> {
-  return new Promise((resolve, reject) => {
-    const n = cluster.members.length;
-    const client = session.client;
-    const clientMono = (): number => monoAt(client.clock, net.core.now);
-    const deadline = clientMono() + timeoutMs;
-    let target = session.preferred;
-    let lastNode = cluster.members[target]!.node.name;
-    // Redirects and refusals since the last wait: after a full round, wait before going on.
-    let hops = 0;
+  const client = session.client;
+  const target = session.preferred;
+  const s: Submission<Cmd, Res, T> = {
+    net,
+    cluster,
+    session,
+    cmd,
+    idleWaitMs,
+    finish,
+    batch: soloBatch(client),
+    deadline: monoAt(client.clock, net.core.now) + timeoutMs,
+    target,
+    lastNode: cluster.members[target]!.node.name,
+    hops: 0,
+    resolve: noResolve,
+    reject: noResolve,
+  };
+  const p = new Promise<CallResult<T>>((resolve, reject) => {
+    s.resolve = resolve;
+    s.reject = reject;
+  });
+  attemptSubmission(s);
+  return p;
+}
 
-    const attempt = (): void => {
-      const remaining = deadline - clientMono();
-      if (remaining <= 0) {
-        // Possibly run by the wait's timer: the loop must let the client go on.
-        net.core.settled = true;
-        resolve({ ok: false, error: { kind: "unreachable", node: lastNode, detail: "no leader answered" } });
+const noResolve = (): void => {};
+
+function settleSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, r: CallResult<T>): void {
+  settleClient(s.session.client, s.batch, s.resolve, r);
+}
+
+function attemptSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>): void {
+  const client = s.session.client;
+  const remaining = s.deadline - monoAt(client.clock, s.net.core.now);
+  if (remaining <= 0) {
+    settleSubmission(s, {
+      ok: false,
+      error: { kind: "unreachable", node: s.lastNode, detail: "no leader answered" },
+    });
+    return;
+  }
+  s.lastNode = s.cluster.members[s.target]!.node.name;
+  callThen<Submitted<Res>, Submission<Cmd, Res, T>>(
+    channelTo(s.session, s.target),
+    remaining,
+    serveSubmission,
+    submissionAnswered,
+    s,
+  );
+}
+
+function serveSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, respond: Respond<Submitted<Res>>): void {
+  s.cluster.submit(s.target, s.cmd, (answer) => respond({ ok: true, value: answer }));
+}
+
+function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submission<Cmd, Res, T>): void {
+  const n = s.cluster.members.length;
+  const { session } = s;
+  if (!r.ok) {
+    if (r.error.kind === "timeout") {
+      session.preferred = (s.target + 1) % n;
+      settleSubmission(s, r);
+      return;
+    }
+    s.target = (s.target + 1) % n;
+    if (++s.hops < n) {
+      attemptSubmission(s);
+      return;
+    }
+  } else {
+    const answer = r.value;
+    if (answer.kind === "done") {
+      session.preferred = s.target;
+      let result: CallResult<T>;
+      try {
+        result = s.finish(answer.value);
+      } catch (e) {
+        settleClient(session.client, s.batch, s.reject, e); // a bug in the simulator: fail the client loudly
         return;
       }
-      const member = target;
-      lastNode = cluster.members[member]!.node.name;
-      call<Submitted<Res>>(channelTo(session, member), remaining, (respond) =>
-        cluster.submit(member, cmd, (s) => respond({ ok: true, value: s })),
-      ).then(answered);
-    };
+      settleSubmission(s, result);
+      return;
+    }
+    if (answer.kind === "leader-changed") {
+      session.preferred = (s.target + 1) % n;
+      settleSubmission(s, {
+        ok: false,
+        error: { kind: "timeout", node: s.lastNode, detail: "leader changed" },
+      });
+      return;
+    }
+    s.target = answer.leader !== null && answer.leader !== s.target ? answer.leader : (s.target + 1) % n;
+    if (answer.leader !== null && ++s.hops < n) {
+      attemptSubmission(s);
+      return;
+    }
+  }
+  s.hops = 0;
+  const client = session.client;
+  const left = s.deadline - monoAt(client.clock, s.net.core.now);
+  setTimerWith(client, Math.min(s.idleWaitMs, Math.max(0, left)), attemptSubmission, s);
+}
 
-    const answered = (r: CallResult<Submitted<Res>>): void => {
-      if (!r.ok) {
-        if (r.error.kind === "timeout") {
-          session.preferred = (target + 1) % n;
-          resolve(r);
-          return;
-        }
-        target = (target + 1) % n;
-        if (++hops < n) {
-          attempt();
-          return;
-        }
-      } else {
-        const s = r.value;
-        if (s.kind === "done") {
-          session.preferred = target;
-          try {
-            resolve(finish(s.value));
-          } catch (e) {
-            reject(e); // a bug in the simulator: fail the client loudly
-          }
-          return;
-        }
-        if (s.kind === "leader-changed") {
-          session.preferred = (target + 1) % n;
-          resolve({ ok: false, error: { kind: "timeout", node: lastNode, detail: "leader changed" } });
-          return;
-        }
-        target = s.leader !== null && s.leader !== target ? s.leader : (target + 1) % n;
-        if (s.leader !== null && ++hops < n) {
-          attempt();
-          return;
-        }
-      }
-      hops = 0;
-      setTimerWith(client, Math.min(idleWaitMs, Math.max(0, deadline - clientMono())), attempt, undefined);
-    };
-
-    attempt();
-  });
+/** A client's watch at the cluster, from its start until it settles. */
+interface Watching<Cmd, Res, SM> {
+  readonly net: Network;
+  readonly cluster: Cluster<Cmd, Res, SM>;
+  readonly session: ClusterSession;
+  readonly seen: (sm: SM) => boolean;
+  readonly batch: CallBatch;
+  readonly deadline: number;
+  target: number;
+  tries: number;
+  /** What the member being asked was told to wait (ms). */
+  waitMs: number;
+  resolve: (r: CallResult<boolean>) => void;
 }
 
 /**
@@ -150,40 +223,61 @@ export function watchAtCluster<Cmd, Res, SM>(
   seen: (sm: SM) => boolean,
   waitMs: number,
 ): Promise<CallResult<boolean>> {
-  return new Promise((resolve) => {
-    const n = cluster.members.length;
-    const client = session.client;
-    const deadline = monoAt(client.clock, net.core.now) + waitMs;
-    let target = session.preferred;
-    let tries = 0;
+  const client = session.client;
+  const w: Watching<Cmd, Res, SM> = {
+    net,
+    cluster,
+    session,
+    seen,
+    batch: soloBatch(client),
+    deadline: monoAt(client.clock, net.core.now) + waitMs,
+    target: session.preferred,
+    tries: 0,
+    waitMs: 0,
+    resolve: noResolve,
+  };
+  const p = new Promise<CallResult<boolean>>((resolve) => {
+    w.resolve = resolve;
+  });
+  attemptWatch(w);
+  return p;
+}
 
-    const attempt = (): void => {
-      const remaining = deadline - monoAt(client.clock, net.core.now);
-      if (remaining <= 0) {
-        resolve(NOT_SEEN);
-        return;
-      }
-      const member = target;
-      call<boolean>(channelTo(session, member), remaining, (respond) =>
-        cluster.watch(member, seen, remaining, () => respond(SEEN)),
-      ).then(answered);
-    };
+function attemptWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>): void {
+  const remaining = w.deadline - monoAt(w.session.client.clock, w.net.core.now);
+  if (remaining <= 0) {
+    settleClient(w.session.client, w.batch, w.resolve, NOT_SEEN);
+    return;
+  }
+  w.waitMs = remaining;
+  callThen<boolean, Watching<Cmd, Res, SM>>(
+    channelTo(w.session, w.target),
+    remaining,
+    serveWatch,
+    watchAnswered,
+    w,
+  );
+}
 
-    const answered = (r: CallResult<boolean>): void => {
-      if (r.ok || r.error.kind === "timeout") {
-        resolve(r.ok ? SEEN : NOT_SEEN);
-        return;
-      }
-      if (++tries < n) {
-        target = (target + 1) % n;
-        attempt();
-        return;
-      }
-      const node = cluster.members[target]!.node.name;
-      resolve({ ok: false, error: { kind: "unreachable", node, detail: "every member refused the watch" } });
-    };
+function serveWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>, respond: Respond<boolean>): void {
+  w.cluster.watch(w.target, w.seen, w.waitMs, () => respond(SEEN));
+}
 
-    attempt();
+function watchAnswered<Cmd, Res, SM>(r: CallResult<boolean>, w: Watching<Cmd, Res, SM>): void {
+  const n = w.cluster.members.length;
+  if (r.ok || r.error.kind === "timeout") {
+    settleClient(w.session.client, w.batch, w.resolve, r.ok ? SEEN : NOT_SEEN);
+    return;
+  }
+  if (++w.tries < n) {
+    w.target = (w.target + 1) % n;
+    attemptWatch(w);
+    return;
+  }
+  const node = w.cluster.members[w.target]!.node.name;
+  settleClient(w.session.client, w.batch, w.resolve, {
+    ok: false,
+    error: { kind: "unreachable", node, detail: "every member refused the watch" },
   });
 }
 

@@ -9,7 +9,7 @@
  * ignored.
  */
 import type { CallResult } from "../env/env.js";
-import { type CallBatch, deferSettle, joinBatch, noteAction, settleMode } from "./batch.js";
+import { type CallBatch, joinBatch, settleClient } from "./batch.js";
 import { type Link, linkBetween, type Network, send } from "./network.js";
 import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
 
@@ -35,13 +35,19 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
  */
 interface PendingCall<T> extends Timer, Delivery {
   readonly ch: Channel;
-  readonly serve: ((respond: Respond<T>) => void) | null;
+  readonly serve: ((arg: never, respond: Respond<T>) => void) | null;
   readonly answer: ((server: never, a: never, b: never, c: never) => CallResult<T>) | null;
   readonly server: unknown;
   readonly a: unknown;
   readonly b: unknown;
   readonly c: unknown;
   resolve: (r: CallResult<T>) => void;
+  /** For `callThen`: run with the result instead of settling a promise. */
+  onSettled: ((r: CallResult<T>, arg: never) => void) | null;
+  settledArg: unknown;
+  /** The fan-out this call is part of (its answer goes in `slot`), or null for a lone call. */
+  group: CallGroup | null;
+  slot: number;
   /** The client's batch this call belongs to (batch.ts). */
   readonly batch: CallBatch;
   /** The server's answer, once it responded. */
@@ -49,25 +55,28 @@ interface PendingCall<T> extends Timer, Delivery {
   settled: boolean;
 }
 
+/** Calls made together to several servers, answered with one promise once all have settled. */
+interface CallGroup {
+  open: number;
+  readonly results: unknown[];
+  readonly resolve: (results: unknown) => void;
+}
+
 function settle<T>(c: PendingCall<T>, r: CallResult<T>): void {
   if (c.settled) return;
   c.settled = true;
   cancelTimer(c);
-  const core = c.ch.net.core;
-  switch (settleMode(c.node, c.batch)) {
-    case "owe":
-      c.resolve(r);
-      return;
-    case "drain-first":
-      deferSettle(core, () => {
-        core.settled = true;
-        c.resolve(r);
-      });
-      return;
-    default:
-      core.settled = true;
-      c.resolve(r);
+  if (c.onSettled !== null) {
+    c.onSettled(r, c.settledArg as never);
+    return;
   }
+  const group = c.group;
+  if (group === null) {
+    settleClient(c.node, c.batch, c.resolve, r);
+    return;
+  }
+  group.results[c.slot] = r;
+  if (--group.open === 0) settleClient(c.node, c.batch, group.resolve, group.results);
 }
 
 function reply<T>(c: PendingCall<T>, r: CallResult<T>): void {
@@ -80,7 +89,7 @@ function reply<T>(c: PendingCall<T>, r: CallResult<T>): void {
 
 function serveRequest<T>(c: PendingCall<T>): void {
   if (c.answer !== null) reply(c, c.answer(c.server as never, c.a as never, c.b as never, c.c as never));
-  else c.serve!((r) => reply(c, r));
+  else c.serve!(c.settledArg as never, (r) => reply(c, r));
 }
 
 function deliverReply<T>(c: PendingCall<T>): void {
@@ -114,21 +123,45 @@ function start<T>(c: PendingCall<T>, timeoutMs: number): Promise<CallResult<T>> 
   const p = new Promise<CallResult<T>>(takeResolve);
   c.resolve = takenResolve as (r: CallResult<T>) => void;
   takenResolve = null;
-  c.arg = c;
-  armTimer(c, timeoutMs);
-  send(c.ch.net, c.ch.out, c);
+  launch(c, timeoutMs);
   return p;
 }
 
-/** A call whose server side answers through `respond`, at once or later. */
-export function call<T>(
+function launch<T>(c: PendingCall<T>, timeoutMs: number): void {
+  c.arg = c;
+  armTimer(c, timeoutMs);
+  send(c.ch.net, c.ch.out, c);
+}
+
+/** Never read: `callThen` calls settle through `onSettled`, outside any batch. */
+const NO_BATCH: CallBatch = { open: 0 };
+
+/**
+ * A call made by simulated client-library code (consensus-client.ts) that handles the answer
+ * itself — retries, redirects — before anything reaches the client's code: `onSettled(result,
+ * arg)` runs inside the event that settles the call, with no promise. The server side runs
+ * `serve(arg, respond)` and answers through `respond`, at once or later.
+ */
+export function callThen<T, X>(
   ch: Channel,
   timeoutMs: number,
-  serve: (respond: Respond<T>) => void,
-): Promise<CallResult<T>> {
-  const solo: CallBatch = { open: 1 }; // served later, perhaps among other traffic: never batched
-  noteAction(ch.out.from);
-  return start(newCall<T>(ch, solo, serve, null, null, undefined, undefined, undefined), timeoutMs);
+  serve: (arg: X, respond: Respond<T>) => void,
+  onSettled: (r: CallResult<T>, arg: X) => void,
+  arg: X,
+): void {
+  const c = newCall<T>(
+    ch,
+    NO_BATCH,
+    serve as PendingCall<T>["serve"],
+    null,
+    null,
+    undefined,
+    undefined,
+    undefined,
+  );
+  c.onSettled = onSettled as PendingCall<T>["onSettled"];
+  c.settledArg = arg;
+  launch(c, timeoutMs);
 }
 
 /** A call the server answers at once with `answer(server, a, b, c)`: the hot path. */
@@ -143,6 +176,48 @@ export function callAnswered<T, S, A, B, C>(
 ): Promise<CallResult<T>> {
   const batch = joinBatch(ch.out.from);
   return start(newCall<T>(ch, batch, null, answer as PendingCall<T>["answer"], server, a, b, c), timeoutMs);
+}
+
+/**
+ * `callAnswered` to every server of `servers` (over `channels`, in the same order) with the
+ * same arguments: one promise for all the answers, in server order. The calls go out in that
+ * order, exactly as one `callAnswered` per server would send them.
+ */
+export function callAnsweredEach<T, S, A, B, C>(
+  channels: readonly Channel[],
+  timeoutMs: number,
+  answer: (server: S, a: A, b: B, c: C) => CallResult<T>,
+  servers: readonly S[],
+  a: A,
+  b: B,
+  c: C,
+): Promise<CallResult<T>[]> {
+  const n = channels.length;
+  if (n === 0) return Promise.resolve([]);
+  const batch = joinBatch(channels[0]!.out.from);
+  const p = new Promise<CallResult<T>[]>(takeResolve);
+  const group: CallGroup = {
+    open: n,
+    results: new Array<unknown>(n),
+    resolve: takenResolve as (r: unknown) => void,
+  };
+  takenResolve = null;
+  for (let i = 0; i < n; i++) {
+    const call = newCall<T>(
+      channels[i]!,
+      batch,
+      null,
+      answer as PendingCall<T>["answer"],
+      servers[i],
+      a,
+      b,
+      c,
+    );
+    call.group = group;
+    call.slot = i;
+    launch(call, timeoutMs);
+  }
+  return p;
 }
 
 function newCall<T>(
@@ -175,6 +250,10 @@ function newCall<T>(
     b,
     c,
     resolve: noResolve,
+    onSettled: null,
+    settledArg: undefined,
+    group: null,
+    slot: 0,
     batch,
     result: null,
     settled: false,

@@ -5,6 +5,7 @@
  * clock). Not a simulator: no network, no concurrency beyond promise order.
  */
 import type { CallResult, LockEnv, RedisApi } from "../../src/env/env.js";
+import { fanOut } from "../../src/env/fan-out.js";
 import type { Checkpoint } from "../../src/schedule/schedule.js";
 
 export interface FakeClock {
@@ -72,6 +73,7 @@ export function fakeRedisEnv(
       clock.now += ms;
     },
     redis: nodes,
+    redisAll: fanOut(nodes),
     etcd: null,
     zk: null,
     resource: { write: async () => ({ ok: true, value: { accepted: true } }) },

@@ -14,6 +14,38 @@ import { prepareSimulation, simulate } from "../../src/sim/simulate.js";
 import { scheduleArb } from "./arbitrary.js";
 import { historyBytes, probe, scheduleOf } from "./helpers.js";
 
+/**
+ * A majority lock over every Redis-like server (Redlock without retries or validity check),
+ * its calls made either one per server and awaited together ("each") or as one fan-out ("all").
+ */
+function majorityLock(calls: "each" | "all"): LockAlgorithm {
+  const set = (env: LockEnv, key: string, owner: string, ttlMs: number) =>
+    calls === "all"
+      ? env.redisAll.setNxPx(key, owner, ttlMs)
+      : Promise.all(env.redis.map((n) => n.setNxPx(key, owner, ttlMs)));
+  const del = (env: LockEnv, key: string, owner: string) =>
+    calls === "all"
+      ? env.redisAll.delIfEquals(key, owner)
+      : Promise.all(env.redis.map((n) => n.delIfEquals(key, owner)));
+  return {
+    name: `majority-${calls}`,
+    servers: "redis",
+    fencing: false,
+    async acquire(env, req) {
+      const replies = await set(env, req.lock, req.owner, req.ttlMs);
+      const yes = replies.filter((r) => r.ok && r.value).length;
+      if (yes > env.redis.length / 2)
+        return { outcome: "granted", token: null, handle: { request: req, state: null } };
+      await del(env, req.lock, req.owner);
+      return { outcome: "denied", reason: "no-quorum" };
+    },
+    async release(env, handle) {
+      const replies = await del(env, handle.request.lock, handle.request.owner);
+      return replies.some((r) => r.ok && r.value) ? { outcome: "released" } : { outcome: "not-held" };
+    },
+  };
+}
+
 async function strictAndBatched(schedule: Schedule, algorithm: LockAlgorithm) {
   const strict = prepareSimulation(schedule, algorithm, { strict: true });
   const strictRun = await strict.run();
@@ -23,10 +55,13 @@ async function strictAndBatched(schedule: Schedule, algorithm: LockAlgorithm) {
 }
 
 describe("reply batching", () => {
-  it("gives redlock the strict history with fewer drains", async () => {
+  it("gives a client that awaits calls to every server together the strict history with fewer drains", async () => {
     await fc.assert(
       fc.asyncProperty(scheduleArb(5, "unfenced"), async (schedule) => {
-        const { strict, strictRun, batched, batchedRun } = await strictAndBatched(schedule, redlock);
+        const { strict, strictRun, batched, batchedRun } = await strictAndBatched(
+          schedule,
+          majorityLock("each"),
+        );
         expect(batched.world.core.late).toBe(false);
         expect(historyBytes(batchedRun.ops)).toBe(historyBytes(strictRun.ops));
         expect(batchedRun.stats).toEqual(strictRun.stats);
@@ -35,6 +70,32 @@ describe("reply batching", () => {
       }),
       { numRuns: 25, seed: 11 },
     );
+  });
+
+  it("gives redlock (whose calls go out as one fan-out) the strict history", async () => {
+    await fc.assert(
+      fc.asyncProperty(scheduleArb(5, "unfenced"), async (schedule) => {
+        const { strictRun, batched, batchedRun } = await strictAndBatched(schedule, redlock);
+        expect(batched.world.core.late).toBe(false);
+        expect(historyBytes(batchedRun.ops)).toBe(historyBytes(strictRun.ops));
+      }),
+      { numRuns: 25, seed: 12 },
+    );
+  });
+
+  it("a fan-out (env.redisAll) gives the same history as calling each server and awaiting them all", async () => {
+    let acquires = 0;
+    await fc.assert(
+      fc.asyncProperty(scheduleArb(5, "unfenced"), async (schedule) => {
+        const each = await simulate(schedule, majorityLock("each"));
+        const all = await simulate(schedule, majorityLock("all"));
+        acquires += all.ops.filter((op) => op.f === "acquire" && op.type === "ok").length;
+        expect(historyBytes(all.ops)).toBe(historyBytes(each.ops));
+        expect(all.stats).toEqual(each.stats);
+      }),
+      { numRuns: 40, seed: 13 },
+    );
+    expect(acquires).toBeGreaterThan(20); // the runs did grant locks
   });
 
   it("leaves one-call-at-a-time clients as they were", async () => {

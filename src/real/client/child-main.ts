@@ -12,6 +12,7 @@
  */
 import type { Redis } from "ioredis";
 import type { LockEnv, RedisApi, ResourceApi } from "../../env/env.js";
+import { fanOut } from "../../env/fan-out.js";
 import { LOCK_ALGORITHMS } from "../../locks/index.js";
 import type { LockAlgorithm } from "../../locks/lock.js";
 import type { Checkpoint } from "../../schedule/schedule.js";
@@ -89,6 +90,7 @@ async function run(config: ChildConfig): Promise<void> {
     now: clock.now,
     sleep: clock.sleep,
     redis,
+    redisAll: fanOut(redis),
     etcd: etcdAdapter === null || etcdClient === null ? null : etcdAdapter.etcdApi(etcdClient, timeout),
     zk: null,
     resource,
