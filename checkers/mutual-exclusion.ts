@@ -24,7 +24,7 @@ import { formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import type { Op } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
-import type { Anomaly, Verdict } from "./verdict.js";
+import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 
 interface DoneWrite {
   grant: string;
@@ -178,13 +178,12 @@ export function createMutualExclusionChecker(): Checker {
     finish(): Verdict {
       for (const w of open) if (w) maybeAccepted(w, w.invokeIndex, w.invokeTime);
       open.length = 0;
-      const valid = violationCount > 0 ? false : possibleCount > 0 ? "unknown" : true;
-      return {
-        checker: "mutual-exclusion",
-        valid,
-        anomalies: valid === false ? violations : possible,
-        stats: { interleavedWrites: violationCount, possibleInterleavedWrites: possibleCount },
-      };
+      return certainOrPossible(
+        "mutual-exclusion",
+        { count: violationCount, listed: violations },
+        { count: possibleCount, listed: possible },
+        { interleavedWrites: violationCount, possibleInterleavedWrites: possibleCount },
+      );
     },
   };
 }

@@ -28,7 +28,7 @@ import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import { type GrantInfo, GrantTable } from "../src/history/grants.js";
 import type { GrantId, Op } from "../src/history/op.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
-import type { Anomaly, Verdict } from "./verdict.js";
+import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 
 /** An accepted, completed write, as the witness that a grant had already written. */
 interface AcceptedWrite {
@@ -211,18 +211,17 @@ export function createStaleWriteChecker(): Checker {
     finish(): Verdict {
       for (const w of open) if (w) maybeAccepted(w, w.invokeIndex, w.invokeTime);
       open.length = 0;
-      const valid = violationCount > 0 ? false : possibleCount > 0 ? "unknown" : true;
-      return {
-        checker: "stale-write",
-        valid,
-        anomalies: valid === false ? violations : possible,
-        stats: {
+      return certainOrPossible(
+        "stale-write",
+        { count: violationCount, listed: violations },
+        { count: possibleCount, listed: possible },
+        {
           acceptedWrites,
           rejectedWrites,
           staleWrites: violationCount,
           possibleStaleWrites: possibleCount,
         },
-      };
+      );
     },
   };
 }

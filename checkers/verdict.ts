@@ -42,3 +42,18 @@ export function combineValidity(vs: readonly Validity[]): Validity {
   if (vs.includes("unknown")) return "unknown";
   return true;
 }
+
+/**
+ * The verdict of a checker that finds certain violations and possible ones (those that hang
+ * on `info` writes): invalid with the certain ones if there are any, else unknown with the
+ * possible ones, else valid.
+ */
+export function certainOrPossible(
+  checker: string,
+  certain: { count: number; listed: Anomaly[] },
+  possible: { count: number; listed: Anomaly[] },
+  stats: Record<string, StatValue>,
+): Verdict {
+  const valid: Validity = certain.count > 0 ? false : possible.count > 0 ? "unknown" : true;
+  return { checker, valid, anomalies: valid === false ? certain.listed : possible.listed, stats };
+}
