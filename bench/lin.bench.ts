@@ -24,15 +24,10 @@ import { casRegisterModel } from "../checkers/models/cas-register.js";
 import { type KvInput, type KvOutput, kvModel, kvWholeModel } from "../checkers/models/kv.js";
 import type { LinOp } from "../checkers/models/model.js";
 import { parseJepsenEdn } from "../src/formats/jepsen-edn.js";
-import { parseJepsenEtcdLog } from "../src/formats/porcupine.js";
+import { loadPorcupineEtcdLogs, PORCUPINE_ETCD_LINEARIZABLE } from "./porcupine-etcd.js";
 
 const DATA = process.env.LOCKCHECK_REFERENCE_DATA ?? "/work/shared/data";
 const RUNS = Math.max(1, Number(process.env.LIN_BENCH_RUNS ?? 5));
-/** Porcupine's porcupine_test.go: the etcd logs it finds linearizable (095 is empty). */
-const ETCD_LINEARIZABLE = new Set([
-  2, 5, 7, 18, 25, 31, 38, 45, 48, 49, 51, 53, 56, 67, 75, 76, 80, 87, 92, 98, 100, 101, 102,
-]);
-
 interface Case {
   name: string;
   /** Porcupine's check time on this machine, ms; undefined when not measured. */
@@ -79,22 +74,12 @@ const CASES: Case[] = [
     name: "etcd: 102 Jepsen logs (cas-register)",
     porcupineMs: 517,
     prepare() {
-      const logs: { i: number; ops: LinOp<unknown, unknown>[] }[] = [];
-      for (let i = 0; i <= 102; i++) {
-        if (i === 95) continue;
-        const text = readFileSync(
-          join(DATA, "porcupine/jepsen", `etcd_${String(i).padStart(3, "0")}.log`),
-          "utf8",
-        );
-        const ops = parseJepsenEtcdLog(text);
-        if (!ops.ok) throw new Error(`etcd_${i}: ${ops.error.message}`);
-        logs.push({ i, ops: ops.value as LinOp<unknown, unknown>[] });
-      }
+      const logs = loadPorcupineEtcdLogs(DATA);
       return () => {
         let right = true;
         const results = logs.map(({ i, ops }) => {
           const r = checkLinearizable(casRegisterModel, ops as LinOp<never, never>[]);
-          if (r.valid !== ETCD_LINEARIZABLE.has(i)) right = false;
+          if (r.valid !== PORCUPINE_ETCD_LINEARIZABLE.has(i)) right = false;
           return r;
         });
         return { right, results };
