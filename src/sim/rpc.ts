@@ -29,9 +29,13 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
 /**
  * One call in flight. It is its own timeout timer and its own network message (the request,
  * then the reply or refusal: `handle`/`refuse` are switched as it travels), so a call
- * allocates this object and its promise, and nothing per hop. The server side is either
- * `serve` (answers through a callback, perhaps later) or `answer(server, a, b, c)` (answers
- * at once, without allocating a callback).
+ * allocates this object (and at most one promise), and nothing per hop. The server side is
+ * either `serve(settledArg, respond)` (answers through a callback, perhaps later) or
+ * `answer(server, a, b, c)` (answers at once, without allocating a callback). The caller
+ * learns the result in one of three ways, fixed when the call is made: `onSettled` (library
+ * code, no promise: `callThen`), its slot in a `group` (a fan-out, one promise for all:
+ * `callAnsweredEach`), or its own promise through `resolve` (`callAnswered`). The fields are
+ * flat rather than a union so that every call has one shape for V8.
  */
 interface PendingCall<T> extends Timer, Delivery {
   readonly ch: Channel;
