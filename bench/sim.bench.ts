@@ -4,13 +4,18 @@
  * in this one run and printed next to its target.
  *
  * - Throughput on the standard schedule (5 clients × 20 lock cycles, 10 faults, 30 s of
- *   virtual time): schedules/s, simulated events/s, virtual seconds per wall second.
+ *   virtual time): schedules/s, simulated events/s, virtual seconds per wall second. Each
+ *   target's rounds run in processes of their own (see `measureRoundHere`), in turn with the
+ *   other targets'; rates are per CPU second of that process (its GC and compiler threads
+ *   included), from the fastest of the rounds.
  * - Time to first violation (search only, no shrinking), median over 20 seeds, for
  *   sim:lease/unfenced with pauses and sim:redlock/unfenced with clock faults (alone, and
  *   with partitions as in the published five-node timeline).
  * - The shrunk GC-pause counterexample (sim:lease/unfenced, client pauses) over 20 seeds:
  *   clients, lock operations, faults, and shrinking time.
  */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { defaultFaultBounds, defaultWorkloadBounds, type FaultCategory } from "../generators/bounds.js";
 import { faultArb } from "../generators/faults/index.js";
@@ -92,32 +97,61 @@ async function runRound(t: Target, schedules: readonly Schedule[]): Promise<Roun
   return { cpuMs: cpuMs() - cpu0, wallMs: performance.now() - wall0, events, virtualMs, faults };
 }
 
+/** The targets measured for throughput, with the fault categories of their standard schedule. */
+const THROUGHPUT_TARGETS: readonly (readonly [string, readonly FaultCategory[]])[] = [
+  ["sim:lease", ["pause", "clock", "partition", "crash", "delay"]],
+  ["sim:lease-token", ["pause", "clock", "partition", "crash", "delay"]],
+  ["sim:redlock", ["pause", "clock", "partition", "crash", "delay"]],
+  ["sim:redlock-nocheck", ["pause", "clock", "partition", "crash", "delay"]],
+  ["sim:consensus", ["pause", "partition", "crash", "delay"]],
+  ["sim:zk", ["pause", "partition", "crash", "delay"]],
+];
+
+/** Schedules run before a round is timed, so that it times compiled code. */
+const WARM_UP = 200;
+
+/**
+ * One measured round, in a process of its own (`--round <target> <n>`): the target's `n`
+ * standard schedules, run once to warm up (the first WARM_UP of them) and once timed. A
+ * process per target is how lockcheck runs (one `lockcheck fuzz --target …` at a time), so
+ * no other target's code shares this one's JIT feedback or heap.
+ */
+async function measureRoundHere(name: string, n: number): Promise<Round> {
+  const categories = THROUGHPUT_TARGETS.find(([t]) => t === name)?.[1];
+  if (categories === undefined) throw new Error(`no throughput target ${name}`);
+  const t = target(name);
+  const schedules = fc.sample(standardScheduleArb(t, categories), { numRuns: n, seed: 1 });
+  for (const s of schedules.slice(0, WARM_UP)) await t.run(s);
+  return runRound(t, schedules);
+}
+
+function measureRound(name: string, n: number): Round {
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--round", name, String(n)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (child.status !== 0) throw new Error(`throughput round of ${name} failed (exit ${child.status})`);
+  return JSON.parse(child.stdout) as Round;
+}
+
 /**
  * Throughput of every target over `rounds` rounds of the same `n` schedules, the targets taken
  * in turn within each round, so that a slow spell of this shared machine (other jobs only ever
  * slow a round down) hits them all alike. Rates come from each target's fastest round; the
  * median round is printed beside it.
  */
-async function throughputs(
-  targets: readonly (readonly [string, readonly FaultCategory[]])[],
-  n: number,
-  rounds: number,
-) {
-  const runs = targets.map(([name, categories]) => {
-    const t = target(name);
-    return { name, t, schedules: fc.sample(standardScheduleArb(t, categories), { numRuns: n, seed: 1 }) };
-  });
-  // Warm-up: the first target measured would otherwise pay for compiling the shared code.
-  for (const r of runs) for (const s of r.schedules.slice(0, 25)) await r.t.run(s);
-  const measured = runs.map(() => [] as Round[]);
+function throughputs(n: number, rounds: number) {
+  const measured = THROUGHPUT_TARGETS.map(() => [] as Round[]);
   for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < runs.length; i++) measured[i]!.push(await runRound(runs[i]!.t, runs[i]!.schedules));
+    for (let i = 0; i < THROUGHPUT_TARGETS.length; i++) {
+      measured[i]!.push(measureRound(THROUGHPUT_TARGETS[i]![0], n));
+    }
   }
-  return runs.map((r, i) => {
+  return THROUGHPUT_TARGETS.map(([name], i) => {
     const byCpu = [...measured[i]!].sort((a, b) => a.cpuMs - b.cpuMs);
     const best = byCpu[0]!;
     return {
-      name: r.name,
+      name,
       schedulesPerS: (n * 1000) / best.cpuMs,
       medianSchedulesPerS: (n * 1000) / median(byCpu.map((x) => x.cpuMs)),
       schedulesPerWallS: (n * 1000) / Math.min(...measured[i]!.map((x) => x.wallMs)),
@@ -195,29 +229,24 @@ const fmt = (x: number, digits = 0) =>
   x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const verdict = (ok: boolean) => (ok ? "OK  " : "MISS");
 
+const roundArg = process.argv.indexOf("--round");
+if (roundArg >= 0) {
+  const round = await measureRoundHere(process.argv[roundArg + 1]!, Number(process.argv[roundArg + 2]));
+  process.stdout.write(JSON.stringify(round));
+  process.exit(0);
+}
+
 /** `npm run bench:sim -- throughput` runs only the throughput section. */
 const onlyThroughput = process.argv.includes("throughput");
 
 console.log("lockcheck simulator benchmark (one process, one core; rates are per CPU second)\n");
 console.log("Throughput, standard schedule: 5 clients × 20 lock cycles, 10 faults, horizon 30 s");
-const redisFaults = ["pause", "clock", "partition", "crash", "delay"] as const;
-const clusterFaults = ["pause", "partition", "crash", "delay"] as const;
 const ROUNDS = 5;
 console.log(
-  `  (${ROUNDS} rounds of 200 schedules per target, targets in turn; the fastest round, median in brackets)`,
+  `  (${ROUNDS} rounds of 200 schedules per target, each round in a process of its own after ${WARM_UP} warm-up\n` +
+    "   schedules, targets in turn; the fastest round, median in brackets)",
 );
-for (const r of await throughputs(
-  [
-    ["sim:lease", redisFaults],
-    ["sim:lease-token", redisFaults],
-    ["sim:redlock", redisFaults],
-    ["sim:redlock-nocheck", redisFaults],
-    ["sim:consensus", clusterFaults],
-    ["sim:zk", clusterFaults],
-  ],
-  200,
-  ROUNDS,
-)) {
+for (const r of throughputs(200, ROUNDS)) {
   console.log(
     `  ${verdict(r.schedulesPerS >= 300 && r.speedup >= 1000)} ${r.name.padEnd(19)} ${fmt(r.schedulesPerS).padStart(5)} schedules/CPU-s (target ≥ 300; median ${fmt(r.medianSchedulesPerS)}; ${fmt(r.schedulesPerWallS)}/wall-s)  ` +
       `${fmt(r.eventsPerS).padStart(9)} events/s  ${fmt(r.speedup).padStart(7)}× real time (target ≥ 1000×)  ` +
