@@ -54,6 +54,22 @@ async function strictAndBatched(schedule: Schedule, algorithm: LockAlgorithm) {
   return { strict, strictRun, batched, batchedRun };
 }
 
+/** On every schedule: the batched run is not late and records the strict run's history. */
+async function expectBatchedIsStrict(
+  schedules: fc.Arbitrary<Schedule>,
+  algorithm: LockAlgorithm,
+  params: { numRuns: number; seed: number },
+): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(schedules, async (schedule) => {
+      const { strictRun, batched, batchedRun } = await strictAndBatched(schedule, algorithm);
+      expect(batched.world.core.late).toBe(false);
+      expect(historyBytes(batchedRun.ops)).toBe(historyBytes(strictRun.ops));
+    }),
+    params,
+  );
+}
+
 describe("reply batching", () => {
   it("gives a client that awaits calls to every server together the strict history with fewer drains", async () => {
     await fc.assert(
@@ -73,14 +89,7 @@ describe("reply batching", () => {
   });
 
   it("gives redlock (whose calls go out as one fan-out) the strict history", async () => {
-    await fc.assert(
-      fc.asyncProperty(scheduleArb(5, "unfenced"), async (schedule) => {
-        const { strictRun, batched, batchedRun } = await strictAndBatched(schedule, redlock);
-        expect(batched.world.core.late).toBe(false);
-        expect(historyBytes(batchedRun.ops)).toBe(historyBytes(strictRun.ops));
-      }),
-      { numRuns: 25, seed: 12 },
-    );
+    await expectBatchedIsStrict(scheduleArb(5, "unfenced"), redlock, { numRuns: 25, seed: 12 });
   });
 
   it("a fan-out (env.redisAll) gives the same history as calling each server and awaiting them all", async () => {
@@ -99,14 +108,7 @@ describe("reply batching", () => {
   });
 
   it("leaves one-call-at-a-time clients as they were", async () => {
-    await fc.assert(
-      fc.asyncProperty(scheduleArb(1, "fenced"), async (schedule) => {
-        const { strictRun, batched, batchedRun } = await strictAndBatched(schedule, leaseToken);
-        expect(batched.world.core.late).toBe(false);
-        expect(historyBytes(batchedRun.ops)).toBe(historyBytes(strictRun.ops));
-      }),
-      { numRuns: 15, seed: 5 },
-    );
+    await expectBatchedIsStrict(scheduleArb(1, "fenced"), leaseToken, { numRuns: 15, seed: 5 });
   });
 
   it("a client that acts on the first of five replies makes the batched run late; simulate reruns it strictly", async () => {
