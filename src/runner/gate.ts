@@ -11,11 +11,11 @@
 import { isAbsolute, join, relative } from "node:path";
 import type { FaultCategory } from "../../generators/bounds.js";
 import { FAULT_CATEGORIES } from "../../generators/bounds.js";
-import { parseDuration } from "../cli/duration.js";
 import { resolveTarget } from "../custom/module-target.js";
 import type { JUnitCase, JUnitSuite } from "../report/junit.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
 import type { ResourceMode } from "../schedule/schedule.js";
+import { parseDuration } from "../util/duration.js";
 import { type FuzzResult, fuzz } from "./fuzz.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";

@@ -16,7 +16,7 @@ import { scheduleSize } from "../../runner/schedule-size.js";
 import { formatTimeline } from "../../runner/timeline.js";
 import { type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
 import { findTarget, targetNames } from "../../targets/index.js";
-import { parseDuration } from "../duration.js";
+import { parseDuration } from "../../util/duration.js";
 
 interface FuzzFlags {
   target: string;

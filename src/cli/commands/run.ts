@@ -22,7 +22,7 @@ import { fuzzScheduleArb } from "../../runner/fuzz.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
 import { type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
-import { parseDuration } from "../duration.js";
+import { parseDuration } from "../../util/duration.js";
 import { formatVerdictLines } from "./replay.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 

@@ -15,7 +15,7 @@ import { scheduleSize } from "../../runner/schedule-size.js";
 import { shrinkSchedule } from "../../runner/shrink.js";
 import { formatTimeline } from "../../runner/timeline.js";
 import { findTarget } from "../../targets/index.js";
-import { parseDuration } from "../duration.js";
+import { parseDuration } from "../../util/duration.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ShrinkFlags {
