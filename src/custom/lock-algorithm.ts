@@ -26,7 +26,7 @@ export async function importLockAlgorithm(
   moduleUrl: string,
   expectedName: string,
 ): Promise<Result<LockAlgorithm, string>> {
-  const { defaultExport, importModule, namedExports } = await import("../runner/gate-config.js");
+  const { defaultExport, importModule, namedExports } = await import("../util/import-module.js");
   const mod = await importModule(fileURLToPath(moduleUrl));
   if (!mod.ok) return err(formatInputError(mod.error));
   const exported = defaultExport(mod.value) ?? namedExports(mod.value).lock;

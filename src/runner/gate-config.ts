@@ -10,13 +10,13 @@
  */
 import { access, readFile } from "node:fs/promises";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { FAULT_CATEGORIES } from "../../generators/bounds.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { describeIssue, formatJsonPath } from "../schedule/load.js";
 import { resourceModeSchema, scheduleOptionsSchema } from "../schedule/schedule.js";
 import { parseDuration } from "../util/duration.js";
+import { defaultExport, importModule } from "../util/import-module.js";
 
 const durationSchema = z.string().refine((s) => parseDuration(s, "").ok, {
   message: 'expected a duration such as "500ms", "30s" or "2m"',
@@ -152,55 +152,6 @@ export function parseGateConfig(
 
 export function gateTargetName(t: GateTargetConfig): string {
   return t.name ?? (t.resource === undefined ? t.target : `${t.target} (${t.resource})`);
-}
-
-/**
- * Imports a module (a config or a custom lock). `.ts`/`.mts`/`.cts` files go through tsx
- * when it is installed (it is a dev dependency of most TypeScript projects); otherwise Node
- * must be able to import them itself (Node ≥ 22.18 strips types by default), or they must be
- * compiled to .js first.
- */
-export async function importModule(path: string): Promise<Result<Record<string, unknown>, InputError>> {
-  const url = pathToFileURL(path).href;
-  const isTs = [".ts", ".mts", ".cts"].includes(extname(path));
-  try {
-    if (isTs) {
-      const tsx = await import("tsx/esm/api").catch(() => null);
-      if (tsx !== null) return ok((await tsx.tsImport(url, import.meta.url)) as Record<string, unknown>);
-    }
-    return ok((await import(url)) as Record<string, unknown>);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const hint =
-      isTs && code === "ERR_UNKNOWN_FILE_EXTENSION"
-        ? " (install tsx — npm i -D tsx — or compile it to .js: this Node cannot import TypeScript)"
-        : "";
-    return err({ file: path, message: `cannot import: ${(e as Error).message}${hint}` });
-  }
-}
-
-/**
- * A module's default export. A TypeScript file outside an ESM package is compiled as
- * CommonJS, and its `export default` then arrives one level deeper (`default.default`).
- */
-export function defaultExport(mod: Record<string, unknown>): unknown {
-  const d = mod.default;
-  if (typeof d === "object" && d !== null && "default" in d) {
-    const keys = Object.keys(d).filter((k) => k !== "__esModule");
-    if ((d as { __esModule?: unknown }).__esModule === true || (keys.length === 1 && keys[0] === "default")) {
-      return (d as { default: unknown }).default;
-    }
-  }
-  return d;
-}
-
-/** A module's named exports, looking through a CommonJS-compiled TypeScript module's wrapper. */
-export function namedExports(mod: Record<string, unknown>): Record<string, unknown> {
-  const d = mod.default;
-  if (typeof d === "object" && d !== null && (d as { __esModule?: unknown }).__esModule === true) {
-    return d as Record<string, unknown>;
-  }
-  return mod;
 }
 
 export async function loadGateConfig(path: string): Promise<Result<GateConfig, InputError[]>> {
