@@ -15,8 +15,10 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { registerAlgorithmModule } from "../locks/algorithm-modules.js";
 import { LOCK_ALGORITHMS } from "../locks/index.js";
 import type { LockAlgorithm } from "../locks/lock.js";
+import { isLockAlgorithm } from "../locks/lock-algorithm.js";
 import { addRealModuleTarget } from "../real/targets.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { type ScheduleOptions, scheduleOptionsSchema } from "../schedule/schedule.js";
@@ -24,8 +26,6 @@ import { findTarget, registerTarget, SIM_BASE_OPTIONS } from "../targets/index.j
 import { listTargets } from "../targets/registry.js";
 import type { Target } from "../targets/target.js";
 import { defaultExport, importModule, namedExports } from "../util/import-module.js";
-import { registerAlgorithmModule } from "./algorithm-modules.js";
-import { isLockAlgorithm } from "./lock-algorithm.js";
 import { isPlainLock, type PlainLock } from "./plain-lock.js";
 
 export { isLockAlgorithm };

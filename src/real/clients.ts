@@ -3,7 +3,7 @@
  * an IPC channel (they exit by themselves when it closes), configured, then released all at
  * once by a "start" message.
  */
-import { algorithmModuleUrl } from "../custom/algorithm-modules.js";
+import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./client/protocol.js";
 import { clientEventsFile } from "./history.js";

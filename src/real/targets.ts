@@ -117,7 +117,7 @@ const MODULE_DEFAULTS: Record<RealWorldName, Pick<ScheduleOptions, "servers" | "
 /**
  * `redis:<name>` or `etcd:<name>` for a user's LockAlgorithm (src/custom/module-target.ts),
  * added to REAL_TARGETS. Its client processes import the algorithm from its module (the
- * caller records which, src/custom/algorithm-modules.ts). `options` may override the
+ * caller records which, src/locks/algorithm-modules.ts). `options` may override the
  * servers, TTL and call timeout.
  */
 export function addRealModuleTarget(

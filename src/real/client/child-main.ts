@@ -131,7 +131,7 @@ async function lockAlgorithm(config: ChildConfig): Promise<LockAlgorithm> {
     if (builtIn === undefined) throw new Error(`unknown lock algorithm "${config.algorithm}"`);
     return builtIn;
   }
-  const { importLockAlgorithm } = await import("../../custom/lock-algorithm.js");
+  const { importLockAlgorithm } = await import("../../locks/lock-algorithm.js");
   const loaded = await importLockAlgorithm(config.algorithmModule, config.algorithm);
   if (!loaded.ok) throw new Error(loaded.error);
   return loaded.value;

@@ -2,7 +2,7 @@
  * Which lock algorithms come from a user's module, by name → the module's file URL. A real
  * run hands its client processes the algorithm's name; for these names the clients import
  * the module instead of looking the name up among lockcheck's own (src/locks/).
- * Filled when a module target is loaded (module-target.ts), read by src/real/clients.ts.
+ * Filled when a module target is loaded (src/custom/module-target.ts), read by src/real/clients.ts.
  */
 const modules = new Map<string, string>();
 

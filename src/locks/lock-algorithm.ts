@@ -3,8 +3,8 @@
  * target registry so a real-server client process can import a module cheaply.
  */
 import { fileURLToPath } from "node:url";
-import type { LockAlgorithm } from "../locks/lock.js";
 import { err, formatInputError, ok, type Result } from "../result.js";
+import type { LockAlgorithm } from "./lock.js";
 
 export function isLockAlgorithm(x: unknown): x is LockAlgorithm {
   if (typeof x !== "object" || x === null) return false;
