@@ -2,7 +2,7 @@
  * Every target lockcheck knows, by name. Each world adds its own list here (one import and
  * one loop) — e.g. the real-server targets from src/real/.
  */
-import { REAL_TARGETS } from "../real/targets.js";
+import { REAL_TARGETS } from "./real.js";
 import { registerTarget } from "./registry.js";
 import { SIM_TARGETS } from "./sim.js";
 

@@ -7,8 +7,8 @@ import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
 import { newRunId, type RealRun, type RealRunOptions, runReal } from "../../src/real/run.js";
-import { realTargetFor } from "../../src/real/targets.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { realTargetFor } from "../../src/targets/real.js";
 import { processesMatching, stoppedProcessesMatching, tempDirsMatching, waitForNone } from "./helpers.js";
 
 export interface CheckedRealRun {

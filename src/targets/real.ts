@@ -20,7 +20,7 @@ import type { LockAlgorithm } from "../locks/lock.js";
 import { redlock } from "../locks/redlock.js";
 import { redlockNocheck } from "../locks/redlock-nocheck.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
-import type { Target, TargetRun } from "../targets/target.js";
+import type { Target, TargetRun } from "./target.js";
 
 export const REAL_BASE_OPTIONS: Omit<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs"> = {
   lockName: "lock",
@@ -48,7 +48,7 @@ function realTarget(
     hasLeader: world === "etcd",
     deterministic: false,
     async run(schedule: Schedule): Promise<TargetRun> {
-      const { runReal, newRunId } = await import("./run.js");
+      const { runReal, newRunId } = await import("../real/run.js");
       const runId = newRunId();
       const outDir = join(tmpdir(), `lockcheck-${runId}-out`);
       try {
