@@ -2,9 +2,9 @@
  * The gate's console output: one table of targets (runs, violations, time, expectation met)
  * and one of corpus entries, then a line per unmet expectation with what to run next.
  */
-import type { GateReport, GateResult } from "../runner/gate.js";
-import { failureText } from "../runner/gate.js";
+
 import type { Colors } from "./colors.js";
+import { failureText, type GateReport, type GateResult } from "./gate-result.js";
 import { formatDuration } from "./progress.js";
 
 type Cell = { text: string; style?: (s: string) => string; right?: boolean };

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { checkOps } from "../../checkers/index.js";
 import type { Validity, Verdict } from "../../checkers/verdict.js";
 import { readHistoryFile } from "../history/jsonl.js";
+import type { CorpusResult } from "../report/gate-result.js";
 import { readVerdictFile } from "../report/load-input.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
 import { loadSchedule } from "../schedule/load.js";
@@ -24,24 +25,6 @@ export interface CorpusEntry {
   name: string;
   dir: string;
   mode: "re-run" | "re-check";
-}
-
-export interface CorpusResult {
-  kind: "corpus";
-  name: string;
-  dir: string;
-  mode: CorpusEntry["mode"];
-  /** Checker → recorded verdict. */
-  expected: Record<string, Validity>;
-  /** Checker → verdict now. */
-  actual: Record<string, Validity>;
-  /** One line per checker whose verdict changed. */
-  mismatches: string[];
-  met: boolean;
-  elapsedMs: number;
-  /** The command that reproduces this entry's check. */
-  replay: string;
-  error?: string;
 }
 
 const validitySchema = z.union([z.boolean(), z.literal("unknown")]);

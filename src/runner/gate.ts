@@ -9,60 +9,27 @@
  * schedules whichever shard runs it.
  */
 import { isAbsolute, join, relative } from "node:path";
-import type { FaultCategory } from "../../generators/bounds.js";
 import { FAULT_CATEGORIES } from "../../generators/bounds.js";
 import { resolveTarget } from "../custom/module-target.js";
+import {
+  failureText,
+  type GateReport,
+  type GateResult,
+  type Shard,
+  type TargetResult,
+} from "../report/gate-result.js";
 import type { JUnitCase, JUnitSuite } from "../report/junit.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
-import type { ResourceMode } from "../schedule/schedule.js";
 import { parseDuration } from "../util/duration.js";
 import { type FuzzResult, fuzz } from "./fuzz.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
-import { type CorpusEntry, type CorpusResult, checkCorpusEntry } from "./gate-corpus.js";
+import { type CorpusEntry, checkCorpusEntry } from "./gate-corpus.js";
 import { saveRun } from "./save.js";
-
-export interface Shard {
-  /** 1-based. */
-  index: number;
-  count: number;
-}
 
 export type GateItem =
   | { kind: "target"; id: string; name: string; config: GateTargetConfig }
   | { kind: "corpus"; id: string; name: string; entry: CorpusEntry };
-
-export interface TargetResult {
-  kind: "target";
-  name: string;
-  target: string;
-  resource: ResourceMode | null;
-  expect: "safe" | "unsafe";
-  seed: number;
-  faults: FaultCategory[];
-  /** Schedules tried (not counting shrinking). */
-  runs: number;
-  /** 1 if a violation was found (the search stops at the first). */
-  violations: number;
-  interrupted: boolean;
-  elapsedMs: number;
-  met: boolean;
-  /** Where the failing run was saved, and how to replay it. */
-  counterexample?: { dir: string; replay: string; foundAtRun: number };
-  error?: string;
-}
-
-export type GateResult = TargetResult | CorpusResult;
-
-export interface GateReport {
-  version: 1;
-  /** null: the whole gate; else which shard this is. */
-  shard: Shard | null;
-  results: GateResult[];
-  /** True when every expectation was met. */
-  ok: boolean;
-  elapsedMs: number;
-}
 
 export function parseShard(text: string): Result<Shard, InputError> {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());
@@ -227,40 +194,6 @@ export async function runGate(
     events.itemDone?.(r);
   }
   return { version: 1, shard, results, ok: results.every((r) => r.met), elapsedMs: Date.now() - started };
-}
-
-/** Why a result failed, in one line, and what to run to see it. */
-export function failureText(r: GateResult): { message: string; details: string } {
-  if (r.kind === "target") {
-    if (r.error !== undefined && r.counterexample === undefined)
-      return { message: r.error, details: r.error };
-    if (r.expect === "safe") {
-      const ce = r.counterexample;
-      return {
-        message: `expected safe, but a violation was found in run ${ce?.foundAtRun ?? "?"} of seed ${r.seed}`,
-        details: [
-          `${r.name}: the lock regressed — the checkers flagged a stale or interleaved write.`,
-          ce ? `minimal counterexample saved in ${ce.dir} (open report.html there)` : "",
-          ce ? `replay: ${ce.replay}` : "",
-          r.error ?? "",
-        ]
-          .filter((l) => l !== "")
-          .join("\n"),
-      };
-    }
-    return {
-      message: `expected the known violation, but none was found in ${r.runs} runs of seed ${r.seed}`,
-      details:
-        `${r.name} is a known-unsafe canary: lockcheck must keep finding its violation.\n` +
-        "No violation within the budget means a checker or the schedule generator lost its power (or the budget is too small).\n" +
-        `reproduce: lockcheck fuzz --target ${r.target}${r.resource ? ` --resource ${r.resource}` : ""} --seed ${r.seed} --runs ${r.runs} --faults ${r.faults.join(",") || "none"}`,
-    };
-  }
-  if (r.error !== undefined) return { message: r.error, details: `${r.error}\nreproduce: ${r.replay}` };
-  return {
-    message: `verdict changed: ${r.mismatches.join("; ")}`,
-    details: `${r.name} no longer gets its recorded verdict:\n${r.mismatches.map((m) => `  ${m}`).join("\n")}\nreproduce: ${r.replay}`,
-  };
 }
 
 export function gateJUnitSuites(report: GateReport): JUnitSuite[] {

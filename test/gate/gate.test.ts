@@ -3,18 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseJUnit, renderJUnit } from "../../src/report/junit.js";
 import {
   failureText,
   type GateReport,
   type GateResult,
-  gateJUnitSuites,
-  parseShard,
-  planGate,
-  runGate,
-  shardItems,
   type TargetResult,
-} from "../../src/runner/gate.js";
+} from "../../src/report/gate-result.js";
+import { parseJUnit, renderJUnit } from "../../src/report/junit.js";
+import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../src/runner/gate.js";
 import { parseGateConfig } from "../../src/runner/gate-config.js";
 import { checkCorpusEntry, findCorpusEntries } from "../../src/runner/gate-corpus.js";
 

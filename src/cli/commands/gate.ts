@@ -6,10 +6,11 @@
 import { writeFile } from "node:fs/promises";
 import { Command } from "commander";
 import { colorsFor } from "../../report/colors.js";
+import type { Shard } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { formatInputError, type InputError } from "../../result.js";
-import { gateJUnitSuites, parseShard, planGate, runGate, type Shard, shardItems } from "../../runner/gate.js";
+import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../runner/gate.js";
 import { DEFAULT_CONFIG_FILES, findDefaultConfig, loadGateConfig } from "../../runner/gate-config.js";
 import { findCorpusEntries } from "../../runner/gate-corpus.js";
 

@@ -8,10 +8,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { Command } from "commander";
 import { z } from "zod";
 import { colorsFor } from "../../report/colors.js";
+import type { GateReport } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
 import { type JUnitSuite, mergeJUnitSuites, parseJUnit, renderJUnit } from "../../report/junit.js";
 import { formatInputError, type InputError } from "../../result.js";
-import { type GateReport, gateJUnitSuites, mergeGateReports } from "../../runner/gate.js";
+import { gateJUnitSuites, mergeGateReports } from "../../runner/gate.js";
 
 interface MergeFlags {
   junit?: string;

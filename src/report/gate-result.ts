@@ -1,0 +1,98 @@
+/**
+ * What a gate run reports, per target and per corpus entry, and why an unmet expectation
+ * failed: the shapes src/runner/gate.ts fills and the console table and JUnit output render.
+ */
+
+import type { Validity } from "../../checkers/verdict.js";
+import type { FaultCategory } from "../../generators/bounds.js";
+import type { ResourceMode } from "../schedule/schedule.js";
+
+export interface Shard {
+  /** 1-based. */
+  index: number;
+  count: number;
+}
+
+export interface TargetResult {
+  kind: "target";
+  name: string;
+  target: string;
+  resource: ResourceMode | null;
+  expect: "safe" | "unsafe";
+  seed: number;
+  faults: FaultCategory[];
+  /** Schedules tried (not counting shrinking). */
+  runs: number;
+  /** 1 if a violation was found (the search stops at the first). */
+  violations: number;
+  interrupted: boolean;
+  elapsedMs: number;
+  met: boolean;
+  /** Where the failing run was saved, and how to replay it. */
+  counterexample?: { dir: string; replay: string; foundAtRun: number };
+  error?: string;
+}
+
+export interface GateReport {
+  version: 1;
+  /** null: the whole gate; else which shard this is. */
+  shard: Shard | null;
+  results: GateResult[];
+  /** True when every expectation was met. */
+  ok: boolean;
+  elapsedMs: number;
+}
+
+export interface CorpusResult {
+  kind: "corpus";
+  name: string;
+  dir: string;
+  mode: "re-run" | "re-check";
+  /** Checker → recorded verdict. */
+  expected: Record<string, Validity>;
+  /** Checker → verdict now. */
+  actual: Record<string, Validity>;
+  /** One line per checker whose verdict changed. */
+  mismatches: string[];
+  met: boolean;
+  elapsedMs: number;
+  /** The command that reproduces this entry's check. */
+  replay: string;
+  error?: string;
+}
+
+export type GateResult = TargetResult | CorpusResult;
+
+/** Why a result failed, in one line, and what to run to see it. */
+export function failureText(r: GateResult): { message: string; details: string } {
+  if (r.kind === "target") {
+    if (r.error !== undefined && r.counterexample === undefined)
+      return { message: r.error, details: r.error };
+    if (r.expect === "safe") {
+      const ce = r.counterexample;
+      return {
+        message: `expected safe, but a violation was found in run ${ce?.foundAtRun ?? "?"} of seed ${r.seed}`,
+        details: [
+          `${r.name}: the lock regressed — the checkers flagged a stale or interleaved write.`,
+          ce ? `minimal counterexample saved in ${ce.dir} (open report.html there)` : "",
+          ce ? `replay: ${ce.replay}` : "",
+          r.error ?? "",
+        ]
+          .filter((l) => l !== "")
+          .join("\n"),
+      };
+    }
+    return {
+      message: `expected the known violation, but none was found in ${r.runs} runs of seed ${r.seed}`,
+      details:
+        `${r.name} is a known-unsafe canary: lockcheck must keep finding its violation.\n` +
+        "No violation within the budget means a checker or the schedule generator lost its power (or the budget is too small).\n" +
+        `reproduce: lockcheck fuzz --target ${r.target}${r.resource ? ` --resource ${r.resource}` : ""} --seed ${r.seed} --runs ${r.runs} --faults ${r.faults.join(",") || "none"}`,
+    };
+  }
+  if (r.error !== undefined) return { message: r.error, details: `${r.error}\nreproduce: ${r.replay}` };
+  return {
+    message: `verdict changed: ${r.mismatches.join("; ")}`,
+    details: `${r.name} no longer gets its recorded verdict:\n${r.mismatches.map((m) => `  ${m}`).join("\n")}\nreproduce: ${r.replay}`,
+  };
+}
