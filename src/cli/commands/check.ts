@@ -6,7 +6,7 @@
  * pass over the file as it is read, so a history of millions of ops is checked in bounded
  * memory. `--checker linearizable` hands the file to the linearizability checker (with
  * `--model` and `--time-limit`). JSONL histories are read natively; a `.edn` file is taken to
- * be a Jepsen history and imported (see src/history/jepsen.ts).
+ * be a Jepsen history and imported (see src/formats/jepsen.ts).
  *
  * `--export <file>` writes the (validated) history as Jepsen EDN or JSONL, by extension, so
  * Jepsen users can bring histories in and take ours out.
@@ -23,7 +23,7 @@ import {
   isCheckerName,
 } from "../../../checkers/index.js";
 import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
-import { readJepsenEdnFile, writeJepsenEdn } from "../../history/jepsen.js";
+import { readJepsenEdnFile, writeJepsenEdn } from "../../formats/jepsen.js";
 import type { Op } from "../../history/op.js";
 import { readHistory } from "../../history/read.js";
 import { writeHistory } from "../../history/write.js";

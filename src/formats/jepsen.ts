@@ -20,12 +20,12 @@
  * extra keys; `:value` as EDN (JSON objects become maps with keyword keys).
  */
 import { readFile } from "node:fs/promises";
-import { type EdnValue, ednGet, isEdnMap, keywordName } from "../formats/edn.js";
-import { type JepsenEvent, parseJepsenEdn } from "../formats/jepsen-edn.js";
+import { NEMESIS_FS, type NemesisF, type Op } from "../history/op.js";
+import { createHistoryValidator } from "../history/validate.js";
+import { writeLines } from "../history/write.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { NEMESIS_FS, type NemesisF, type Op } from "./op.js";
-import { createHistoryValidator } from "./validate.js";
-import { writeLines } from "./write.js";
+import { type EdnValue, ednGet, isEdnMap, keywordName } from "./edn.js";
+import { type JepsenEvent, parseJepsenEdn } from "./jepsen-edn.js";
 
 const DEFAULT_LOCK = "lock";
 const CLIENT_F: Record<string, "acquire" | "release" | "write"> = {
