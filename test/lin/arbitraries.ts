@@ -14,13 +14,13 @@ import {
   type CasOutput,
   casRegisterModel,
   type RegisterValue,
-} from "../../checkers/models/cas-register.js";
-import { fencedMutexModel } from "../../checkers/models/fenced-mutex.js";
-import { type KvInput, type KvOutput, kvModel } from "../../checkers/models/kv.js";
-import type { LockInput, LockOutput } from "../../checkers/models/lock-op.js";
-import type { LinOp, Model } from "../../checkers/models/model.js";
-import { mutexModel } from "../../checkers/models/mutex.js";
-import { ownerMutexModel } from "../../checkers/models/owner-mutex.js";
+} from "../../checkers/linearizable/models/cas-register.js";
+import { fencedMutexModel } from "../../checkers/linearizable/models/fenced-mutex.js";
+import { type KvInput, type KvOutput, kvModel } from "../../checkers/linearizable/models/kv.js";
+import type { LockInput, LockOutput } from "../../checkers/linearizable/models/lock-op.js";
+import type { LinOp, Model } from "../../checkers/linearizable/models/model.js";
+import { mutexModel } from "../../checkers/linearizable/models/mutex.js";
+import { ownerMutexModel } from "../../checkers/linearizable/models/owner-mutex.js";
 
 export interface PlannedOp {
   process: number;

@@ -1,6 +1,6 @@
 /** Reading histories for the linearizability checker: Porcupine's logs, Jepsen EDN, lockcheck ops. */
 import { describe, expect, it } from "vitest";
-import { callsFromHistory, callsFromJepsen } from "../../checkers/lin-calls.js";
+import { callsFromHistory, callsFromJepsen } from "../../checkers/linearizable/lin-calls.js";
 import {
   checkCallsLinearizable,
   checkHistoryLinearizable,
@@ -8,9 +8,9 @@ import {
   decodeKvCall,
   decodeLockCall,
   linOpsFromCalls,
-} from "../../checkers/lin-models.js";
+} from "../../checkers/linearizable/lin-models.js";
+import { looksLikeJepsenLog, parseJepsenEtcdLog } from "../../checkers/linearizable/porcupine.js";
 import { parseJepsenEdn } from "../../src/formats/jepsen-edn.js";
-import { looksLikeJepsenLog, parseJepsenEtcdLog } from "../../src/formats/porcupine.js";
 import type { Op } from "../../src/history/op.js";
 
 const INF = Number.POSITIVE_INFINITY;

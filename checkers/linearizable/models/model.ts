@@ -1,5 +1,5 @@
 /**
- * What the linearizability checker (checkers/linearizable.ts) checks against: a sequential
+ * What the linearizability checker (checkers/linearizable/linearizable.ts) checks against: a sequential
  * specification, and the operations of a history in the checker's own shape.
  *
  * Models are pure and deterministic: the state after an operation is a function of the state

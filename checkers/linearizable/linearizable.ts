@@ -17,7 +17,7 @@
  * - the linearized set is a bitset in 32-bit words with a 64-bit Zobrist hash (random words
  *   XORed in and out as ops are linearized and undone), so a cache probe costs one hash
  *   lookup and, on a hit, one comparison of stored words — never a hash over the whole set;
- * - the cache (checkers/lin-config-cache.ts) stores each set compactly: the words around the
+ * - the cache (checkers/linearizable/lin-config-cache.ts) stores each set compactly: the words around the
  *   earliest unlinearized op, not the whole history's, so memory per configuration follows
  *   how many ops overlap rather than how long the history is;
  * - model states are interned to small integers (or are ids already, `statesAreIds`), and
@@ -48,10 +48,11 @@
  * ordered around it, and no order works), and the partial linearization of the branch stuck
  * at R that linearized the most ops — the longest prefix of the history the model explains.
  */
+
+import type { Anomaly, StatValue, Verdict } from "../verdict.js";
 import { IntPairMap } from "./int-pair-map.js";
 import { ConfigCache, OpSet } from "./lin-config-cache.js";
 import type { LinOp, Model, Partition, StateKey } from "./models/model.js";
-import type { Anomaly, StatValue, Verdict } from "./verdict.js";
 
 export interface LinearizableOptions {
   /** Give up with `"unknown"` after this many milliseconds (whole check). Default: no limit. */

@@ -1,7 +1,7 @@
 /**
  * The linearizability search's memory of where it has been: the set of linearized ops
  * (`OpSet`) and the cache of (linearized set, model state) configurations already explored
- * (`ConfigCache`). Used by checkers/linearizable.ts.
+ * (`ConfigCache`). Used by checkers/linearizable/linearizable.ts.
  */
 import type { LinOp } from "./models/model.js";
 

@@ -1,10 +1,11 @@
 /**
- * The models `--model` names, and how each reads calls (checkers/lin-calls.ts) as its inputs
- * and outputs. Each entry decodes calls, runs checkers/linearizable.ts and builds the verdict.
+ * The models `--model` names, and how each reads calls (checkers/linearizable/lin-calls.ts) as its inputs
+ * and outputs. Each entry decodes calls, runs checkers/linearizable/linearizable.ts and builds the verdict.
  */
-import type { EdnValue } from "../src/formats/edn.js";
-import type { Op } from "../src/history/op.js";
-import { err, type InputError, ok, type Result } from "../src/result.js";
+import type { EdnValue } from "../../src/formats/edn.js";
+import type { Op } from "../../src/history/op.js";
+import { err, type InputError, ok, type Result } from "../../src/result.js";
+import type { Verdict } from "../verdict.js";
 import { type CallRecord, callsFromHistory } from "./lin-calls.js";
 import { checkLinearizable, type LinearizableOptions, linearizableVerdict } from "./linearizable.js";
 import {
@@ -19,7 +20,6 @@ import type { LockInput, LockOutput } from "./models/lock-op.js";
 import type { LinOp, Model } from "./models/model.js";
 import { mutexModel } from "./models/mutex.js";
 import { ownerMutexModel } from "./models/owner-mutex.js";
-import type { Verdict } from "./verdict.js";
 
 export const LIN_MODEL_NAMES = ["mutex", "owner-mutex", "fenced-mutex", "cas-register", "kv"] as const;
 export type LinModelName = (typeof LIN_MODEL_NAMES)[number];
