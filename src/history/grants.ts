@@ -33,16 +33,6 @@ export interface GrantInfo {
   acquired: boolean;
 }
 
-export function grantKey(lock: string, grant: GrantId): string {
-  return `${lock}\u0000${grant}`;
-}
-
-/** True if grant `a` is newer than grant `b` (same lock), by the rule at the top of this file. */
-export function isNewerGrant(a: GrantInfo, b: GrantInfo): boolean {
-  if (a.token !== undefined && b.token !== undefined) return a.token > b.token;
-  return a.order > b.order;
-}
-
 /** Grants by (lock, grant id), filled as a history streams by. */
 export class GrantTable {
   /** lock → grant id → info (two levels: no key strings to build per op). */

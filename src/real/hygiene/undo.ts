@@ -90,11 +90,6 @@ export function undoAll(): void {
   removeHandlers();
 }
 
-/** Labels of the actions still pending (for tests and diagnostics). */
-export function pendingUndo(): string[] {
-  return [...entries.values()].map((e) => e.label);
-}
-
 function runSafely(entry: Entry): void {
   try {
     entry.action();
