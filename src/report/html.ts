@@ -11,8 +11,7 @@
 import { combineValidity, type StatValue, type Validity, type Verdict } from "../../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
-import { CLIENT_SCRIPT } from "./html-client.js";
-import { REPORT_CSS } from "./html-style.js";
+import { reportScript, reportStyle } from "./html-assets.js";
 import { buildTimeline, type Timeline } from "./timeline.js";
 
 export interface HtmlReportInput {
@@ -35,7 +34,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     // Opened from disk, the report must not reach the network: forbid it outright.
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
     `<title>${escapeHtml(title)} — lockcheck</title>`,
-    `<style>${REPORT_CSS}</style>`,
+    `<style>\n${reportStyle()}</style>`,
     "</head><body><main>",
     renderSummary(input, timeline, title),
     renderTimelineShell(),
@@ -44,7 +43,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     "</main>",
     '<div id="tl-tip" class="tooltip" hidden></div>',
     `<script type="application/json" id="lockcheck-data">${jsonForScript(data)}</script>`,
-    `<script>${CLIENT_SCRIPT}</script>`,
+    `<script>\n${reportScript()}</script>`,
     "</body></html>",
     "",
   ].join("\n");

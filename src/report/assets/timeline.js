@@ -1,16 +1,3 @@
-/**
- * The script inlined into report.html: draws the timeline model (src/report/timeline.ts) as
- * SVG and handles hover, zoom and pan. It reads its data from the page's
- * `<script type="application/json" id="lockcheck-data">` and needs nothing from the network.
- *
- * Only what is in view is drawn, and the plot is redrawn (at most once per animation frame)
- * when the view changes, so zooming and panning stay smooth with thousands of ops. Anomaly
- * links are always drawn, wherever they are, so they can be counted and never go missing.
- *
- * Kept as plain browser JavaScript in a string (no template substitutions, no backticks) so
- * that it runs as-is from disk; the headless-browser test in test/report/ exercises it.
- */
-export const CLIENT_SCRIPT = String.raw`
 (() => {
   "use strict";
   const data = JSON.parse(document.getElementById("lockcheck-data").textContent);
@@ -622,4 +609,3 @@ export const CLIENT_SCRIPT = String.raw`
     focusAnomaly: focusAnomaly,
   };
 })();
-`;
