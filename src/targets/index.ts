@@ -1,6 +1,6 @@
 /**
  * Every target lockcheck knows, by name. Each world adds its own list here (one import and
- * one loop) — e.g. the real-server targets from src/real/.
+ * one loop) — e.g. the real-server targets of src/targets/real.ts.
  */
 import { REAL_TARGETS } from "./real.js";
 import { registerTarget } from "./registry.js";

@@ -1,7 +1,7 @@
 /**
  * A target: something lockcheck can run a schedule against — a lock algorithm in a world.
  * `sim:<lock>` targets run in the deterministic simulator; real-server targets
- * (`redis:<lock>`, `etcd:<lock>`) are registered by src/real/. The runner (fuzz, shrink,
+ * (`redis:<lock>`, `etcd:<lock>`) are listed in src/targets/real.ts. The runner (fuzz, shrink,
  * replay) only ever sees this interface, so it works the same for every world.
  *
  * Contract for implementations:

@@ -1,0 +1,91 @@
+/**
+ * The one-way rule, measured from the imports of src/, checkers/ and generators/: no two folders
+ * import each other (directly or round a longer cycle), and every import points to a lower
+ * layer of the table in docs/architecture.md — so that table stays true.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cyclicComponents, describeCycle, fileImports, type UnitGraph, unitGraph } from "./import-graph.js";
+
+const REPO = join(import.meta.dirname, "..", "..");
+const ROOTS = ["src", "checkers", "generators"];
+
+/** Unit → layer, from the rows `| <layer> | `unit`, `unit` | … |` of docs/architecture.md. */
+function documentedLayers(): Map<string, number> {
+  const doc = readFileSync(join(REPO, "docs", "architecture.md"), "utf8");
+  const layers = new Map<string, number>();
+  for (const row of doc.matchAll(/^\|\s*(\d+)\s*\|([^|]*)\|/gm)) {
+    for (const name of row[2]!.matchAll(/`([^`]+)`/g))
+      layers.set(name[1]!.replace(/\/$/, ""), Number(row[1]));
+  }
+  return layers;
+}
+
+function graphFrom(edges: Record<string, string[]>): UnitGraph {
+  return unitGraph(
+    Object.entries(edges).flatMap(([from, tos]) =>
+      tos.map((to) => ({ from: `src/${from}/a.ts`, to: `src/${to}/b.ts` })),
+    ),
+  );
+}
+
+describe("the import graph", () => {
+  const graph = unitGraph(fileImports(REPO, ROOTS));
+
+  it("is found (the pattern sees static, dynamic and URL imports)", () => {
+    expect(graph.get("checkers")?.has("src/history")).toBe(true);
+    // src/cli/commands/check.ts loads ../lin-check.js through new URL(…, import.meta.url).
+    const cli = fileImports(REPO, ["src/cli"]).filter((i) => i.to === "src/cli/lin-check.ts");
+    expect(cli.map((i) => i.from)).toContain("src/cli/commands/check.ts");
+    // src/real/client/child-main.ts imports the lock algorithm loader with import().
+    const child = fileImports(REPO, ["src/real"]).filter((i) => i.from === "src/real/client/child-main.ts");
+    expect(child.some((i) => i.to.endsWith("/lock-algorithm.ts"))).toBe(true);
+  });
+
+  it("has no cycle between folders", () => {
+    const cycles = cyclicComponents(graph).map((c) => `${c.join(", ")}:\n${describeCycle(graph, c)}`);
+    expect(cycles, `folder cycles:\n${cycles.join("\n")}`).toEqual([]);
+  });
+
+  it("places every folder in a layer of docs/architecture.md", () => {
+    const layers = documentedLayers();
+    const missing = [...graph.keys()].filter((u) => !layers.has(u)).sort();
+    expect(missing, "folders missing from the layer table of docs/architecture.md").toEqual([]);
+  });
+
+  it("points every import to a lower layer", () => {
+    const layers = documentedLayers();
+    const uphill: string[] = [];
+    for (const [from, edges] of graph) {
+      for (const [to, imports] of edges) {
+        const a = layers.get(from);
+        const b = layers.get(to);
+        if (a === undefined || b === undefined || b < a) continue;
+        uphill.push(
+          `${from} (layer ${a}) imports ${to} (layer ${b}): ${[...new Set(imports.map((i) => i.from))].join(", ")}`,
+        );
+      }
+    }
+    expect(uphill.sort(), `imports that do not point to a lower layer:\n${uphill.join("\n")}`).toEqual([]);
+  });
+});
+
+describe("cycle detection", () => {
+  it("names a cycle of three folders and the imports that make it", () => {
+    const graph = graphFrom({ a: ["b"], b: ["c"], c: ["a", "d"], d: [] });
+    const cycles = cyclicComponents(graph);
+    expect(cycles).toEqual([["src/a", "src/b", "src/c"]]);
+    expect(describeCycle(graph, cycles[0]!)).toBe(
+      [
+        "  src/a → src/b   (src/a/a.ts imports src/b/b.ts)",
+        "  src/b → src/c   (src/b/a.ts imports src/c/b.ts)",
+        "  src/c → src/a   (src/c/a.ts imports src/a/b.ts)",
+      ].join("\n"),
+    );
+  });
+
+  it("finds none in a graph that only points one way", () => {
+    expect(cyclicComponents(graphFrom({ a: ["b", "c"], b: ["c"], c: [] }))).toEqual([]);
+  });
+});
