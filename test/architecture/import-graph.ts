@@ -72,9 +72,9 @@ export function unitGraph(imports: readonly FileImport[]): UnitGraph {
   for (const i of imports) {
     const a = unitOf(i.from);
     const b = unitOf(i.to);
+    const edges = node(a);
     node(b);
     if (a === b) continue;
-    const edges = node(a);
     const list = edges.get(b) ?? [];
     list.push(i);
     edges.set(b, list);
