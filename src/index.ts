@@ -37,6 +37,12 @@ export { type Counterexample, type FuzzOptions, type FuzzReport, fuzz } from "./
 export { type RunOptions, type RunReport, run } from "./api/run.js";
 export { LockcheckInputError, type TargetArg } from "./api/target-arg.js";
 export {
+  defineLibraryLock,
+  type LibraryClientContext,
+  type LibraryEndpoint,
+  type LibraryLock,
+} from "./custom/library-lock.js";
+export {
   definePlainLock,
   type PlainClientContext,
   type PlainGrant,
