@@ -15,12 +15,15 @@
  * Margins are wide (TTL 1 s, pauses of 3 s, writes spread over the other holder's whole hold)
  * so that a loaded machine shifts nothing that matters.
  */
+
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import type { Op } from "../../src/history/op.js";
-import type { Fault, Schedule } from "../../src/schedule/schedule.js";
-import { missingBinaries, schedule } from "./helpers.js";
+import { loadSchedule } from "../../src/schedule/load.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { missingBinaries } from "./helpers.js";
 import { type CheckedRealRun, expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 
 const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
@@ -48,61 +51,32 @@ const acquiresOk = (ops: readonly Op[], process: number) =>
   ops.filter((o) => o.process === process && o.f === "acquire" && o.type === "ok");
 
 /**
- * Client 0 takes and gives back the lock once (which loads Redlock's script into every node's
- * cache, so the next acquire is one EVALSHA round trip), then acquires again at ~600 ms while
- * every node's replies to it are held 1.5 s, and is SIGSTOPped at 1.2 s for 3 s: its keys
- * expire at ~1.6 s, client 1 takes the lock at ~3.5 s and writes every 150 ms; client 0 wakes
- * at ~4.2 s with a quorum of "yes" replies and writes at once.
+ * The schedules docs/libraries.md runs, from docs/examples/libraries/, on `target`.
+ *
+ * acquisition-pause.json: client 0 takes and gives back the lock once (which loads Redlock's
+ * script into every node's cache, so the next acquire is one EVALSHA round trip), then acquires
+ * again at ~600 ms while every node's replies to it are held 1.5 s, and is SIGSTOPped at 1.2 s
+ * for 3 s: its keys expire at ~1.6 s, client 1 takes the lock at ~3.5 s and writes every
+ * 150 ms; client 0 wakes at ~4.2 s with a quorum of "yes" replies and writes at once.
+ *
+ * paused-holder.json (-etcd: 3 servers): client 0 acquires at once and holds 4 s, writing every
+ * second; it is SIGSTOPped at 0.5 s for 3 s (its lease refresh / keep-alive frozen too). Client 1
+ * acquires at 2 s, after the lease ran out (etcd revokes an expired lease within half a second),
+ * and writes every 500 ms over a 3 s hold; client 0 wakes at 3.5 s and writes.
  */
-function acquisitionPause(target: string): Schedule {
-  const delays: Fault[] = Array.from({ length: 5 }, (_, i) => ({
-    kind: "delay",
-    from: `server:${i}`,
-    to: "client:0",
-    at: 400,
-    durationMs: 1500,
-    extraMs: 1500,
-  }));
-  return schedule(
-    target,
-    "unfenced",
-    { servers: 5, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 6000 },
-    [
-      {
-        id: 0,
-        cycles: [
-          { thinkMs: 0, holdMs: 0, writes: 0 },
-          { thinkMs: 600, holdMs: 0, writes: 1 },
-        ],
-      },
-      { id: 1, cycles: [{ thinkMs: 3500, holdMs: 900, writes: 6 }] },
-    ],
-    [...delays, { kind: "pause", node: "client:0", at: 1200, durationMs: 3000 }],
-  );
+async function docSchedule(file: string, target: string, resource: Schedule["resource"]): Promise<Schedule> {
+  const loaded = await loadSchedule(join(LIBRARIES, file));
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  return { ...loaded.value, target, resource };
 }
 
-/**
- * Client 0 acquires at once and holds 4 s, writing every second; it is SIGSTOPped at 0.5 s for
- * 3 s (its lease refresh frozen too). Client 1 acquires at 2 s, after the lease ran out (etcd
- * revokes an expired lease within half a second), and writes every 500 ms over a 3 s hold;
- * client 0 wakes at 3.5 s and writes.
- */
-function pausedHolder(target: string, resource: Schedule["resource"], servers: number): Schedule {
-  return schedule(
-    target,
-    resource,
-    { servers, ttlMs: 1000, callTimeoutMs: 2000, horizonMs: 8000 },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 4000, writes: 4 }] },
-      { id: 1, cycles: [{ thinkMs: 2000, holdMs: 3000, writes: 6 }] },
-    ],
-    [{ kind: "pause", node: "client:0", at: 500, durationMs: 3000 }],
-  );
-}
+const acquisitionPause = (target: string) => docSchedule("acquisition-pause.json", target, "unfenced");
+const pausedHolder = (target: string, resource: Schedule["resource"], servers: number) =>
+  docSchedule(servers === 1 ? "paused-holder.json" : "paused-holder-etcd.json", target, resource);
 
 describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client processes", () => {
   it("redlock 5.0.0-beta.2: a pause during acquisition gives a double grant", async () => {
-    const r = await run(acquisitionPause(await adapter("redlock-v5.mjs")));
+    const r = await run(await acquisitionPause(await adapter("redlock-v5.mjs")));
     // Client 0 was granted its second acquire only after client 1 had been granted the lock.
     const [late] = acquiresOk(r.run.ops, 0).slice(1);
     const [other] = acquiresOk(r.run.ops, 1);
@@ -113,7 +87,7 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
   });
 
   it("redlock 5.0.0-beta.2 with the validity check added: the same schedule is safe", async () => {
-    const r = await run(acquisitionPause(await adapter("redlock-v5-checked.mjs")));
+    const r = await run(await acquisitionPause(await adapter("redlock-v5-checked.mjs")));
     // The stalled acquire is refused (its lock had expired), so client 0 never holds it twice.
     expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
     expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
@@ -121,18 +95,18 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
   });
 
   it("@sesamecare-oss/redlock: the same acquisition pause gives a double grant", async () => {
-    const r = await run(acquisitionPause(await adapter("sesamecare-redlock.mjs")));
+    const r = await run(await acquisitionPause(await adapter("sesamecare-redlock.mjs")));
     expect(r.violations, r.timeline).toContain("mutual-exclusion");
   });
 
   it("redis-semaphore Mutex: a holder SIGSTOPped past its TTL writes after the next holder", async () => {
-    const r = await run(pausedHolder(await adapter("redis-semaphore-mutex.mjs"), "unfenced", 1));
+    const r = await run(await pausedHolder(await adapter("redis-semaphore-mutex.mjs"), "unfenced", 1));
     expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
     expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("redis-semaphore Mutex, fenced (token taken while held, checked by the resource): safe", async () => {
-    const r = await run(pausedHolder(await adapter("redis-semaphore-mutex-fenced.mjs"), "fenced", 1));
+    const r = await run(await pausedHolder(await adapter("redis-semaphore-mutex-fenced.mjs"), "fenced", 1));
     expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
     expect(r.violations, r.timeline).toEqual([]);
     // The fence did the work: the stale holder's writes after waking were rejected.
@@ -145,13 +119,13 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
 
 describe.skipIf(missingEtcd.length > 0)("etcd3's lock in client processes", () => {
   it("etcd3 client.lock(): a holder SIGSTOPped past its lease writes after the next holder", async () => {
-    const r = await run(pausedHolder(await adapter("etcd3-lock.mjs"), "unfenced", 3));
+    const r = await run(await pausedHolder(await adapter("etcd3-lock.mjs"), "unfenced", 3));
     expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
     expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("etcd3 client.lock(), fenced by the key's create revision: safe", async () => {
-    const r = await run(pausedHolder(await adapter("etcd3-lock-fenced.mjs"), "fenced", 3));
+    const r = await run(await pausedHolder(await adapter("etcd3-lock-fenced.mjs"), "fenced", 3));
     expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
     expect(r.violations, r.timeline).toEqual([]);
     expect(
