@@ -157,7 +157,10 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
       expect(refused.stderr).toMatch(/1 fault of the schedule .* cannot reach/);
 
       const out = join(work, "own-run");
-      const r = lockcheck([...args, "--allow-ignored-faults", "--json", "--out", out], LIBRARIES);
+      const r = lockcheck(
+        [...args, "--allow-ignored-faults", "--module-options", '{"note":"kept"}', "--json", "--out", out],
+        LIBRARIES,
+      );
       runFolders.push(out);
       const report = JSON.parse(r.stdout) as { valid: unknown; servers: string; ignoredFaults: number };
       expect(report, r.stderr).toMatchObject({ valid: true, servers: "--redis-endpoints", ignoredFaults: 1 });
@@ -169,9 +172,13 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
       } finally {
         conn.disconnect();
       }
-      // The saved schedule is what ran: the server fault is not in it.
+      // The saved schedule is what ran: the server fault is not in it; the adapter options are.
       const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as Schedule;
       expect(saved.faults).toEqual([{ kind: "pause", node: "client:0", at: 500, durationMs: 3000 }]);
+      expect(saved.module).toEqual({
+        path: join(LIBRARIES, "redis-semaphore-mutex-fenced.mjs"),
+        options: { note: "kept" },
+      });
     });
 
     it("client pauses still reach the library: the unfenced Mutex's stale write is found", () => {

@@ -59,7 +59,7 @@ const acquiresOk = (ops: readonly Op[], process: number) =>
  * for 3 s: its keys expire at ~1.6 s, client 1 takes the lock at ~3.5 s and writes every
  * 150 ms; client 0 wakes at ~4.2 s with a quorum of "yes" replies and writes at once.
  *
- * paused-holder.json (-etcd: 3 servers): client 0 acquires at once and holds 4 s, writing every
+ * paused-holder.json (-etcd: 3 servers, -redlock: 5): client 0 acquires at once and holds 4 s, writing every
  * second; it is SIGSTOPped at 0.5 s for 3 s (its lease refresh / keep-alive frozen too). Client 1
  * acquires at 2 s, after the lease ran out (etcd revokes an expired lease within half a second),
  * and writes every 500 ms over a 3 s hold; client 0 wakes at 3.5 s and writes.
@@ -71,8 +71,13 @@ async function docSchedule(file: string, target: string, resource: Schedule["res
 }
 
 const acquisitionPause = (target: string) => docSchedule("acquisition-pause.json", target, "unfenced");
-const pausedHolder = (target: string, resource: Schedule["resource"], servers: number) =>
-  docSchedule(servers === 1 ? "paused-holder.json" : "paused-holder-etcd.json", target, resource);
+const PAUSED_HOLDER: Record<number, string> = {
+  1: "paused-holder.json",
+  3: "paused-holder-etcd.json",
+  5: "paused-holder-redlock.json",
+};
+const pausedHolder = (target: string, resource: Schedule["resource"], servers: 1 | 3 | 5) =>
+  docSchedule(PAUSED_HOLDER[servers]!, target, resource);
 
 describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client processes", () => {
   it("redlock 5.0.0-beta.2: a pause during acquisition gives a double grant", async () => {
@@ -97,6 +102,20 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
   it("@sesamecare-oss/redlock: the same acquisition pause gives a double grant", async () => {
     const r = await run(await acquisitionPause(await adapter("sesamecare-redlock.mjs")));
     expect(r.violations, r.timeline).toContain("mutual-exclusion");
+  });
+
+  it("redlock with the validity check still has no fence: a holder paused after acquiring writes stale data", async () => {
+    const r = await run(await pausedHolder(await adapter("redlock-v5-checked.mjs"), "unfenced", 5));
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+
+  it("redis-semaphore RedlockMutex: a holder SIGSTOPped past its TTL writes after the next holder", async () => {
+    const r = await run(
+      await pausedHolder(await adapter("redis-semaphore-redlock-mutex.mjs"), "unfenced", 5),
+    );
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toContain("stale-write");
   });
 
   it("redis-semaphore Mutex: a holder SIGSTOPped past its TTL writes after the next holder", async () => {
