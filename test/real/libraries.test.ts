@@ -27,6 +27,7 @@ import { missingBinaries } from "./helpers.js";
 import { type CheckedRealRun, expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 
 const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
 
 const missingRedis = missingBinaries(["redis-server"]);
 const missingEtcd = missingBinaries(["redis-server", "etcd"]);
@@ -133,6 +134,20 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
       r.rejectedWrites.map((w) => w.process),
       r.timeline,
     ).toContain(0);
+  });
+});
+
+describe.skipIf(missingRedis.length > 0)("a library that throws outside a call", () => {
+  it("redis-semaphore's default onLockLost kills the paused holder on waking: reported as a warning", async () => {
+    const loaded = await loadModule("module:./mutex-default-lost-lock.mjs", FIXTURES);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const r = await runChecked(await pausedHolder(loaded.value.target.name, "unfenced", 1));
+    track(r.runId);
+    expect(r.run.warnings, r.timeline).toEqual([
+      expect.stringMatching(
+        /^client:0: the library threw outside a call; the client process exits: Error: Lost mutex for key mutex:lock/,
+      ),
+    ]);
   });
 });
 

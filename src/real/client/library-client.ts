@@ -117,11 +117,29 @@ function libraryResource(
   };
 }
 
+/**
+ * An error the library throws outside any call (from one of its own timers, e.g. a lock-lost
+ * callback that throws) ends this process as it would end your service, and is reported as a
+ * warning of the run, so a client that vanished mid-run is not a mystery.
+ */
+function reportStrayErrors(send: Send): void {
+  const die = (e: unknown): void => {
+    const text = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    send(
+      { type: "failed", message: `the library threw outside a call; the client process exits: ${text}` },
+      () => process.exit(1),
+    );
+  };
+  process.on("uncaughtException", die);
+  process.on("unhandledRejection", die);
+}
+
 export async function runLibraryClient(
   config: ChildConfig,
   library: LibraryChildConfig,
   io: ChildIo,
 ): Promise<void> {
+  reportStrayErrors(io.send);
   const lock = await importLibrary(library.module, config.algorithm);
   const client = await lock.connect({
     clientId: config.clientId,
