@@ -40,7 +40,9 @@ export {
   defineLibraryLock,
   type LibraryClientContext,
   type LibraryEndpoint,
+  type LibraryGrant,
   type LibraryLock,
+  type LibraryLockClient,
 } from "./custom/library-lock.js";
 export {
   definePlainLock,

@@ -151,6 +151,16 @@ describe.skipIf(missingRedis.length > 0)("a library that throws outside a call",
   });
 });
 
+describe.skipIf(missingRedis.length > 0)("an adapter in TypeScript", () => {
+  it("typed with defineLibraryLock, imported by every client process: the paused holder's stale write", async () => {
+    const loaded = await loadModule("module:./typed-mutex.ts", FIXTURES);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    expect(loaded.value.target.name).toBe("redis:typed-mutex");
+    const r = await run(await pausedHolder(loaded.value.target.name, "unfenced", 1));
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+});
+
 describe.skipIf(missingEtcd.length > 0)("etcd3's lock in client processes", () => {
   it("etcd3 client.lock(): a holder SIGSTOPped past its lease writes after the next holder", async () => {
     const r = await run(await pausedHolder(await adapter("etcd3-lock.mjs"), "unfenced", 3));
