@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { prepareSchedule } from "../../src/cli/commands/run-library.js";
 import { isLibraryLock } from "../../src/custom/library-lock.js";
 import { isPlainLock } from "../../src/custom/plain-lock.js";
+import { fuzz } from "../../src/index.js";
 import { splitFaultsForExternalServers } from "../../src/real/reachable-faults.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 
@@ -70,6 +71,14 @@ describe("library adapter modules", () => {
     expect(isLibraryLock({ ...library, servers: "zk" })).toBe(false);
     expect(isLibraryLock({ ...library, count: 0 })).toBe(false);
     expect(isLibraryLock({ ...library, count: 1.5 })).toBe(false);
+  });
+
+  it("passed as an object to the API, it is refused with the way to pass it", async () => {
+    const connect = () => ({ acquire: async () => null, release: async () => true });
+    const library = { name: "x", servers: "redis" as const, fencing: false, connect };
+    await expect(fuzz({ target: library, runs: 1 })).rejects.toThrow(
+      /^fuzz: target: library adapter "x": .* pass "module:<path to the adapter>"/,
+    );
   });
 });
 
