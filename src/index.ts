@@ -36,18 +36,26 @@ export { type CheckOptions, type CheckReport, check } from "./api/check.js";
 export { type Counterexample, type FuzzOptions, type FuzzReport, fuzz } from "./api/fuzz.js";
 export { type RunOptions, type RunReport, run } from "./api/run.js";
 export { LockcheckInputError, type TargetArg } from "./api/target-arg.js";
+// Lock implementations of your own.
+export type { CallError, CallResult, EtcdApi, LockEnv, RedisApi, ResourceApi, ZkApi } from "./env/env.js";
+export { readHistoryFile, writeHistory } from "./history/jsonl.js";
+export type { Op, OpType, ProcessId } from "./history/op.js";
+export {
+  defineLibraryLock,
+  type LibraryClientContext,
+  type LibraryEndpoint,
+  type LibraryGrant,
+  type LibraryLock,
+  type LibraryLockClient,
+} from "./locks/library-lock.js";
+export type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./locks/lock.js";
 export {
   definePlainLock,
   type PlainClientContext,
   type PlainGrant,
   type PlainLock,
   type PlainLockClient,
-} from "./custom/plain-lock.js";
-// Lock implementations of your own.
-export type { CallError, CallResult, EtcdApi, LockEnv, RedisApi, ResourceApi, ZkApi } from "./env/env.js";
-export { readHistoryFile, writeHistory } from "./history/jsonl.js";
-export type { Op, OpType, ProcessId } from "./history/op.js";
-export type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./locks/lock.js";
+} from "./locks/plain-lock.js";
 // Reports and the CI gate.
 export { type HtmlReportInput, renderHtmlReport } from "./report/html.js";
 export { writeReport } from "./report/write-report.js";

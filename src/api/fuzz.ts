@@ -111,12 +111,11 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   if (ce === null) return { ...base, violation: false, valid: true, counterexample: null };
 
   const dir = o.save === false ? null : (o.save ?? defaultRunDir(result.target, seed, ce.foundAtRun));
-  const moduleHint =
-    typeof o.target === "string" && o.target.startsWith("module:") ? ` --target ${o.target}` : "";
+  // A module target's saved schedule records the module's path: replay finds it from any folder.
   const replay =
     dir === null
       ? `lockcheck fuzz --target ${typeof o.target === "string" ? o.target : result.target} --resource ${resource} --seed ${seed} --runs ${ce.foundAtRun}`
-      : `lockcheck replay ${dir}/schedule.json${moduleHint}`;
+      : `lockcheck replay ${dir}/schedule.json`;
   if (dir !== null) {
     const saved = await saveRun(dir, {
       schedule: ce.schedule,

@@ -3,6 +3,7 @@
  * ("module:./my-lock.js"), a Target, or a lock object — a LockAlgorithm (run in the
  * simulator) or a PlainLock (run in real time, in-process).
  */
+
 import {
   isLockAlgorithm,
   loadModuleTarget,
@@ -10,8 +11,9 @@ import {
   plainTargetFor,
   simTargetFor,
 } from "../custom/module-target.js";
-import { isPlainLock, type PlainLock } from "../custom/plain-lock.js";
+import { isLibraryLock } from "../locks/library-lock.js";
 import type { LockAlgorithm } from "../locks/lock.js";
+import { isPlainLock, type PlainLock } from "../locks/plain-lock.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
 import { findTarget } from "../targets/index.js";
 import type { Target } from "../targets/target.js";
@@ -26,6 +28,11 @@ export async function targetFrom(arg: TargetArg): Promise<Result<Target, InputEr
   if (typeof arg === "string") return arg.startsWith(MODULE_PREFIX) ? loadModuleTarget(arg) : findTarget(arg);
   if (isTarget(arg)) return ok(arg);
   if (isLockAlgorithm(arg)) return ok(simTargetFor(arg));
+  if (isLibraryLock(arg))
+    return err({
+      field: "target",
+      message: `library adapter "${arg.name}": its client processes import it from its file, so pass "module:<path to the adapter>" (docs/libraries.md)`,
+    });
   if (isPlainLock(arg)) return ok(plainTargetFor(arg));
   return err({
     field: "target",

@@ -9,6 +9,8 @@
  *   etcd-style lock also gets a real-server target, `redis:<name>` or `etcd:<name>`, whose
  *   client processes import the module.
  * - a PlainLock (plain-lock.ts): a client library driven in real time, target `plain:<name>`.
+ * - a LibraryLock (library-lock.ts): a client library run in lockcheck's client processes
+ *   against real servers lockcheck starts, target `redis:<name>` or `etcd:<name>` only.
  *
  * `resolveTarget` accepts both forms of target and registers a module's target in the target
  * registry, so later lookups by name (e.g. replaying its saved schedules) find it.
@@ -17,8 +19,11 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { registerAlgorithmModule } from "../locks/algorithm-modules.js";
 import { LOCK_ALGORITHMS } from "../locks/index.js";
+import { isLibraryLock, type LibraryLock } from "../locks/library-lock.js";
+import { registerLibraryModule } from "../locks/library-modules.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { isLockAlgorithm } from "../locks/lock-algorithm.js";
+import { isPlainLock, type PlainLock } from "../locks/plain-lock.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { type ScheduleOptions, scheduleOptionsSchema } from "../schedule/schedule.js";
 import { findTarget, registerTarget, SIM_BASE_OPTIONS } from "../targets/index.js";
@@ -26,7 +31,7 @@ import { addRealModuleTarget } from "../targets/real.js";
 import { listTargets } from "../targets/registry.js";
 import type { Target } from "../targets/target.js";
 import { defaultExport, importModule, namedExports } from "../util/import-module.js";
-import { isPlainLock, type PlainLock } from "./plain-lock.js";
+import { registerModuleRef } from "./module-refs.js";
 
 export { isLockAlgorithm };
 
@@ -79,12 +84,28 @@ export function plainTargetFor(lock: PlainLock): Target {
 }
 
 async function unused(): Promise<never> {
-  throw new Error("plain targets run through runPlain, not LockAlgorithm.acquire");
+  throw new Error("plain and library targets run their own clients, not LockAlgorithm.acquire");
+}
+
+/** The real target of a library adapter: its client processes drive the library itself. */
+function libraryTargetFor(lock: LibraryLock): Target {
+  return addRealModuleTarget(
+    lock.servers,
+    // Never called: each client process adapts the library's client (src/real/client/library-client.ts).
+    { name: lock.name, servers: lock.servers, fencing: lock.fencing, acquire: unused, release: unused },
+    {
+      ...(lock.count === undefined ? {} : { servers: lock.count }),
+      ...(lock.options?.ttlMs === undefined ? {} : { ttlMs: lock.options.ttlMs }),
+      ...(lock.options?.callTimeoutMs === undefined ? {} : { callTimeoutMs: lock.options.callTimeoutMs }),
+      ...(lock.options?.horizonMs === undefined ? {} : { horizonMs: lock.options.horizonMs }),
+    },
+    `${lock.name} (library adapter) on real ${lock.servers === "redis" ? "redis-servers" : "etcd"}`,
+  );
 }
 
 /** The targets of one module: its own, and for a Redis/etcd-style LockAlgorithm the real one. */
 export interface LoadedModule {
-  /** `sim:<name>` or `plain:<name>`. */
+  /** `sim:<name>` or `plain:<name>`; for a library adapter its real target. */
   target: Target;
   /** `redis:<name>` or `etcd:<name>`; null for a zk-style algorithm or a plain lock. */
   real: Target | null;
@@ -117,9 +138,12 @@ export async function loadModule(
   if (!mod.ok) return mod;
   const named = namedExports(mod.value);
   const exported = defaultExport(mod.value) ?? named.lock;
-  let target: Target;
+  let target: Target | null = null;
   let algorithmOptions: Partial<ScheduleOptions> = {};
-  if (isLockAlgorithm(exported)) {
+  const library = isLibraryLock(exported) ? exported : null;
+  if (library !== null) {
+    // Its target is made once the name is checked (it registers a real target).
+  } else if (isLockAlgorithm(exported)) {
     const opts = scheduleOptionsSchema.partial().safeParse(named.options ?? {});
     if (!opts.success)
       return err({
@@ -135,10 +159,10 @@ export async function loadModule(
     return err({
       file: path,
       message:
-        "exports no lock: the default export (or `lock`) must be a LockAlgorithm { name, servers, fencing, acquire, release } or a plain lock { name, fencing, connect } (see docs/custom-locks.md)",
+        "exports no lock: the default export (or `lock`) must be a LockAlgorithm { name, servers, fencing, acquire, release }, a library adapter { name, servers, fencing, connect } (docs/libraries.md) or a plain lock { name, fencing, connect } (see docs/custom-locks.md)",
     });
   }
-  const lockName = target.name.slice(target.name.indexOf(":") + 1);
+  const lockName = library?.name ?? (target === null ? "" : target.name.slice(target.name.indexOf(":") + 1));
   if (!NAME.test(lockName)) {
     return err({
       file: path,
@@ -146,8 +170,16 @@ export async function loadModule(
       message: `lock name "${lockName}" must be lowercase letters, digits and dashes`,
     });
   }
-  const realWorld = isLockAlgorithm(exported) && exported.servers !== "zk" ? exported.servers : null;
-  const names = [target.name, ...(realWorld === null ? [] : [`${realWorld}:${lockName}`])];
+  const realWorld =
+    library !== null
+      ? library.servers
+      : isLockAlgorithm(exported) && exported.servers !== "zk"
+        ? exported.servers
+        : null;
+  const names = [
+    ...(target === null ? [] : [target.name]),
+    ...(realWorld === null ? [] : [`${realWorld}:${lockName}`]),
+  ];
   const clash = listTargets().find((t) => names.includes(t.name));
   if (clash) {
     return err({
@@ -163,13 +195,22 @@ export async function loadModule(
       message: `"${lockName}" is the name of one of lockcheck's own locks; give your lock another name`,
     });
   }
-  registerTarget(target);
   let real: Target | null = null;
-  if (realWorld !== null && isLockAlgorithm(exported)) {
-    real = addRealModuleTarget(realWorld, exported, algorithmOptions);
+  if (library !== null) {
+    real = libraryTargetFor(library);
     registerTarget(real);
-    registerAlgorithmModule(exported.name, pathToFileURL(path).href);
+    registerLibraryModule(library.name, pathToFileURL(path).href);
+    target = real;
+  } else if (target !== null) {
+    registerTarget(target);
+    if (realWorld !== null && isLockAlgorithm(exported)) {
+      real = addRealModuleTarget(realWorld, exported, algorithmOptions);
+      registerTarget(real);
+      registerAlgorithmModule(exported.name, pathToFileURL(path).href);
+    }
   }
+  if (target === null) throw new Error("loadModule: no target made"); // unreachable: checked above
+  for (const t of [target, real]) if (t !== null) registerModuleRef(t.name, path);
   const result: LoadedModule = { target, real };
   loaded.set(path, result);
   return ok(result);

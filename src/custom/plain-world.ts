@@ -13,10 +13,10 @@ import type { LockEnv, ResourceWrite } from "../env/env.js";
 import { fanOut } from "../env/fan-out.js";
 import type { ClientOp, NemesisF, Op } from "../history/op.js";
 import type { LockAlgorithm, LockHandle } from "../locks/lock.js";
+import { type PlainGrant, type PlainLock, type PlainLockClient, tokenOf } from "../locks/plain-lock.js";
 import type { Checkpoint, Fault, Schedule } from "../schedule/schedule.js";
 import type { TargetRun } from "../targets/target.js";
 import { type ClientRecorder, runClient } from "../workload/client.js";
-import { type PlainGrant, type PlainLock, type PlainLockClient, tokenOf } from "./plain-lock.js";
 
 /** A client's pause/crash state: calls wait at `pass()` while it is paused, forever once crashed. */
 interface Gate {

@@ -4,8 +4,10 @@
  * once by a "start" message.
  */
 import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
+import { libraryModuleUrl } from "../locks/library-modules.js";
 import type { Schedule } from "../schedule/schedule.js";
-import type { ChildConfig, ChildMessage, ParentMessage } from "./client/protocol.js";
+import type { ChildConfig, ChildMessage, LibraryChildConfig, ParentMessage } from "./client/protocol.js";
+import { LOOPBACK } from "./cluster/net.js";
 import { clientEventsFile } from "./history.js";
 import { type ManagedProcess, spawnManaged } from "./hygiene/managed.js";
 import { nodeCommand, siblingEntry } from "./hygiene/processes.js";
@@ -48,6 +50,8 @@ export interface FleetOptions {
   onPauseRequest(req: PauseRequest): void;
   /** How long children may take to start and connect. */
   startTimeoutMs?: number;
+  /** Lock servers the user runs (`--redis-endpoints`): a library adapter connects there, not to proxies. */
+  externalEndpoints?: readonly { host: string; port: number }[];
 }
 
 export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
@@ -72,11 +76,15 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
     procs.set(plan.id, proc);
     const ports = opts.world.portsFor(plan.id);
     const algorithmModule = algorithmModuleUrl(opts.algorithm);
+    const libraryModule = libraryModuleUrl(opts.algorithm);
     const config: ChildConfig = {
       runId: opts.runId,
       clientId: plan.id,
       algorithm: opts.algorithm,
       ...(algorithmModule === undefined ? {} : { algorithmModule }),
+      ...(libraryModule === undefined
+        ? {}
+        : { library: libraryChildConfig(libraryModule, schedule, ports, opts.externalEndpoints) }),
       plan,
       workload: {
         lockName: schedule.options.lockName,
@@ -166,4 +174,19 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
     throw e;
   }
   return fleet;
+}
+
+/** A library client's module, options and endpoints: its link proxies, or the user's own servers. */
+function libraryChildConfig(
+  module: string,
+  schedule: Schedule,
+  ports: { redisPorts: number[]; etcdPorts: number[] },
+  external: FleetOptions["externalEndpoints"],
+): LibraryChildConfig {
+  const proxied = [...ports.redisPorts, ...ports.etcdPorts].map((port) => ({ host: LOOPBACK, port }));
+  return {
+    module,
+    options: schedule.module?.options ?? {},
+    endpoints: external === undefined ? proxied : [...external],
+  };
 }

@@ -48,6 +48,11 @@ export interface RealRunOptions {
   cluster?: "process" | "docker";
   /** Images and Compose file for `cluster: "docker"`. */
   docker?: DockerRunOptions;
+  /**
+   * Lock servers the user runs (library adapters only): lockcheck starts none, the clients
+   * connect straight to these, and faults on servers or their links reach nothing.
+   */
+  externalServers?: readonly { host: string; port: number }[];
 }
 
 export interface RealProgress {
@@ -108,10 +113,12 @@ export async function runReal(
     if (!fits.ok) return err(fits.error.map(formatInputError).join("\n"));
   }
   const redisServer = onDocker ? ok("") : findBinary("redis-server", opts.redisServer);
-  const needsRedis = target.servers === "redis" || schedule.resource !== "fenced-txn";
+  const needsRedis =
+    (target.servers === "redis" && opts.externalServers === undefined) || schedule.resource !== "fenced-txn";
   if (needsRedis && !redisServer.ok) return err(redisServer.error);
+  const external = opts.externalServers;
   let etcdBinary: string | null = null;
-  if (target.servers === "etcd" && !onDocker) {
+  if (target.servers === "etcd" && !onDocker && external === undefined) {
     const e = findBinary("etcd", opts.etcd);
     if (!e.ok) return err(e.error);
     etcdBinary = e.value;
@@ -145,7 +152,11 @@ export async function runReal(
   let nemesis: Nemesis | null = null;
   const worldSpec: WorldSpec = {
     runId,
-    servers: { kind: target.servers, count: schedule.options.servers },
+    // With the user's own servers, lockcheck starts only the resource.
+    servers:
+      external === undefined
+        ? { kind: target.servers, count: schedule.options.servers }
+        : { kind: "redis", count: 0 },
     resource: schedule.resource,
     clientIds,
     redisServerBinary: redisServer.ok ? redisServer.value : "",
@@ -183,6 +194,7 @@ export async function runReal(
       eventsDir,
       reaper,
       onPauseRequest: (req) => nemesis?.onPauseRequest(req),
+      ...(external === undefined ? {} : { externalEndpoints: external }),
     }).then(
       (f) => ok(f),
       (e: unknown) => err(`starting clients: ${e instanceof Error ? e.message : String(e)}`),

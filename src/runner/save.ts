@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+import { withModuleRef } from "../custom/module-refs.js";
 import { writeHistory } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";
 import { writeReport } from "../report/write-report.js";
@@ -46,7 +47,8 @@ export async function saveRun(dir: string, run: RunToSave): Promise<Result<strin
   const verdictPath = join(dir, VERDICT_FILE);
   try {
     await mkdir(dir, { recursive: true });
-    await writeFile(schedulePath, jsonText(run.schedule), "utf8");
+    // A module's target: the schedule names the module, so it replays from any folder.
+    await writeFile(schedulePath, jsonText(withModuleRef(run.schedule)), "utf8");
     const verdict: VerdictFile = {
       valid: combineValidity(run.verdicts.map((v) => v.valid)),
       verdicts: run.verdicts,

@@ -161,5 +161,13 @@ export const scheduleSchema = z.strictObject({
   options: scheduleOptionsSchema,
   clients: z.array(clientPlanSchema).min(1),
   faults: z.array(faultSchema),
+  /**
+   * For a target from a user's module (docs/custom-locks.md, docs/libraries.md): the module's
+   * absolute path, loaded again when the schedule is replayed, and the adapter options the run
+   * was given (handed to a library adapter's `connect`). Absent for built-in targets.
+   */
+  module: z
+    .strictObject({ path: z.string().min(1), options: z.record(z.string(), z.unknown()).optional() })
+    .optional(),
 });
 export type Schedule = z.infer<typeof scheduleSchema>;

@@ -35,7 +35,7 @@ function realTarget(
   world: RealWorldName,
   lockName: string,
   algorithm: LockAlgorithm,
-  options: Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs">,
+  options: Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs"> & { horizonMs?: number },
   resources: readonly [ResourceMode, ...ResourceMode[]],
   description: string,
 ): Target {
@@ -123,7 +123,8 @@ const MODULE_DEFAULTS: Record<RealWorldName, Pick<ScheduleOptions, "servers" | "
 export function addRealModuleTarget(
   world: RealWorldName,
   algorithm: LockAlgorithm,
-  options: Partial<Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs">> = {},
+  options: Partial<Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs" | "horizonMs">> = {},
+  description = `${algorithm.name} (user module) on real ${world === "redis" ? "redis-servers" : "etcd"}`,
 ): Target {
   const d = MODULE_DEFAULTS[world];
   const target = realTarget(
@@ -134,9 +135,10 @@ export function addRealModuleTarget(
       servers: options.servers ?? d.servers,
       ttlMs: options.ttlMs ?? d.ttlMs,
       callTimeoutMs: options.callTimeoutMs ?? d.callTimeoutMs,
+      ...(options.horizonMs === undefined ? {} : { horizonMs: options.horizonMs }),
     },
     algorithm.fencing ? ["fenced", "unfenced"] : ["unfenced", "fenced"],
-    `${algorithm.name} (user module) on real ${world === "redis" ? "redis-servers" : "etcd"}`,
+    description,
   );
   if (realTargets.some((t) => t.name === target.name))
     throw new RangeError(`addRealModuleTarget: "${target.name}" already exists`);

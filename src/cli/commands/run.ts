@@ -19,14 +19,23 @@ import { colorsFor } from "../../report/colors.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
 import { fuzzScheduleArb } from "../../runner/fuzz.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
-import { type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
+import { type Fault, type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
 import type { Target } from "../../targets/target.js";
 import { parseDuration } from "../../util/duration.js";
 import { formatVerdictLines } from "./replay.js";
+import {
+  type ExternalServers,
+  externalServersOf,
+  ignoredFaultsLine,
+  type LibraryRunFlags,
+  moduleOptionsOf,
+  prepareSchedule,
+  rerunFlags,
+} from "./run-library.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
-interface RunFlags {
+interface RunFlags extends LibraryRunFlags {
   target?: string;
   resource?: string;
   faults: string;
@@ -112,6 +121,16 @@ export function runCommand(): Command {
       "--compose <file>",
       "with --cluster docker: a Compose file of your own instead of docker/compose.*.yml",
     )
+    .option(
+      "--redis-endpoints <list>",
+      "library adapters: use these Redis servers you run (host:port,…) instead of starting them; only client faults apply",
+    )
+    .option(
+      "--etcd-endpoints <list>",
+      "library adapters: use these etcd members you run (host:port,…) instead of starting them; only client faults apply",
+    )
+    .option("--allow-ignored-faults", "run even when some requested faults cannot reach the target")
+    .option("--module-options <json>", "options for a module target's connect (recorded in the schedule)")
     .option("--quiet", "no progress output")
     .option("--json", "print the verdicts as JSON on stdout")
     .addHelpText(
@@ -147,6 +166,10 @@ export function runCommand(): Command {
 interface Plan {
   target: Target;
   schedule: Schedule;
+  /** The user's own lock servers (library adapters), or null: lockcheck starts them. */
+  external: ExternalServers | null;
+  /** Faults dropped because they cannot reach the target. */
+  ignored: Fault[];
 }
 
 function parseFaults(text: string): Result<FaultCategory[], InputError> {
@@ -184,6 +207,32 @@ function pickTarget(name: string | undefined, fromSchedule: string | undefined):
 }
 
 async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
+  const drafted = await draftPlan(flags);
+  if (!drafted.ok) return drafted;
+  const { target, schedule, categories } = drafted.value;
+  const external = externalServersOf(flags, target);
+  if (!external.ok) return external;
+  const moduleOptions = moduleOptionsOf(flags, target);
+  if (!moduleOptions.ok) return moduleOptions;
+  const prepared = prepareSchedule(schedule, {
+    external: external.value,
+    moduleOptions: moduleOptions.value,
+    categories,
+    allowIgnoredFaults: flags.allowIgnoredFaults === true,
+  });
+  if (!prepared.ok) return prepared;
+  return ok({
+    target,
+    schedule: prepared.value.schedule,
+    external: external.value,
+    ignored: prepared.value.ignored,
+  });
+}
+
+/** Target and schedule from the flags; `categories`: the --faults asked for (generated schedules). */
+async function draftPlan(
+  flags: RunFlags,
+): Promise<Result<{ target: Target; schedule: Schedule; categories?: FaultCategory[] }, InputError>> {
   let resource: ResourceMode | undefined;
   if (flags.resource !== undefined) {
     const r = resourceModeSchema.safeParse(flags.resource);
@@ -250,7 +299,7 @@ async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
   });
   const [generated] = fc.sample(arb, { seed, numRuns: 1 });
   if (generated === undefined) return err({ message: "could not generate a schedule" });
-  return ok({ target: target.value, schedule: { ...generated, seed } });
+  return ok({ target: target.value, schedule: { ...generated, seed }, categories: faults.value });
 }
 
 /** The `--cluster docker` options of a run (images, Compose file), from the flags. */
@@ -273,7 +322,7 @@ async function runReal(flags: RunFlags): Promise<number> {
   };
   const planned = await plan(flags);
   if (!planned.ok) return fail(planned.error);
-  const { target, schedule } = planned.value;
+  const { target, schedule, external, ignored } = planned.value;
   const outDir = flags.out ?? defaultRunDir(target.name, schedule.seed, 0).replace(/-0$/, "-real");
   const quiet = flags.quiet === true || flags.json === true;
   const say = (line: string): void => {
@@ -295,6 +344,7 @@ async function runReal(flags: RunFlags): Promise<number> {
       ...(flags.cluster === "docker"
         ? { cluster: "docker" as const, docker: dockerOptions(flags, say) }
         : {}),
+      ...(external === null ? {} : { externalServers: external.endpoints }),
       onProgress: (p) =>
         say(
           `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
@@ -305,6 +355,9 @@ async function runReal(flags: RunFlags): Promise<number> {
   );
   if (!r.ok) return fail({ message: r.error });
   for (const w of r.value.warnings) say(`${errc.yellow("warning")}: ${w}`);
+  if (external !== null && ignored.length > 0)
+    say(`${errc.yellow("warning")}: ${ignoredFaultsLine(external, ignored)}`);
+  const again = `lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}${rerunFlags(external)}`;
 
   const verdicts = checkOps(r.value.ops);
   const valid = combineValidity(verdicts.map((v) => v.valid));
@@ -312,13 +365,20 @@ async function runReal(flags: RunFlags): Promise<number> {
     schedule,
     ops: r.value.ops,
     verdicts,
-    replayCommand: `lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}`,
+    replayCommand: again,
   });
   if (!saved.ok) return fail(saved.error);
   const code = valid === true ? 0 : valid === false ? 1 : 2;
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ valid, verdicts, ops: r.value.ops.length, out: outDir, stats: r.value.stats })}\n`,
+      `${JSON.stringify({
+        valid,
+        verdicts,
+        ops: r.value.ops.length,
+        out: outDir,
+        stats: r.value.stats,
+        ...(external === null ? {} : { servers: external.flag, ignoredFaults: ignored.length }),
+      })}\n`,
     );
     return code;
   }
@@ -327,7 +387,10 @@ async function runReal(flags: RunFlags): Promise<number> {
   const lines = [
     `${target.name} (${schedule.resource}), seed ${schedule.seed}: ${r.value.ops.length} ops in ${(s.runMs / 1000).toFixed(1)} s (set-up ${(s.setupMs / 1000).toFixed(1)} s)`,
     ...formatVerdictLines(verdicts, c),
-    `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}`,
+    ...(external === null
+      ? []
+      : [`on your servers (${external.flag}): only client faults applied; ignoredFaults: ${ignored.length}`]),
+    `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: ${again}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return code;

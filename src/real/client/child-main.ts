@@ -15,10 +15,10 @@ import type { LockEnv, RedisApi, ResourceApi } from "../../env/env.js";
 import { fanOut } from "../../env/fan-out.js";
 import { LOCK_ALGORITHMS } from "../../locks/index.js";
 import type { LockAlgorithm } from "../../locks/lock.js";
-import type { Checkpoint } from "../../schedule/schedule.js";
 import { runClient } from "../../workload/client.js";
 import { connectRedis, redisApi } from "../adapters/redis.js";
 import { redisResourceApi } from "../adapters/resource.js";
+import { createCheckpoint } from "./checkpoint.js";
 import { createClientClock } from "./clock.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
@@ -61,6 +61,12 @@ process.on("message", (raw: unknown) => {
 });
 
 async function run(config: ChildConfig): Promise<void> {
+  if (config.library !== undefined) {
+    const { runLibraryClient } = await import("./library-client.js");
+    await runLibraryClient(config, config.library, { clock, started, send });
+    send({ type: "done" }, () => process.exit(0));
+    return;
+  }
   const algorithm = await lockAlgorithm(config);
   const timeout = config.callTimeoutMs;
   let t0 = 0n;
@@ -84,7 +90,6 @@ async function run(config: ChildConfig): Promise<void> {
     resource = redisResourceApi(resourceConn, config.resource.mode === "fenced", timeout);
   }
 
-  const reached = new Map<Checkpoint, number>();
   const env: LockEnv = {
     clientId: config.clientId,
     now: clock.now,
@@ -94,20 +99,7 @@ async function run(config: ChildConfig): Promise<void> {
     etcd: etcdAdapter === null || etcdClient === null ? null : etcdAdapter.etcdApi(etcdClient, timeout),
     zk: null,
     resource,
-    checkpoint(point) {
-      const occurrence = reached.get(point) ?? 0;
-      reached.set(point, occurrence + 1);
-      const fault = config.pauseAt.find((p) => p.checkpoint === point && p.occurrence === occurrence);
-      if (fault === undefined) return Promise.resolve();
-      const time = Number(process.hrtime.bigint() - t0);
-      // Stop only once the parent has the message, so it knows to resume us.
-      return new Promise<void>((resolve) =>
-        send({ type: "pause-me", checkpoint: point, occurrence, durationMs: fault.durationMs, time }, () => {
-          process.kill(process.pid, "SIGSTOP");
-          resolve();
-        }),
-      );
-    },
+    checkpoint: createCheckpoint(config.pauseAt, send, () => Number(process.hrtime.bigint() - t0)),
   };
 
   send({ type: "ready" });

@@ -22,6 +22,11 @@ export interface ChildConfig {
    * `algorithm` (docs/custom-locks.md); absent for lockcheck's own algorithms.
    */
   algorithmModule?: string;
+  /**
+   * Set when the lock is a library adapter (src/locks/library-lock.ts): the client imports
+   * `module` and drives the library's own client, connected to `endpoints`.
+   */
+  library?: LibraryChildConfig;
   plan: ClientPlan;
   workload: { lockName: string; ttlMs: number; horizonMs: number };
   callTimeoutMs: number;
@@ -34,6 +39,15 @@ export interface ChildConfig {
   pauseAt: { checkpoint: Checkpoint; occurrence: number; durationMs: number }[];
   /** Where the child appends its events, one JSON line each. */
   eventsFile: string;
+}
+
+export interface LibraryChildConfig {
+  /** File URL of the adapter module. */
+  module: string;
+  /** Adapter options recorded in the schedule, handed to `connect`. */
+  options: Record<string, unknown>;
+  /** The lock servers as this client reaches them (its link proxies, or the user's servers). */
+  endpoints: { host: string; port: number }[];
 }
 
 export type ParentMessage =

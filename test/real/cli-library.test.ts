@@ -1,0 +1,208 @@
+/**
+ * `lockcheck run` of a library adapter end to end (spawned like a user would run it):
+ * - the run folder's schedule records the adapter module, so the printed "run it again"
+ *   command (also in report.html) works as printed from another working folder;
+ * - `--redis-endpoints` aims the adapter at a redis-server the user runs: client pauses still
+ *   apply (the library's connections go straight to that server); faults that cannot reach it
+ *   are refused (exit 2) unless `--allow-ignored-faults`, and then counted as `ignoredFaults`.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { findBinary } from "../../src/real/cluster/binaries.js";
+import { type RedisNode, startRedisNode } from "../../src/real/cluster/redis.js";
+import { nodeCommand } from "../../src/real/hygiene/processes.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { missingBinaries, schedule } from "./helpers.js";
+import { leftovers } from "./run-helpers.js";
+
+const missing = missingBinaries(["redis-server"]);
+const root = join(import.meta.dirname, "../..");
+const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "lockcheck-test-cli-library-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+// Every run leaves nothing behind: its run id (run.json of each run folder) is in the argv of
+// every process and temp dir it made.
+const runFolders: string[] = [];
+afterEach(async () => {
+  for (const dir of runFolders.splice(0)) {
+    const { runId } = JSON.parse(readFileSync(join(dir, "run.json"), "utf8")) as { runId: string };
+    expect(await leftovers(runId)).toEqual({ processes: [], stopped: [], dirs: [] });
+  }
+});
+
+function lockcheck(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const { command, args: nodeArgs } = nodeCommand(pathToFileURL(join(root, "src/cli/main.ts")));
+  const r = spawnSync(command, [...nodeArgs, ...args], { cwd, encoding: "utf8", timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Client 0 holds 4 s and is SIGSTOPped from 0.5 s to 3.5 s; client 1 takes over at 2 s. */
+function pausedHolder(target: string, resource: Schedule["resource"]): Schedule {
+  return schedule(
+    target,
+    resource,
+    { servers: 1, ttlMs: 1000, callTimeoutMs: 2000, horizonMs: 8000 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 4000, writes: 4 }] },
+      { id: 1, cycles: [{ thinkMs: 2000, holdMs: 3000, writes: 6 }] },
+    ],
+    [{ kind: "pause", node: "client:0", at: 500, durationMs: 3000 }],
+  );
+}
+
+function writeSchedule(name: string, s: Schedule): string {
+  const path = join(work, `${name}.json`);
+  writeFileSync(path, `${JSON.stringify(s, null, 2)}\n`);
+  return path;
+}
+
+describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adapter>", () => {
+  it("records the module, so the printed run-again command works as printed from another folder", () => {
+    const out = join(work, "semaphore-run");
+    const first = lockcheck(
+      [
+        "run",
+        "--target",
+        "module:./redis-semaphore-mutex.mjs",
+        "--schedule",
+        writeSchedule("paused-holder", pausedHolder("redis:redis-semaphore-mutex", "unfenced")),
+        "--out",
+        out,
+      ],
+      LIBRARIES,
+    );
+    runFolders.push(out);
+    expect(first.status, first.stderr + first.stdout).toBe(1);
+    expect(first.stdout).toMatch(/stale-write\s+INVALID/);
+    const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as Schedule;
+    expect(saved.module).toEqual({ path: join(LIBRARIES, "redis-semaphore-mutex.mjs") });
+    const again = /run it again: (lockcheck .*)$/m.exec(first.stdout)?.[1];
+    expect(again).toBe(`lockcheck run --schedule ${out}`);
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain(`lockcheck run --schedule ${out}`);
+
+    const elsewhere = join(work, "elsewhere");
+    mkdirSync(elsewhere, { recursive: true });
+    const second = lockcheck([...again!.split(" ").slice(1), "--out", join(work, "again")], elsewhere);
+    runFolders.push(join(work, "again"));
+    expect(second.status, second.stderr + second.stdout).toBe(1);
+    expect(second.stdout).toMatch(/^redis:redis-semaphore-mutex \(unfenced\)/);
+    expect(second.stdout).toMatch(/stale-write\s+INVALID/);
+  });
+
+  describe("on a redis-server the user runs (--redis-endpoints)", () => {
+    let server: RedisNode | null = null;
+    beforeAll(async () => {
+      const binary = findBinary("redis-server");
+      if (!binary.ok) throw new Error(binary.error);
+      const dir = join(work, "own-redis");
+      mkdirSync(dir, { recursive: true });
+      const started = await startRedisNode({
+        name: "own",
+        binary: binary.value,
+        dir,
+        clockShim: null,
+        reaper: null,
+      });
+      if (!started.ok) throw new Error(started.error);
+      server = started.value;
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+    const endpoint = () => `127.0.0.1:${server!.port}`;
+
+    it("refuses fault categories that cannot reach it, naming --allow-ignored-faults (exit 2)", () => {
+      const r = lockcheck(
+        [
+          "run",
+          "--target",
+          "module:./redis-semaphore-mutex.mjs",
+          "--redis-endpoints",
+          endpoint(),
+          "--faults",
+          "pause,partition",
+          "--seed",
+          "1",
+          "--out",
+          join(work, "refused"),
+        ],
+        LIBRARIES,
+      );
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/partition cannot reach servers you run yourself \(--redis-endpoints\)/);
+      expect(r.stderr).toContain("--allow-ignored-faults");
+    });
+
+    it("refuses a schedule with a server fault, runs it with --allow-ignored-faults and counts it", async () => {
+      const s = pausedHolder("redis:redis-semaphore-mutex-fenced", "fenced");
+      s.faults.push({ kind: "pause", node: "server:0", at: 100, durationMs: 200 });
+      const file = writeSchedule("with-server-fault", s);
+      const args = [
+        "run",
+        "--target",
+        "module:./redis-semaphore-mutex-fenced.mjs",
+        "--schedule",
+        file,
+        "--redis-endpoints",
+        endpoint(),
+      ];
+      const refused = lockcheck([...args, "--out", join(work, "own-refused")], LIBRARIES);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/1 fault of the schedule .* cannot reach/);
+
+      const out = join(work, "own-run");
+      const r = lockcheck(
+        [...args, "--allow-ignored-faults", "--module-options", '{"note":"kept"}', "--json", "--out", out],
+        LIBRARIES,
+      );
+      runFolders.push(out);
+      const report = JSON.parse(r.stdout) as { valid: unknown; servers: string; ignoredFaults: number };
+      expect(report, r.stderr).toMatchObject({ valid: true, servers: "--redis-endpoints", ignoredFaults: 1 });
+      // The adapter's fence counter lives on the user's server: both clients took a token there.
+      const conn = new Redis({ host: "127.0.0.1", port: server!.port, lazyConnect: true });
+      await conn.connect();
+      try {
+        expect(Number(await conn.get("fence:lock"))).toBeGreaterThanOrEqual(2);
+      } finally {
+        conn.disconnect();
+      }
+      // The saved schedule is what ran: the server fault is not in it; the adapter options are.
+      const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as Schedule;
+      expect(saved.faults).toEqual([{ kind: "pause", node: "client:0", at: 500, durationMs: 3000 }]);
+      expect(saved.module).toEqual({
+        path: join(LIBRARIES, "redis-semaphore-mutex-fenced.mjs"),
+        options: { note: "kept" },
+      });
+    });
+
+    it("client pauses still reach the library: the unfenced Mutex's stale write is found", () => {
+      const r = lockcheck(
+        [
+          "run",
+          "--target",
+          "module:./redis-semaphore-mutex.mjs",
+          "--schedule",
+          writeSchedule("own-paused-holder", pausedHolder("redis:redis-semaphore-mutex", "unfenced")),
+          "--redis-endpoints",
+          endpoint(),
+          "--out",
+          join(work, "own-unfenced"),
+        ],
+        LIBRARIES,
+      );
+      runFolders.push(join(work, "own-unfenced"));
+      expect(r.status, r.stderr + r.stdout).toBe(1);
+      expect(r.stdout).toMatch(/stale-write\s+INVALID/);
+      expect(r.stdout).toContain(
+        "on your servers (--redis-endpoints): only client faults applied; ignoredFaults: 0",
+      );
+      expect(r.stdout).toContain(`--redis-endpoints ${endpoint()}`);
+    });
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * Real lock libraries as they are (docs/examples/libraries/, docs/libraries.md), each client in
+ * its own process on servers lockcheck starts, with real faults:
+ *
+ * - redlock 5.0.0-beta.2 (and @sesamecare-oss/redlock): replies to a client's acquire are held
+ *   back (a `delay` of server→client traffic on its links) and the client is SIGSTOPped while
+ *   they are in flight, longer than the TTL; the keys expire, another client takes the lock and
+ *   writes; the paused one wakes, reads the quorum of old "yes" replies and, without a validity
+ *   check, believes it holds the lock: a double grant, and its write interleaves the other's.
+ *   The same schedule with the validity check added in the adapter is safe.
+ * - redis-semaphore's Mutex and etcd3's lock: a holder SIGSTOPped for longer than the TTL (its
+ *   refresh / keep-alive timers frozen too) writes after the next holder: a stale write. Fenced
+ *   variants (token checked by lockcheck's fenced resource) are safe on the same schedule.
+ *
+ * Margins are wide (TTL 1 s, pauses of 3 s, writes spread over the other holder's whole hold)
+ * so that a loaded machine shifts nothing that matters.
+ */
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadModule } from "../../src/custom/module-target.js";
+import type { Op } from "../../src/history/op.js";
+import { loadSchedule } from "../../src/schedule/load.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { missingBinaries } from "./helpers.js";
+import { type CheckedRealRun, expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
+
+const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
+
+const missingRedis = missingBinaries(["redis-server"]);
+const missingEtcd = missingBinaries(["redis-server", "etcd"]);
+
+const track = expectNothingLeftAfterEach();
+
+/** Loads an adapter from docs/examples/libraries/ and returns its target name. */
+async function adapter(file: string): Promise<string> {
+  const loaded = await loadModule(`module:./${file}`, LIBRARIES);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  return loaded.value.target.name;
+}
+
+async function run(s: Schedule): Promise<CheckedRealRun> {
+  const r = await runChecked(s);
+  track(r.runId);
+  expect(r.run.warnings, r.timeline).toEqual([]);
+  return r;
+}
+
+const acquiresOk = (ops: readonly Op[], process: number) =>
+  ops.filter((o) => o.process === process && o.f === "acquire" && o.type === "ok");
+
+/**
+ * The schedules docs/libraries.md runs, from docs/examples/libraries/, on `target`.
+ *
+ * acquisition-pause.json: client 0 takes and gives back the lock once (which loads Redlock's
+ * script into every node's cache, so the next acquire is one EVALSHA round trip), then acquires
+ * again at ~600 ms while every node's replies to it are held 1.5 s, and is SIGSTOPped at 1.2 s
+ * for 3 s: its keys expire at ~1.6 s, client 1 takes the lock at ~3.5 s and writes every
+ * 150 ms; client 0 wakes at ~4.2 s with a quorum of "yes" replies and writes at once.
+ *
+ * paused-holder.json (-etcd: 3 servers, -redlock: 5): client 0 acquires at once and holds 4 s, writing every
+ * second; it is SIGSTOPped at 0.5 s for 3 s (its lease refresh / keep-alive frozen too). Client 1
+ * acquires at 2 s, after the lease ran out (etcd revokes an expired lease within half a second),
+ * and writes every 500 ms over a 3 s hold; client 0 wakes at 3.5 s and writes.
+ */
+async function docSchedule(file: string, target: string, resource: Schedule["resource"]): Promise<Schedule> {
+  const loaded = await loadSchedule(join(LIBRARIES, file));
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  return { ...loaded.value, target, resource };
+}
+
+const acquisitionPause = (target: string) => docSchedule("acquisition-pause.json", target, "unfenced");
+const PAUSED_HOLDER: Record<number, string> = {
+  1: "paused-holder.json",
+  3: "paused-holder-etcd.json",
+  5: "paused-holder-redlock.json",
+};
+const pausedHolder = (target: string, resource: Schedule["resource"], servers: 1 | 3 | 5) =>
+  docSchedule(PAUSED_HOLDER[servers]!, target, resource);
+
+describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client processes", () => {
+  it("redlock 5.0.0-beta.2: a pause during acquisition gives a double grant", async () => {
+    const r = await run(await acquisitionPause(await adapter("redlock-v5.mjs")));
+    // Client 0 was granted its second acquire only after client 1 had been granted the lock.
+    const [late] = acquiresOk(r.run.ops, 0).slice(1);
+    const [other] = acquiresOk(r.run.ops, 1);
+    expect(late, r.timeline).toBeDefined();
+    expect(other, r.timeline).toBeDefined();
+    expect(late!.index, r.timeline).toBeGreaterThan(other!.index);
+    expect(r.violations, r.timeline).toContain("mutual-exclusion");
+  });
+
+  it("redlock 5.0.0-beta.2 with the validity check added: the same schedule is safe", async () => {
+    const r = await run(await acquisitionPause(await adapter("redlock-v5-checked.mjs")));
+    // The stalled acquire is refused (its lock had expired), so client 0 never holds it twice.
+    expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toEqual([]);
+  });
+
+  it("@sesamecare-oss/redlock: the same acquisition pause gives a double grant", async () => {
+    const r = await run(await acquisitionPause(await adapter("sesamecare-redlock.mjs")));
+    expect(r.violations, r.timeline).toContain("mutual-exclusion");
+  });
+
+  it("redlock with the validity check still has no fence: a holder paused after acquiring writes stale data", async () => {
+    const r = await run(await pausedHolder(await adapter("redlock-v5-checked.mjs"), "unfenced", 5));
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+
+  it("redis-semaphore RedlockMutex: a holder SIGSTOPped past its TTL writes after the next holder", async () => {
+    const r = await run(
+      await pausedHolder(await adapter("redis-semaphore-redlock-mutex.mjs"), "unfenced", 5),
+    );
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+
+  it("redis-semaphore Mutex: a holder SIGSTOPped past its TTL writes after the next holder", async () => {
+    const r = await run(await pausedHolder(await adapter("redis-semaphore-mutex.mjs"), "unfenced", 1));
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+
+  it("redis-semaphore Mutex, fenced (token taken while held, checked by the resource): safe", async () => {
+    const r = await run(await pausedHolder(await adapter("redis-semaphore-mutex-fenced.mjs"), "fenced", 1));
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toEqual([]);
+    // The fence did the work: the stale holder's writes after waking were rejected.
+    expect(
+      r.rejectedWrites.map((w) => w.process),
+      r.timeline,
+    ).toContain(0);
+  });
+});
+
+describe.skipIf(missingRedis.length > 0)("a library that throws outside a call", () => {
+  it("redis-semaphore's default onLockLost kills the paused holder on waking: reported as a warning", async () => {
+    const loaded = await loadModule("module:./mutex-default-lost-lock.mjs", FIXTURES);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const r = await runChecked(await pausedHolder(loaded.value.target.name, "unfenced", 1));
+    track(r.runId);
+    expect(r.run.warnings, `${r.run.warnings.join("\n")}\n${r.timeline}`).toContainEqual(
+      expect.stringMatching(
+        /^client:0: the library threw outside a call; the client process exits: Error: Lost mutex for key mutex:lock/,
+      ),
+    );
+  });
+});
+
+describe.skipIf(missingRedis.length > 0)("an adapter in TypeScript", () => {
+  it("typed with defineLibraryLock, imported by every client process: the paused holder's stale write", async () => {
+    const loaded = await loadModule("module:./typed-mutex.ts", FIXTURES);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    expect(loaded.value.target.name).toBe("redis:typed-mutex");
+    const r = await run(await pausedHolder(loaded.value.target.name, "unfenced", 1));
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+});
+
+describe.skipIf(missingEtcd.length > 0)("etcd3's lock in client processes", () => {
+  it("etcd3 client.lock(): a holder SIGSTOPped past its lease writes after the next holder", async () => {
+    const r = await run(await pausedHolder(await adapter("etcd3-lock.mjs"), "unfenced", 3));
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+
+  it("etcd3 client.lock(), fenced by the key's create revision: safe", async () => {
+    const r = await run(await pausedHolder(await adapter("etcd3-lock-fenced.mjs"), "fenced", 3));
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toEqual([]);
+    expect(
+      r.rejectedWrites.map((w) => w.process),
+      r.timeline,
+    ).toContain(0);
+  });
+});
