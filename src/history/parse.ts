@@ -5,12 +5,14 @@
  *
  * Accepted input, beyond what serialize.ts writes: `null` for an optional field means the
  * field is absent; a token may be a JSON integer or a decimal string, and a JSON integer too
- * large for a double is recovered exactly from the line's text. Keys this file does not know
- * are kept as they are (other tools may add fields).
+ * large for a double is recovered exactly from the line's text, by the position of the
+ * top-level `token` key in the JSON (the last one if it is repeated, as JSON.parse keeps).
+ * Keys this file does not know are kept as they are (other tools may add fields).
  */
 import { err, type InputError, ok, type Result } from "../result.js";
 import { emptyOpFacts, type OpFacts } from "./facts.js";
 import { NEMESIS_FS, type Op, type OpF, type OpType } from "./op.js";
+import { topLevelValueStart } from "./top-level-key.js";
 
 const NEMESIS_F_SET = new Set<string>(NEMESIS_FS);
 const DECIMAL = /^-?\d+$/;
@@ -25,12 +27,19 @@ function isNonNegativeInt(v: unknown): v is number {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 }
 
-/** The exact digits of the `"token": <integer>` in the raw line that JSON.parse read as `parsed`. */
-function rawTokenDigits(line: string, parsed: number): string | undefined {
-  for (const m of line.matchAll(/"token"\s*:\s*(-?\d+)\s*[,}]/g)) {
-    if (Number(m[1]) === parsed) return m[1];
-  }
-  return undefined;
+const PLAIN_INTEGER = /-?\d+(?![.eE\d])/y;
+
+/**
+ * The exact digits of the integer that JSON.parse read (rounded) as the line's top-level
+ * `token`, found by position in the line's JSON structure (top-level-key.ts), never by
+ * searching the text: a "token" nested in `value` or inside a string is not it. Undefined when
+ * the number is not written as plain digits (1e20, 1.0e20): such a token must be a string.
+ */
+function rawTokenDigits(line: string): string | undefined {
+  const start = topLevelValueStart(line, "token");
+  if (start < 0) return undefined;
+  PLAIN_INTEGER.lastIndex = start;
+  return PLAIN_INTEGER.exec(line)?.[0];
 }
 
 /**
@@ -51,7 +60,7 @@ function parseToken(v: unknown, line: string, process: number): bigint | string 
     if (Number.isSafeInteger(v)) token = BigInt(v);
     else {
       // Not cached: the same double stands for many integers, and the text decides.
-      const digits = rawTokenDigits(line, v);
+      const digits = rawTokenDigits(line);
       return digits !== undefined
         ? BigInt(digits)
         : `token ${v} is too large to read exactly; write it as a string`;
