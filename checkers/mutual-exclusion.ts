@@ -23,6 +23,7 @@
 import { formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import type { Op } from "../src/history/op.js";
+import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 
@@ -90,8 +91,8 @@ function explain(c: OpenWrite, index: number, time: number, a: DoneWrite, b: Don
 
 export function createMutualExclusionChecker(): Checker {
   const states = new Map<string, LockState>();
-  /** Open write calls, indexed by process number. */
-  const open: Array<OpenWrite | undefined> = [];
+  /** Open write calls, by process. */
+  const open = new ProcessMap<OpenWrite>();
   const violations: Anomaly[] = [];
   const possible: Anomaly[] = [];
   let violationCount = 0;
@@ -118,8 +119,7 @@ export function createMutualExclusionChecker(): Checker {
   let lastLock = "";
   let lastState: LockState | undefined;
   /** Per process: the first accepted write of the grant its last write named, and that grant's lock state. */
-  const firstCache: Array<DoneWrite | undefined> = [];
-  const firstCacheState: Array<LockState | undefined> = [];
+  const firstCache = new ProcessMap<{ first: DoneWrite; state: LockState }>();
   function stepFacts(op: OpFacts): void {
     if (op.f !== "write") return;
     if (op.type === "invoke") {
@@ -128,18 +128,15 @@ export function createMutualExclusionChecker(): Checker {
       lastState = s;
       const grant = op.grant as string;
       // A holder's writes name the same grant, whose first write never changes once known.
-      const cached = firstCache[op.process];
+      const cached = firstCache.get(op.process);
       const a =
-        cached !== undefined && cached.grant === grant && firstCacheState[op.process] === s
-          ? cached
+        cached !== undefined && cached.first.grant === grant && cached.state === s
+          ? cached.first
           : s.firstDone.get(grant);
-      if (a !== undefined) {
-        firstCache[op.process] = a;
-        firstCacheState[op.process] = s;
-      }
+      if (a !== undefined && a !== cached?.first) firstCache.set(op.process, { first: a, state: s });
       const b = s.best1?.grant !== grant ? s.best1 : s.best2;
       const witness = a && b && b.invokeIndex > a.index ? { a, b } : undefined;
-      open[op.process] = {
+      open.set(op.process, {
         state: s,
         grant,
         process: op.process,
@@ -147,12 +144,12 @@ export function createMutualExclusionChecker(): Checker {
         invokeTime: op.time,
         first: a,
         witness,
-      };
+      });
       return;
     }
-    const w = open[op.process];
+    const w = open.get(op.process);
     if (!w) return;
-    open[op.process] = undefined;
+    open.set(op.process, undefined);
     if (op.type === "info") {
       maybeAccepted(w, op.index, op.time);
       return;
@@ -176,8 +173,8 @@ export function createMutualExclusionChecker(): Checker {
     },
     stepFacts,
     finish(): Verdict {
-      for (const w of open) if (w) maybeAccepted(w, w.invokeIndex, w.invokeTime);
-      open.length = 0;
+      for (const w of open.values()) maybeAccepted(w, w.invokeIndex, w.invokeTime);
+      open.clear();
       return certainOrPossible(
         "mutual-exclusion",
         { count: violationCount, listed: violations },

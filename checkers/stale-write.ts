@@ -27,6 +27,7 @@ import { describeHolder, formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import { type GrantInfo, GrantTable } from "../src/history/grants.js";
 import type { GrantId, Op } from "../src/history/op.js";
+import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 
@@ -125,8 +126,8 @@ export function createStaleWriteChecker(): Checker {
     lastBox = box;
     return box;
   }
-  /** Open write calls, indexed by process number. */
-  const open: Array<OpenWrite | undefined> = [];
+  /** Open write calls, by process. */
+  const open = new ProcessMap<OpenWrite>();
   const violations: Anomaly[] = [];
   const possible: Anomaly[] = [];
   let violationCount = 0;
@@ -168,17 +169,17 @@ export function createStaleWriteChecker(): Checker {
     if (op.f !== "write") return;
     if (op.type === "invoke") {
       const grant = grants.forWrite(op, op.grant as GrantId);
-      open[op.process] = {
+      open.set(op.process, {
         invokeIndex: op.index,
         invokeTime: op.time,
         grant,
         newest: newestBox(op.lock).newest,
-      };
+      });
       return;
     }
-    const w = open[op.process];
+    const w = open.get(op.process);
     if (!w) return;
-    open[op.process] = undefined;
+    open.set(op.process, undefined);
     if (op.type === "info") {
       maybeAccepted(w, op.index, op.time);
       return;
@@ -209,8 +210,8 @@ export function createStaleWriteChecker(): Checker {
     },
     stepFacts,
     finish(): Verdict {
-      for (const w of open) if (w) maybeAccepted(w, w.invokeIndex, w.invokeTime);
-      open.length = 0;
+      for (const w of open.values()) maybeAccepted(w, w.invokeIndex, w.invokeTime);
+      open.clear();
       return certainOrPossible(
         "stale-write",
         { count: violationCount, listed: violations },

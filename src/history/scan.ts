@@ -43,10 +43,12 @@ const TRUE = 3;
 const FALSE = 4;
 const NULL = 5;
 
+const MEMORY_SLOTS = 0xffff;
+
 /** Per-reader memory of strings seen on earlier lines (see the top of this file). */
 export interface ScanMemory {
   lock: string;
-  /** By client process number: its last grant id, token text and token. */
+  /** By client process number (below MEMORY_SLOTS): its last grant id, token text and token. */
   grant: string[];
   tokenText: string[];
   token: bigint[];
@@ -384,7 +386,14 @@ export function scanOpLine(
 
   let token: bigint | undefined;
   if (tokenKind === STRING || tokenKind === INTEGER) {
-    token = tokenOf(b, tokenStart, tokenEnd, tokenKind === STRING, nemesis ? -1 : process, memory);
+    token = tokenOf(
+      b,
+      tokenStart,
+      tokenEnd,
+      tokenKind === STRING,
+      nemesis ? -1 : memorySlot(process),
+      memory,
+    );
     if (token === undefined) return false;
   } else if (tokenKind !== 0 && tokenKind !== NULL) return false;
 
@@ -407,14 +416,23 @@ export function scanOpLine(
     memory.lock = lock;
     facts.lock = lock;
     if (grantKind === STRING) {
-      const grant = text(b, grantStart, grantEnd, memory.grant[process]);
-      memory.grant[process] = grant;
+      const slot = memorySlot(process);
+      const grant = text(b, grantStart, grantEnd, slot < 0 ? undefined : memory.grant[slot]);
+      if (slot >= 0) memory.grant[slot] = grant;
       facts.grant = grant;
     } else facts.grant = undefined;
     facts.accepted = acceptedKind === TRUE ? true : acceptedKind === FALSE ? false : undefined;
     facts.node = undefined;
   }
   return true;
+}
+
+/**
+ * Where `process`'s strings are remembered, or -1 for none: only small process numbers get a
+ * slot, so that a history with huge ids does not turn the memory into a sparse array.
+ */
+function memorySlot(process: number): number {
+  return process <= MEMORY_SLOTS ? process : -1;
 }
 
 /** `-?[0-9]+`, as parse.ts accepts for a token string. */
