@@ -16,8 +16,8 @@
  * history order. O(n) time; memory is one latency per successful acquire.
  */
 import { formatMs } from "../src/history/describe.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { Op } from "../src/history/op.js";
+import { emptyOpFacts, factsOf, NEMESIS, type OpFacts } from "../src/history/facts.js";
+import type { ClientId, Op } from "../src/history/op.js";
 import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
@@ -32,7 +32,7 @@ interface LockState {
   /** Start of the current stretch with two or more holders. */
   overlapSince: number;
   overlapNs: number;
-  jam: { since: number; crashIndex: number; process: number } | undefined;
+  jam: { since: number; crashIndex: number; process: ClientId } | undefined;
 }
 
 /** Nearest-rank percentile of an ascending array. */
@@ -105,9 +105,10 @@ export function createLivenessChecker(): Checker {
   }
 
   function crash(op: OpFacts): void {
-    const m = /^client:(\d+)$/.exec(op.node ?? "");
+    const m = /^client:(.+)$/.exec(op.node ?? "");
     if (!m) return;
-    const process = Number(m[1]);
+    // "client:3" names client 3; "client:alice" names client "alice".
+    const process: ClientId = /^\d+$/.test(m[1]!) ? Number(m[1]) : m[1]!;
     const hold = holds.get(process);
     if (!hold) return;
     holds.set(process, undefined);
@@ -145,7 +146,7 @@ export function createLivenessChecker(): Checker {
       addHolder(s);
       return;
     }
-    if (op.process < 0) {
+    if (op.process === NEMESIS) {
       const counts = op.type === "invoke" || !nemesisOpen;
       nemesisOpen = op.type === "invoke";
       if (counts && op.f === "crash") crash(op);

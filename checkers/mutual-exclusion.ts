@@ -22,14 +22,14 @@
  */
 import { formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { Op } from "../src/history/op.js";
+import type { ClientId, Op } from "../src/history/op.js";
 import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 
 interface DoneWrite {
   grant: string;
-  process: number;
+  process: ClientId;
   invokeIndex: number;
   index: number;
   time: number;
@@ -47,7 +47,7 @@ interface OpenWrite {
   /** The invoke's lock state, grant, process, index and time. */
   state: LockState;
   grant: string;
-  process: number;
+  process: ClientId;
   invokeIndex: number;
   invokeTime: number;
   /** The grant's earliest accepted write when this one was invoked, if any. */

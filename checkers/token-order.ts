@@ -20,14 +20,14 @@
  */
 import { formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { Op } from "../src/history/op.js";
+import type { ClientId, Op } from "../src/history/op.js";
 import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
 interface Granted {
   grant: string;
-  process: number;
+  process: ClientId;
   token: bigint;
   index: number;
   time: number;

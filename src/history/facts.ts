@@ -8,7 +8,7 @@
  * instead of the op. The object is reused for the next op: copy the fields you need later,
  * never keep the OpFacts itself.
  */
-import type { GrantId, Op, OpF, OpType } from "./op.js";
+import { type ClientId, type GrantId, isNemesisOp, type Op, type OpF, type OpType } from "./op.js";
 
 export interface OpFacts {
   /**
@@ -18,8 +18,8 @@ export interface OpFacts {
   op: Op | undefined;
   index: number;
   time: number;
-  /** The client process number, or -1 for the nemesis. */
-  process: number;
+  /** The client's id (a non-negative integer or a string), or NEMESIS (-1) for the nemesis. */
+  process: ClientId;
   type: OpType;
   f: OpF;
   /** The lock a client op names; "" for nemesis ops. */
@@ -30,6 +30,9 @@ export interface OpFacts {
   /** What a nemesis op hit ("client:1"); undefined for client ops. */
   node: string | undefined;
 }
+
+/** OpFacts.process of a nemesis op: no client id is negative. */
+export const NEMESIS = -1;
 
 /** A fresh OpFacts to fill (placeholder values; every field is overwritten by the fillers). */
 export function emptyOpFacts(): OpFacts {
@@ -55,8 +58,8 @@ export function factsOf(op: Op, facts: OpFacts): OpFacts {
   facts.time = op.time;
   facts.type = op.type;
   facts.f = op.f;
-  if (op.process === "nemesis") {
-    facts.process = -1;
+  if (isNemesisOp(op)) {
+    facts.process = NEMESIS;
     facts.lock = "";
     facts.grant = undefined;
     facts.token = undefined;

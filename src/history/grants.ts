@@ -8,13 +8,13 @@
  * history, an acquire that ended `info`) is registered when first seen, with that op's index
  * as its acquisition order and the token the write presented.
  */
-import type { GrantId } from "./op.js";
+import type { ClientId, GrantId } from "./op.js";
 import { ProcessMap } from "./process-map.js";
 
 /** What the grant table reads from an op: an AcquireOp, a WriteOp, or their OpFacts. */
 export interface GrantSource {
   lock: string;
-  process: number;
+  process: ClientId;
   index: number;
   time: number;
   token: bigint | undefined;
@@ -24,7 +24,7 @@ export interface GrantInfo {
   lock: string;
   grant: GrantId;
   /** Client that holds it. */
-  process: number;
+  process: ClientId;
   /** Index of the acquire `ok` that handed it out, or of the first op naming it if none did. */
   order: number;
   /** Time of that op (ns). */

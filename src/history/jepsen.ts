@@ -192,7 +192,7 @@ export function opToJepsenEdn(op: Op): string {
     `:index ${op.index}`,
     `:time ${op.time}`,
     `:type :${op.type}`,
-    `:process ${op.process === "nemesis" ? ":nemesis" : op.process}`,
+    `:process ${op.process === "nemesis" ? ":nemesis" : toEdn(op.process)}`,
     `:f :${op.f}`,
     `:value ${toEdn(op.value)}`,
   ];

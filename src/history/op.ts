@@ -14,8 +14,15 @@
 /** Which half of a call an event is. */
 export type OpType = "invoke" | "ok" | "fail" | "info";
 
-/** A client process number, or the fault injector. */
-export type ProcessId = number | "nemesis";
+/**
+ * Which client made a call: a non-negative integer (lockcheck numbers its clients 0, 1, …) or
+ * any other non-empty string (histories from other tools may name them). Checkers keep
+ * per-client state in maps (process-map.ts), so ids can be as large or sparse as a recorder likes.
+ */
+export type ClientId = number | string;
+
+/** A client, or the fault injector. */
+export type ProcessId = ClientId | "nemesis";
 
 /**
  * Identity of one acquisition of a lock: which grant a resource write belongs to.
@@ -44,7 +51,7 @@ interface OpBase {
  * exceed 2^53 (etcd revisions are int64), so they are BigInts in memory.
  */
 export interface AcquireOp extends OpBase {
-  process: number;
+  process: ClientId;
   f: "acquire";
   lock: string;
   grant?: GrantId;
@@ -53,7 +60,7 @@ export interface AcquireOp extends OpBase {
 
 /** Release a lock the client believes it holds. */
 export interface ReleaseOp extends OpBase {
-  process: number;
+  process: ClientId;
   f: "release";
   lock: string;
   grant?: GrantId;
@@ -66,7 +73,7 @@ export interface ReleaseOp extends OpBase {
  * a rejected write is an `ok` with `accepted: false`, because the resource did answer.
  */
 export interface WriteOp extends OpBase {
-  process: number;
+  process: ClientId;
   f: "write";
   lock: string;
   grant: GrantId;

@@ -10,8 +10,8 @@
  * Keys this file does not know are kept as they are (other tools may add fields).
  */
 import { err, type InputError, ok, type Result } from "../result.js";
-import { emptyOpFacts, type OpFacts } from "./facts.js";
-import { NEMESIS_FS, type Op, type OpF, type OpType } from "./op.js";
+import { emptyOpFacts, NEMESIS, type OpFacts } from "./facts.js";
+import { type ClientId, NEMESIS_FS, type Op, type OpF, type OpType } from "./op.js";
 import { topLevelValueStart } from "./top-level-key.js";
 
 const NEMESIS_F_SET = new Set<string>(NEMESIS_FS);
@@ -148,8 +148,13 @@ export function parseOpLineInto(
   }
   const process = o.process;
   const nemesis = process === "nemesis";
-  if (!nemesis && !isNonNegativeInt(process)) {
-    return problem(file, lineNo, "process", `must be a client number or "nemesis", got ${describe(process)}`);
+  if (!nemesis && !isNonNegativeInt(process) && (typeof process !== "string" || process === "")) {
+    return problem(
+      file,
+      lineNo,
+      "process",
+      `must be a client id (a non-negative integer or a non-empty string) or "nemesis", got ${describe(process)}`,
+    );
   }
   const type = o.type;
   if (!isOpType(type)) {
@@ -213,7 +218,7 @@ export function parseOpLineInto(
   }
   let token: bigint | undefined;
   if (rawToken !== undefined) {
-    const parsed = parseToken(rawToken, line, nemesis ? -1 : (process as number));
+    const parsed = parseToken(rawToken, line, typeof process === "number" ? process : -1);
     if (typeof parsed === "string") return problem(file, lineNo, "token", parsed);
     o.token = parsed;
     token = parsed;
@@ -227,14 +232,14 @@ export function parseOpLineInto(
   facts.type = type;
   facts.f = f as OpF;
   if (nemesis) {
-    facts.process = -1;
+    facts.process = NEMESIS;
     facts.lock = "";
     facts.grant = undefined;
     facts.token = undefined;
     facts.accepted = undefined;
     facts.node = node as string | undefined;
   } else {
-    facts.process = process as number;
+    facts.process = process as ClientId;
     facts.lock = lock as string;
     facts.grant = grant as string | undefined;
     // As factsOf reads it: only acquires and writes present a token.

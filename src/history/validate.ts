@@ -16,8 +16,8 @@
  * are only checked for index and time. Memory: one entry per process and per grant.
  */
 import type { InputError } from "../result.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "./facts.js";
-import type { Op } from "./op.js";
+import { emptyOpFacts, factsOf, NEMESIS, type OpFacts } from "./facts.js";
+import type { ClientId, Op } from "./op.js";
 import { ProcessMap } from "./process-map.js";
 
 export interface HistoryValidator {
@@ -65,7 +65,7 @@ export function createHistoryValidator(
   // Fields, not `let`s: assigning a double to a closure variable allocates on every op.
   const times = { max: 0, nemesis: -1 };
 
-  function clientState(p: number): ClientState {
+  function clientState(p: ClientId): ClientState {
     let s = clients.get(p);
     if (s === undefined) {
       s = {
@@ -113,14 +113,14 @@ export function createHistoryValidator(
     lastIndex = op.index;
     lastIndexLine = line;
     const p = op.process;
-    const client = p < 0 ? undefined : clientState(p);
+    const client = p === NEMESIS ? undefined : clientState(p);
     const prevTime = client === undefined ? times.nemesis : client.lastTime;
     if (op.time < prevTime) {
       const prevLine = client === undefined ? nemesisLine : client.lastTimeLine;
       return error(
         line,
         "time",
-        `time goes backwards for process ${p < 0 ? "nemesis" : p}: ${op.time} ns, but line ${prevLine} has ${prevTime} ns`,
+        `time goes backwards for process ${p === NEMESIS ? "nemesis" : p}: ${op.time} ns, but line ${prevLine} has ${prevTime} ns`,
       );
     }
     if (client === undefined) {
@@ -137,7 +137,7 @@ export function createHistoryValidator(
   }
 
   function checkCall(op: OpFacts, line: number): boolean {
-    if (op.process < 0) return true;
+    if (op.process === NEMESIS) return true;
     const p = op.process;
     const client = clientState(p);
     const callF = client.openF;

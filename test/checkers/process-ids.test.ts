@@ -1,7 +1,7 @@
 /**
- * Client (process) ids of any size: every checker and the validator give the same verdicts for
- * ids that are not small array indexes (2^32, 3·10^8, 2^53 − 1) as for small ones, including
- * for calls still open when the history ends.
+ * Client (process) ids of any size, and named ones: every checker and the validator give the
+ * same verdicts for ids that are not small array indexes (2^32, 3·10^8, 2^53 − 1, "alice") as
+ * for small ones, including for calls still open when the history ends.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkHistoryFile, checkOps } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
+import type { ClientId } from "../../src/history/op.js";
 import { writeHistory } from "../../src/history/write.js";
 import { build } from "./build.js";
 
@@ -20,7 +21,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * again with its stale token and that write is still open at the end; `p` is then crashed
  * while it believes it holds the lock.
  */
-function scenario(p: number, q: number) {
+function scenario(p: ClientId, q: ClientId) {
   const h = build();
   h.acquire(0, p);
   h.granted(1, p, `${p}:0`, 1n);
@@ -36,7 +37,11 @@ function scenario(p: number, q: number) {
 }
 
 const shape = (verdicts: Verdict[]) =>
-  verdicts.map((v) => ({ checker: v.checker, valid: v.valid, anomalies: v.anomalies.map((a) => [a.kind, a.ops]) }));
+  verdicts.map((v) => ({
+    checker: v.checker,
+    valid: v.valid,
+    anomalies: v.anomalies.map((a) => [a.kind, a.ops]),
+  }));
 
 describe("process ids that are not small array indexes", () => {
   const expected = shape(checkOps(scenario(1, 2)));
@@ -54,7 +59,9 @@ describe("process ids that are not small array indexes", () => {
     [3e8, 7],
     [Number.MAX_SAFE_INTEGER, 0],
     [65536, 65535],
-  ])("client %d (and %d): same verdicts as clients 1 and 2, from ops and from a file", async (p, q) => {
+    ["alice", "bob"],
+    ["alice", 2],
+  ])("client %s (and %s): same verdicts as clients 1 and 2, from ops and from a file", async (p, q) => {
     const ops = scenario(p, q);
     const verdicts = checkOps(ops);
     expect(shape(verdicts)).toEqual(expected);

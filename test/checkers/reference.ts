@@ -3,7 +3,7 @@
  * checker file, written as plainly as possible (pairs and triples of calls, O(n^2)/O(n^3)).
  * They return the set of flagged op indices and the validity, for agreement tests.
  */
-import type { ClientOp, Op } from "../../src/history/op.js";
+import { type ClientId, type ClientOp, isNemesisOp, type Op } from "../../src/history/op.js";
 
 export interface Call {
   invoke: ClientOp;
@@ -13,9 +13,9 @@ export interface Call {
 
 export function calls(ops: readonly Op[]): Call[] {
   const out: Call[] = [];
-  const open = new Map<number, Call>();
+  const open = new Map<ClientId, Call>();
   for (const op of ops) {
-    if (op.process === "nemesis") continue;
+    if (isNemesisOp(op)) continue;
     if (op.type === "invoke") {
       const c: Call = { invoke: op, completion: undefined };
       open.set(op.process, c);
