@@ -27,6 +27,8 @@ export interface OpFacts {
   grant: GrantId | undefined;
   token: bigint | undefined;
   accepted: boolean | undefined;
+  /** A write completion's resource apply order (WriteOp.seq); undefined otherwise. */
+  seq: bigint | undefined;
   /** What a nemesis op hit ("client:1"); undefined for client ops. */
   node: string | undefined;
 }
@@ -47,6 +49,7 @@ export function emptyOpFacts(): OpFacts {
     grant: undefined,
     token: undefined,
     accepted: undefined,
+    seq: undefined,
     node: undefined,
   };
 }
@@ -64,6 +67,7 @@ export function factsOf(op: Op, facts: OpFacts): OpFacts {
     facts.grant = undefined;
     facts.token = undefined;
     facts.accepted = undefined;
+    facts.seq = undefined;
     facts.node = op.node;
   } else {
     facts.process = op.process;
@@ -71,6 +75,7 @@ export function factsOf(op: Op, facts: OpFacts): OpFacts {
     facts.grant = op.grant;
     facts.token = op.f === "release" ? undefined : op.token;
     facts.accepted = op.f === "write" ? op.accepted : undefined;
+    facts.seq = op.f === "write" ? op.seq : undefined;
     facts.node = undefined;
   }
   return facts;

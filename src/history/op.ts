@@ -79,6 +79,14 @@ export interface WriteOp extends OpBase {
   grant: GrantId;
   token?: bigint;
   accepted?: boolean;
+  /**
+   * The resource's own apply order, on an accepted write's `ok` when the resource reports it:
+   * a number that the resource makes strictly greater for every write it applies (one counter
+   * for all locks is fine; etcd's revision is one). With it, checkers know in which order two
+   * accepted writes were applied even when the client-observed calls overlap. It may exceed
+   * 2^53 (written like tokens).
+   */
+  seq?: bigint;
 }
 
 /** Fault kinds the nemesis records (the start and the end of a fault are separate ops). */

@@ -31,12 +31,12 @@ const PLAIN_INTEGER = /-?\d+(?![.eE\d])/y;
 
 /**
  * The exact digits of the integer that JSON.parse read (rounded) as the line's top-level
- * `token`, found by position in the line's JSON structure (top-level-key.ts), never by
+ * `key` (`token` or `seq`), found by position in the line's JSON structure (top-level-key.ts), never by
  * searching the text: a "token" nested in `value` or inside a string is not it. Undefined when
  * the number is not written as plain digits (1e20, 1.0e20): such a token must be a string.
  */
-function rawTokenDigits(line: string): string | undefined {
-  const start = topLevelValueStart(line, "token");
+function rawIntegerDigits(line: string, key: string): string | undefined {
+  const start = topLevelValueStart(line, key);
   if (start < 0) return undefined;
   PLAIN_INTEGER.lastIndex = start;
   return PLAIN_INTEGER.exec(line)?.[0];
@@ -60,7 +60,7 @@ function parseToken(v: unknown, line: string, process: number): bigint | string 
     if (Number.isSafeInteger(v)) token = BigInt(v);
     else {
       // Not cached: the same double stands for many integers, and the text decides.
-      const digits = rawTokenDigits(line);
+      const digits = rawIntegerDigits(line, "token");
       return digits !== undefined
         ? BigInt(digits)
         : `token ${v} is too large to read exactly; write it as a string`;
@@ -72,6 +72,19 @@ function parseToken(v: unknown, line: string, process: number): bigint | string 
     cachedToken[slot] = token;
   }
   return token;
+}
+
+/** A write's `seq`: a non-negative integer, as a JSON integer or a decimal string. */
+function parseSeq(v: unknown, line: string): bigint | string {
+  let seq: bigint;
+  if (typeof v === "number" && Number.isSafeInteger(v)) seq = BigInt(v);
+  else if (typeof v === "number" && Number.isInteger(v)) {
+    const digits = rawIntegerDigits(line, "seq");
+    if (digits === undefined) return `${v} is too large to read exactly; write it as a string`;
+    seq = BigInt(digits);
+  } else if (typeof v === "string" && DECIMAL.test(v)) seq = BigInt(v);
+  else return `must be an integer (a JSON integer or a decimal string), got ${describe(v)}`;
+  return seq < 0n ? `must not be negative, got ${seq}` : seq;
 }
 
 function failure(file: string | undefined, line: number, field: string | undefined, message: string) {
@@ -172,6 +185,7 @@ export function parseOpLineInto(
   const node = optional(o, "node", o.node);
   const error = optional(o, "error", o.error);
   const rawToken = optional(o, "token", o.token);
+  const rawSeq = optional(o, "seq", o.seq);
   const f = o.f;
   if (nemesis) {
     if (typeof f !== "string" || !NEMESIS_F_SET.has(f)) {
@@ -216,6 +230,15 @@ export function parseOpLineInto(
         return problem(file, lineNo, "accepted", `only writes to the resource have it, not ${f}`);
     }
   }
+  let seq: bigint | undefined;
+  if (rawSeq !== undefined) {
+    if (f !== "write" || type === "invoke")
+      return problem(file, lineNo, "seq", "only a write's completion has it (the resource's apply order)");
+    const parsed = parseSeq(rawSeq, line);
+    if (typeof parsed === "string") return problem(file, lineNo, "seq", parsed);
+    o.seq = parsed;
+    seq = parsed;
+  }
   let token: bigint | undefined;
   if (rawToken !== undefined) {
     const parsed = parseToken(rawToken, line, typeof process === "number" ? process : -1);
@@ -237,6 +260,7 @@ export function parseOpLineInto(
     facts.grant = undefined;
     facts.token = undefined;
     facts.accepted = undefined;
+    facts.seq = undefined;
     facts.node = node as string | undefined;
   } else {
     facts.process = process as ClientId;
@@ -245,6 +269,7 @@ export function parseOpLineInto(
     // As factsOf reads it: only acquires and writes present a token.
     facts.token = f === "release" ? undefined : token;
     facts.accepted = accepted as boolean | undefined;
+    facts.seq = seq;
     facts.node = undefined;
   }
   return undefined;

@@ -180,6 +180,7 @@ const K_ACCEPTED = 256;
 const K_NODE = 512;
 const K_VALUE = 1024;
 const K_ERROR = 2048;
+const K_SEQ = 4096;
 
 /** Length of the key `keyAt` found last (module state, like the value's bounds). */
 let keyLength = 0;
@@ -247,6 +248,10 @@ function keyAt(b: Uint8Array, q: number, end: number): number {
       key = K_ERROR;
       text = "error";
       break;
+    case 115: // s
+      key = K_SEQ;
+      text = "seq";
+      break;
     default:
       return 0;
   }
@@ -292,6 +297,9 @@ export function scanOpLine(
   let tokenKind = 0;
   let acceptedKind = 0;
   let errorKind = 0;
+  let seqKind = 0;
+  let seqStart = 0;
+  let seqEnd = 0;
 
   let i = start + 1;
   for (;;) {
@@ -351,6 +359,11 @@ export function scanOpLine(
       case K_ERROR:
         errorKind = valueKind;
         break;
+      case K_SEQ:
+        seqKind = valueKind;
+        seqStart = valueStart;
+        seqEnd = valueEnd;
+        break;
       // K_VALUE: any scalar will do.
     }
     const after = b[i];
@@ -384,6 +397,14 @@ export function scanOpLine(
     }
   }
 
+  let seq: bigint | undefined;
+  if (seqKind === INTEGER || seqKind === STRING) {
+    // parse.ts words the errors: a seq off a write completion, or not a non-negative integer.
+    if (f !== "write" || type === "invoke" || b[seqStart] === MINUS) return false;
+    if (seqKind === STRING && !isDecimal(b, seqStart, seqEnd)) return false;
+    seq = BigInt(text(b, seqStart, seqEnd, undefined));
+  } else if (seqKind !== 0 && seqKind !== NULL) return false;
+
   let token: bigint | undefined;
   if (tokenKind === STRING || tokenKind === INTEGER) {
     token = tokenOf(
@@ -409,6 +430,7 @@ export function scanOpLine(
     facts.lock = "";
     facts.grant = undefined;
     facts.accepted = undefined;
+    facts.seq = undefined;
     facts.node = nodeKind === STRING ? text(b, nodeStart, nodeEnd, undefined) : undefined;
   } else {
     facts.process = process;
@@ -422,6 +444,7 @@ export function scanOpLine(
       facts.grant = grant;
     } else facts.grant = undefined;
     facts.accepted = acceptedKind === TRUE ? true : acceptedKind === FALSE ? false : undefined;
+    facts.seq = seq;
     facts.node = undefined;
   }
   return true;
