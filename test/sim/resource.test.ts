@@ -9,39 +9,37 @@ import { probe, scheduleOf } from "./helpers.js";
 const w = (token: bigint | null): ResourceWrite => ({ lock: "L", grant: "0:0", token, value: "v" });
 
 describe("the resource node", () => {
-  it("unfenced accepts every write", () => {
+  it("unfenced accepts every write, answering its apply sequence number", () => {
     const r = createResourceNode(false);
-    expect([w(5n), w(3n), w(null)].map((x) => writeResource(r, x))).toEqual([true, true, true]);
+    expect([w(5n), w(3n), w(null)].map((x) => writeResource(r, x))).toEqual([1, 2, 3]);
   });
 
   it("fenced accepts equal and higher tokens, rejects lower ones and missing ones", () => {
     const r = createResourceNode(true);
+    // Accepted: its apply sequence number; rejected: 0.
     expect([w(5n), w(5n), w(3n), w(7n), w(6n), w(null)].map((x) => writeResource(r, x))).toEqual([
-      true,
-      true,
-      false,
-      true,
-      false,
-      false,
+      1, 2, 0, 3, 0, 0,
     ]);
   });
 
   it("fenced tokens compare as BigInts beyond 2^53", () => {
     const r = createResourceNode(true);
     const big = 2n ** 60n;
-    expect([w(big + 1n), w(big)].map((x) => writeResource(r, x))).toEqual([true, false]);
+    expect([w(big + 1n), w(big)].map((x) => writeResource(r, x))).toEqual([1, 0]);
   });
 });
 
 describe("fenced-txn", () => {
   it("writes only while the lock key's create revision equals the token", async () => {
     const accepted: boolean[] = [];
+    const seqs: (bigint | undefined)[] = [];
     const alg = probe("etcd", async (env: LockEnv) => {
       const grant = await consensus.acquire(env, { lock: "L", ttlMs: 5000, owner: "0:0" });
       if (grant.outcome !== "granted") throw new Error("not granted");
       const write = async (token: bigint | null) => {
         const r = await env.resource.write({ lock: "L", grant: "0:0", token, value: "v" });
         accepted.push(r.ok && r.value.accepted);
+        seqs.push(r.ok ? r.value.seq : undefined);
       };
       await write(grant.token);
       await write(grant.token! - 1n);
@@ -51,6 +49,9 @@ describe("fenced-txn", () => {
     });
     await simulate(scheduleOf({ servers: 3, resource: "fenced-txn" }), alg);
     expect(accepted).toEqual([true, false, false, false]);
+    // The accepted txn's revision is its apply order: after the lock key's creation.
+    expect(seqs[0]).toBeGreaterThan(0n);
+    expect(seqs.slice(1)).toEqual([undefined, undefined, undefined]);
   });
 
   it("is refused for targets without an etcd-like cluster", () => {
