@@ -1,7 +1,9 @@
 /** The protected resource: unfenced accepts all, fenced rejects lower tokens, fenced-txn checks the lock key. */
 import { describe, expect, it } from "vitest";
 import type { LockEnv, ResourceWrite } from "../../src/env/env.js";
+import type { WriteOp } from "../../src/history/op.js";
 import { consensus } from "../../src/locks/consensus.js";
+import { leaseToken } from "../../src/locks/lease-token.js";
 import { createResourceNode, writeResource } from "../../src/sim/servers/resource.js";
 import { simulate } from "../../src/sim/simulate.js";
 import { probe, scheduleOf } from "./helpers.js";
@@ -61,5 +63,28 @@ describe("fenced-txn", () => {
         probe("redis", async () => {}),
       ),
     ).toThrow(/fenced-txn/);
+  });
+});
+
+describe("the resource's apply order in simulated histories", () => {
+  it("every accepted write carries seq, in the order the resource applied them; rejected ones none", async () => {
+    const clients = [0, 1, 2].map((id) => ({
+      id,
+      cycles: [{ thinkMs: 5 * id, holdMs: 600, writes: 3 }],
+    }));
+    const pause = { kind: "pause" as const, node: "client:0", at: 20, durationMs: 1500 };
+    for (const resource of ["unfenced", "fenced"] as const) {
+      const run = await simulate(scheduleOf({ resource, clients, faults: [pause] }), leaseToken);
+      const completions = run.ops.filter(
+        (o): o is WriteOp => o.process !== "nemesis" && o.f === "write" && o.type === "ok",
+      );
+      const accepted = completions.filter((o) => o.accepted === true);
+      expect(accepted.length).toBeGreaterThan(2);
+      expect(completions.filter((o) => o.accepted === false).every((o) => o.seq === undefined)).toBe(true);
+      // One resource node: its counter numbers the accepted writes 1, 2, … (in any reply order).
+      expect(accepted.map((o) => o.seq!).sort((a, b) => (a < b ? -1 : 1))).toEqual(
+        accepted.map((_, i) => BigInt(i + 1)),
+      );
+    }
   });
 });
