@@ -145,8 +145,8 @@ function explainBySeq(
     ? "was applied after both"
     : `was sent at ${formatMs(time)} (op ${index}), after client ${b.write.process}'s write completed, and may have been applied (its outcome is unknown)`;
   return (
-    `By the resource's own apply order, client ${c.process} (grant ${c.grant}) wrote (op ${a.write.index}, apply order ${a.seq}), ` +
-    `then client ${b.write.process} (grant ${b.write.grant}) wrote (op ${b.write.index}, apply order ${b.seq}), then client ` +
+    `In the resource's own apply order, client ${c.process} (grant ${c.grant}) wrote (op ${a.write.index}, write #${a.seq}), ` +
+    `then client ${b.write.process} (grant ${b.write.grant}) wrote (op ${b.write.index}, write #${b.seq}), then client ` +
     `${c.process} wrote again${definite ? ` (op ${index})` : ""}, which ${outcome}: the two holders' writes interleaved, so both ` +
     "believed they held the lock at the same time."
   );

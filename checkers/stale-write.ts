@@ -115,11 +115,14 @@ function withAccepted(n: Newest, w: AcceptedWrite): Newest {
 function explainBySeq(stale: SequencedWrite, newer: SequencedWrite): string {
   const w = stale.write;
   const n = newer.write;
+  const timing =
+    stale.invokeTime < n.time
+      ? `The stale write was sent at ${formatMs(stale.invokeTime)}, before the newer write's reply came at ${formatMs(n.time)}: only the resource's order shows which came first.`
+      : `The stale write was sent at ${formatMs(stale.invokeTime)}, after the newer write's reply came at ${formatMs(n.time)}.`;
   return (
-    `The resource applied a write from ${describeHolder(w.grant)} (op ${w.index}, apply order ${stale.seq}) after it ` +
-    `had applied a write from the newer holder ${describeHolder(n.grant)} (op ${n.index}, apply order ${newer.seq}): ` +
-    `by the resource's own order, a stale lock holder overwrote the newer holder's data (the stale write was sent at ${formatMs(stale.invokeTime)}, ` +
-    `its reply came at ${formatMs(w.time)}; the newer write's reply came at ${formatMs(n.time)}).`
+    `The resource applied a write from ${describeHolder(w.grant)} (op ${w.index}) as its write #${stale.seq}, after ` +
+    `write #${newer.seq} from the newer holder ${describeHolder(n.grant)} (op ${n.index}): a stale lock holder overwrote ` +
+    `the newer holder's data. ${timing}`
   );
 }
 

@@ -49,7 +49,8 @@ describe("stale-write with the resource's apply order", () => {
     expect(v.anomalies).toHaveLength(1);
     expect(v.anomalies[0]!.kind).toBe("stale-write");
     expect(v.anomalies[0]!.ops).toEqual([s.stale, s.newer, s.acq1, s.acq2]);
-    expect(v.anomalies[0]!.explanation).toContain("apply order 8");
+    expect(v.anomalies[0]!.explanation).toContain("its write #8, after write #7");
+    expect(v.anomalies[0]!.explanation).toContain("only the resource's order shows");
   });
 
   it("the stale write applied before the newer one is no violation", () => {
