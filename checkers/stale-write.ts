@@ -258,7 +258,7 @@ export function createStaleWriteChecker(): Checker {
   function sweepBySeq(box: LockBox): void {
     const ws = box.sequenced.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
     let newest = NONE;
-    // Writes whose seq is, so far, the highest among those with the highest-ranked grants.
+    // The sequenced write behind each accepted write the maxima hold, for the explanation.
     const witness = new Map<AcceptedWrite, SequencedWrite>();
     for (let i = 0; i < ws.length; ) {
       // Writes with equal seq are not ordered against each other: judge them all first.
