@@ -65,11 +65,16 @@ export type FileCheck = Result<{ verdicts: Verdict[]; ops: number; warnings: Inp
 /**
  * Runs the named checkers (default: all) over a JSONL history file in one streaming pass:
  * each line is parsed, validated (src/history/validate.ts) and checked as it is read, so
- * memory does not grow with the file. Any validation error means no verdicts.
+ * memory does not grow with the file. Any validation error means no verdicts. A history with
+ * no ops is an error unless `allowEmpty`.
  */
-export async function checkHistoryFile(path: string, names?: readonly CheckerName[]): Promise<FileCheck> {
+export async function checkHistoryFile(
+  path: string,
+  names?: readonly CheckerName[],
+  opts: { allowEmpty?: boolean } = {},
+): Promise<FileCheck> {
   const checkers = createCheckers(names);
-  const stream = readHistory(path);
+  const stream = readHistory(path, { allowEmpty: opts.allowEmpty ?? false });
   const ops = await stream.visit(stepAll(checkers));
   if (stream.errors.length > 0) return err(stream.errors);
   return ok({ verdicts: checkers.map((c) => c.finish()), ops, warnings: stream.warnings });

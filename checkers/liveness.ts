@@ -16,8 +16,9 @@
  * history order. O(n) time; memory is one latency per successful acquire.
  */
 import { formatMs } from "../src/history/describe.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { Op } from "../src/history/op.js";
+import { emptyOpFacts, factsOf, NEMESIS, type OpFacts } from "../src/history/facts.js";
+import type { ClientId, Op } from "../src/history/op.js";
+import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
@@ -31,7 +32,7 @@ interface LockState {
   /** Start of the current stretch with two or more holders. */
   overlapSince: number;
   overlapNs: number;
-  jam: { since: number; crashIndex: number; process: number } | undefined;
+  jam: { since: number; crashIndex: number; process: ClientId } | undefined;
 }
 
 /** Nearest-rank percentile of an ascending array. */
@@ -43,11 +44,11 @@ function percentile(sorted: Float64Array, p: number): number {
 const msOf = (ns: number) => ns / 1e6;
 
 export function createLivenessChecker(): Checker {
-  // Per client, indexed by process number: the hold it believes it has, its open acquire's start.
-  const holds: Array<Hold | undefined> = [];
+  // Per client: the hold it believes it has, its open acquire's start.
+  const holds = new ProcessMap<Hold>();
   const locks = new Map<string, LockState>();
-  // Start time of each process's open acquire, -1 when none (numbers only: keeps a double array).
-  const acquireStarted: number[] = [];
+  // Start time of each process's open acquire, -1 when none.
+  const acquireStarted = new ProcessMap<number>();
   let latencies = new Float64Array(1024);
   let latencyCount = 0;
   let invoked = 0;
@@ -104,12 +105,13 @@ export function createLivenessChecker(): Checker {
   }
 
   function crash(op: OpFacts): void {
-    const m = /^client:(\d+)$/.exec(op.node ?? "");
+    const m = /^client:(.+)$/.exec(op.node ?? "");
     if (!m) return;
-    const process = Number(m[1]);
-    const hold = holds[process];
+    // "client:3" names client 3; "client:alice" names client "alice".
+    const process: ClientId = /^\d+$/.test(m[1]!) ? Number(m[1]) : m[1]!;
+    const hold = holds.get(process);
     if (!hold) return;
-    holds[process] = undefined;
+    holds.set(process, undefined);
     const s = lockState(hold.lock);
     removeHolder(s);
     if (!s.jam) s.jam = { since: clock.now, crashIndex: op.index, process };
@@ -121,12 +123,12 @@ export function createLivenessChecker(): Checker {
     if (op.f === "acquire") {
       if (op.type === "invoke") {
         invoked++;
-        acquireStarted[op.process] = op.time;
+        acquireStarted.set(op.process, op.time);
         return;
       }
-      const started = acquireStarted[op.process] ?? -1;
+      const started = acquireStarted.get(op.process) ?? -1;
       if (started < 0) return;
-      acquireStarted[op.process] = -1;
+      acquireStarted.set(op.process, -1);
       if (op.type === "fail") failed++;
       else if (op.type === "info") uncertain++;
       if (op.type !== "ok") return;
@@ -138,22 +140,22 @@ export function createLivenessChecker(): Checker {
       latencies[latencyCount++] = op.time - started;
       const s = lockState(op.lock);
       endJam(s, op.lock, op.index);
-      const previous = holds[op.process];
+      const previous = holds.get(op.process);
       if (previous) removeHolder(lockState(previous.lock));
-      holds[op.process] = { lock: op.lock, grant: op.grant };
+      holds.set(op.process, { lock: op.lock, grant: op.grant });
       addHolder(s);
       return;
     }
-    if (op.process < 0) {
+    if (op.process === NEMESIS) {
       const counts = op.type === "invoke" || !nemesisOpen;
       nemesisOpen = op.type === "invoke";
       if (counts && op.f === "crash") crash(op);
       return;
     }
     if (op.f === "release" && op.type === "invoke") {
-      const hold = holds[op.process];
+      const hold = holds.get(op.process);
       if (hold && (op.grant === undefined || hold.grant === undefined || hold.grant === op.grant)) {
-        holds[op.process] = undefined;
+        holds.set(op.process, undefined);
         removeHolder(lockState(hold.lock));
       }
     }

@@ -13,11 +13,19 @@
  * verdict is "unknown" unless some pair is a definite violation. An `info` write can never be
  * w_new: it has no completion, so nothing is certainly after it.
  *
+ * Resource-side order. When both writes of a pair carry `seq` (the resource's own apply order,
+ * see WriteOp.seq), the pair is judged by it instead: a violation iff seq(w_old) > seq(w_new),
+ * whatever the client-observed times say (a stale write applied after a newer accepted one is
+ * certain even if the calls overlapped; one applied before is no violation). Pairs where either
+ * write lacks `seq` (histories without it, `info` writes) keep the real-time rule above.
+ *
  * Algorithm, O(n) time: per lock keep the newest grant among accepted writes completed so far,
  * as three maxima (highest token among tokened grants; latest acquisition among untokened
  * grants; latest acquisition among all grants). At each write invoke, snapshot them; at its
  * completion, the write is stale iff a snapshot maximum outranks its grant under the rule
- * above.
+ * above. (Two such sets per lock: over all accepted writes, and over those without `seq`,
+ * against which a write with `seq` is judged in real time.) Accepted writes with `seq` are also
+ * kept, and at the end swept in seq order with the same maxima: O(k log k) for k such writes.
  *
  * Anomaly "stale-write": ops = [stale write completion, newer write completion, acquire ok of
  * the stale grant, acquire ok of the newer grant] (acquire oks omitted when the history has
@@ -27,6 +35,7 @@ import { describeHolder, formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
 import { type GrantInfo, GrantTable } from "../src/history/grants.js";
 import type { GrantId, Op } from "../src/history/op.js";
+import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 
@@ -52,7 +61,25 @@ interface OpenWrite {
   invokeIndex: number;
   invokeTime: number;
   grant: GrantInfo;
+  /** Newest grants among all accepted writes completed before the invoke, and among those without seq. */
   newest: Newest;
+  newestNoSeq: Newest;
+}
+
+/** Per lock: the newest grants among accepted completed writes (all; without seq), and the writes with seq. */
+interface LockBox {
+  newest: Newest;
+  newestNoSeq: Newest;
+  sequenced: SequencedWrite[];
+}
+
+/** An accepted write that carried the resource's apply order. */
+interface SequencedWrite {
+  seq: bigint;
+  write: AcceptedWrite;
+  invokeTime: number;
+  /** Already reported by the real-time rule. */
+  flagged: boolean;
 }
 
 /** The accepted write in `newest` whose grant outranks `g`, if any. */
@@ -85,6 +112,20 @@ function withAccepted(n: Newest, w: AcceptedWrite): Newest {
   return { byToken, byOrderUntokened, byOrderAll };
 }
 
+function explainBySeq(stale: SequencedWrite, newer: SequencedWrite): string {
+  const w = stale.write;
+  const n = newer.write;
+  const timing =
+    stale.invokeTime < n.time
+      ? `The stale write was sent at ${formatMs(stale.invokeTime)}, before the newer write's reply came at ${formatMs(n.time)}: only the resource's order shows which came first.`
+      : `The stale write was sent at ${formatMs(stale.invokeTime)}, after the newer write's reply came at ${formatMs(n.time)}.`;
+  return (
+    `The resource applied a write from ${describeHolder(w.grant)} (op ${w.index}) as its write #${stale.seq}, after ` +
+    `write #${newer.seq} from the newer holder ${describeHolder(n.grant)} (op ${n.index}): a stale lock holder overwrote ` +
+    `the newer holder's data. ${timing}`
+  );
+}
+
 function explain(
   stale: OpenWrite,
   index: number,
@@ -111,22 +152,22 @@ function explain(
 export function createStaleWriteChecker(): Checker {
   const grants = new GrantTable();
   /** Per lock, in a box so that the last lock's box can be kept at hand. */
-  const newestByLock = new Map<string, { newest: Newest }>();
+  const newestByLock = new Map<string, LockBox>();
   let lastLock = "";
-  let lastBox: { newest: Newest } | undefined;
-  function newestBox(lock: string): { newest: Newest } {
+  let lastBox: LockBox | undefined;
+  function newestBox(lock: string): LockBox {
     if (lock === lastLock && lastBox !== undefined) return lastBox;
     let box = newestByLock.get(lock);
     if (!box) {
-      box = { newest: NONE };
+      box = { newest: NONE, newestNoSeq: NONE, sequenced: [] };
       newestByLock.set(lock, box);
     }
     lastLock = lock;
     lastBox = box;
     return box;
   }
-  /** Open write calls, indexed by process number. */
-  const open: Array<OpenWrite | undefined> = [];
+  /** Open write calls, by process. */
+  const open = new ProcessMap<OpenWrite>();
   const violations: Anomaly[] = [];
   const possible: Anomaly[] = [];
   let violationCount = 0;
@@ -168,17 +209,19 @@ export function createStaleWriteChecker(): Checker {
     if (op.f !== "write") return;
     if (op.type === "invoke") {
       const grant = grants.forWrite(op, op.grant as GrantId);
-      open[op.process] = {
+      const box = newestBox(op.lock);
+      open.set(op.process, {
         invokeIndex: op.index,
         invokeTime: op.time,
         grant,
-        newest: newestBox(op.lock).newest,
-      };
+        newest: box.newest,
+        newestNoSeq: box.newestNoSeq,
+      });
       return;
     }
-    const w = open[op.process];
+    const w = open.get(op.process);
     if (!w) return;
-    open[op.process] = undefined;
+    open.set(op.process, undefined);
     if (op.type === "info") {
       maybeAccepted(w, op.index, op.time);
       return;
@@ -189,7 +232,9 @@ export function createStaleWriteChecker(): Checker {
       return;
     }
     acceptedWrites++;
-    const newer = newerThan(w.newest, w.grant);
+    const seq = op.seq;
+    // A write with seq is judged in real time only against writes without one (see the top).
+    const newer = newerThan(seq === undefined ? w.newest : w.newestNoSeq, w.grant);
     if (newer) {
       violationCount++;
       if (violations.length < MAX_LISTED_ANOMALIES)
@@ -199,7 +244,46 @@ export function createStaleWriteChecker(): Checker {
     const lock = w.grant.lock;
     const accepted: AcceptedWrite = { grant: w.grant, index: op.index, time: op.time };
     const box = newestBox(lock);
-    box.newest = withAccepted(box.newest, accepted);
+    const before = box.newest;
+    box.newest = withAccepted(before, accepted);
+    if (seq !== undefined) {
+      box.sequenced.push({ seq, write: accepted, invokeTime: w.invokeTime, flagged: newer !== undefined });
+    } else {
+      // Until a lock has a write with seq the two sets are the same object.
+      box.newestNoSeq = box.newestNoSeq === before ? box.newest : withAccepted(box.newestNoSeq, accepted);
+    }
+  }
+
+  /** The pairs of writes with seq, judged by the resource's apply order (see the top). */
+  function sweepBySeq(box: LockBox): void {
+    const ws = box.sequenced.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+    let newest = NONE;
+    // The sequenced write behind each accepted write the maxima hold, for the explanation.
+    const witness = new Map<AcceptedWrite, SequencedWrite>();
+    for (let i = 0; i < ws.length; ) {
+      // Writes with equal seq are not ordered against each other: judge them all first.
+      let j = i;
+      while (j < ws.length && ws[j]!.seq === ws[i]!.seq) j++;
+      for (let k = i; k < j; k++) {
+        const w = ws[k]!;
+        const newer = newerThan(newest, w.write.grant);
+        if (!newer || w.flagged) continue;
+        w.flagged = true;
+        violationCount++;
+        if (violations.length < MAX_LISTED_ANOMALIES) {
+          const n = witness.get(newer)!;
+          const ops = [w.write.index, newer.index];
+          if (w.write.grant.acquired) ops.push(w.write.grant.order);
+          if (newer.grant.acquired) ops.push(newer.grant.order);
+          violations.push({ kind: "stale-write", ops, explanation: explainBySeq(w, n), time: w.write.time });
+        }
+      }
+      for (let k = i; k < j; k++) {
+        witness.set(ws[k]!.write, ws[k]!);
+        newest = withAccepted(newest, ws[k]!.write);
+      }
+      i = j;
+    }
   }
 
   return {
@@ -209,8 +293,9 @@ export function createStaleWriteChecker(): Checker {
     },
     stepFacts,
     finish(): Verdict {
-      for (const w of open) if (w) maybeAccepted(w, w.invokeIndex, w.invokeTime);
-      open.length = 0;
+      for (const w of open.values()) maybeAccepted(w, w.invokeIndex, w.invokeTime);
+      open.clear();
+      for (const box of newestByLock.values()) if (box.sequenced.length > 0) sweepBySeq(box);
       return certainOrPossible(
         "stale-write",
         { count: violationCount, listed: violations },

@@ -20,13 +20,14 @@
  */
 import { formatMs } from "../src/history/describe.js";
 import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { Op } from "../src/history/op.js";
+import type { ClientId, Op } from "../src/history/op.js";
+import { ProcessMap } from "../src/history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 
 interface Granted {
   grant: string;
-  process: number;
+  process: ClientId;
   token: bigint;
   index: number;
   time: number;
@@ -77,10 +78,8 @@ function describe(g: Granted): string {
 export function createTokenOrderChecker(): Checker {
   const states = new Map<string, LockState>();
   // Open acquire calls (their lock and invoke time) and the highest token granted before each
-  // was invoked, by process number.
-  const openLock: Array<string | undefined> = [];
-  const openTime: number[] = [];
-  const highestAtInvoke: Array<Granted | undefined> = [];
+  // was invoked, by process.
+  const open = new ProcessMap<{ lock: string; time: number; highest: Granted | undefined }>();
   const anomalies: Anomaly[] = [];
   let reuseCount = 0;
   let decreaseCount = 0;
@@ -111,15 +110,13 @@ export function createTokenOrderChecker(): Checker {
   function stepFacts(op: OpFacts): void {
     if (op.f !== "acquire") return;
     if (op.type === "invoke") {
-      openLock[op.process] = op.lock;
-      openTime[op.process] = op.time;
-      highestAtInvoke[op.process] = stateFor(op.lock).highest;
+      open.set(op.process, { lock: op.lock, time: op.time, highest: stateFor(op.lock).highest });
       return;
     }
-    const lock = openLock[op.process];
-    if (lock === undefined) return;
-    openLock[op.process] = undefined;
-    const highest = highestAtInvoke[op.process];
+    const call = open.get(op.process);
+    if (call === undefined) return;
+    open.set(op.process, undefined);
+    const { lock, highest } = call;
     if (op.type !== "ok" || op.token === undefined) return;
     tokensSeen++;
     const s = stateFor(lock);
@@ -147,7 +144,7 @@ export function createTokenOrderChecker(): Checker {
         g,
         highest,
         `Tokens went backwards: ${describe(highest)}; later ${describe(g)}, although its acquire started ` +
-          `at ${formatMs(openTime[op.process]!)}, after the earlier grant. A fenced resource would reject the newer holder.`,
+          `at ${formatMs(call.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
       );
     }
     if (!same) addToken(s.byToken, g);

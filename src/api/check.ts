@@ -3,11 +3,14 @@ import { type CheckerName, checkOps, SAFETY_CHECKERS } from "../../checkers/inde
 import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
 import { readHistoryFile } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";
+import { emptyHistoryError } from "../history/read.js";
 import { LockcheckInputError } from "./target-arg.js";
 
 export interface CheckOptions {
   /** Which checkers (default: every streaming checker). */
   checkers?: readonly CheckerName[];
+  /** Accept a history with no ops (its verdicts are then trivially valid); default false. */
+  allowEmpty?: boolean;
 }
 
 export interface CheckReport {
@@ -26,10 +29,12 @@ const SAFETY: readonly string[] = SAFETY_CHECKERS;
 export async function check(history: readonly Op[] | string, o: CheckOptions = {}): Promise<CheckReport> {
   let ops: readonly Op[];
   if (typeof history === "string") {
-    const r = await readHistoryFile(history);
+    const r = await readHistoryFile(history, { allowEmpty: o.allowEmpty ?? false });
     if (!r.ok) throw new LockcheckInputError("check", r.error);
     ops = r.value.ops;
   } else ops = history;
+  if (ops.length === 0 && o.allowEmpty !== true)
+    throw new LockcheckInputError("check", [emptyHistoryError(undefined)]);
   const verdicts = checkOps(ops, o.checkers);
   return {
     kind: "check",

@@ -9,7 +9,7 @@
  * is closed before `runPlain` settles.
  */
 
-import type { LockEnv, ResourceWrite } from "../env/env.js";
+import type { LockEnv, ResourceWrite, ResourceWriteResult } from "../env/env.js";
 import { fanOut } from "../env/fan-out.js";
 import type { ClientOp, NemesisF, Op } from "../history/op.js";
 import type { LockAlgorithm, LockHandle } from "../locks/lock.js";
@@ -159,14 +159,18 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
     },
   });
 
-  // lockcheck's own resource, for clients that do not write to one of their own.
+  // lockcheck's own resource, for clients that do not write to one of their own. It answers
+  // an accepted write with its apply order (history field `seq`), as lockcheck's resources do.
   const highest = new Map<string, bigint>();
-  const memoryWrite = (w: ResourceWrite): boolean => {
-    if (schedule.resource === "unfenced" || w.token === null) return true;
-    const top = highest.get(w.lock);
-    if (top !== undefined && w.token < top) return false;
-    highest.set(w.lock, w.token);
-    return true;
+  let applied = 0n;
+  const memoryWrite = (w: ResourceWrite): ResourceWriteResult => {
+    if (schedule.resource !== "unfenced" && w.token !== null) {
+      const top = highest.get(w.lock);
+      if (top !== undefined && w.token < top) return { accepted: false };
+      highest.set(w.lock, w.token);
+    }
+    applied++;
+    return { accepted: true, seq: applied };
   };
 
   const gates = new Map<number, Gate>();
@@ -272,7 +276,7 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
             await pass(gate);
             const grant = grants.get(w.grant);
             if (client.write === undefined || grant === undefined)
-              return { ok: true, value: { accepted: memoryWrite(w) } };
+              return { ok: true, value: memoryWrite(w) };
             const r = await withTimeout(
               Promise.resolve().then(() => client.write!(grant, w.value)),
               opts?.timeoutMs ?? options.callTimeoutMs,

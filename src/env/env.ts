@@ -148,9 +148,20 @@ export interface ResourceWrite {
   value: string;
 }
 
+/** A resource's answer to a write. */
+export interface ResourceWriteResult {
+  accepted: boolean;
+  /**
+   * For an accepted write, the resource's own apply order, when it reports one: strictly
+   * greater for every write it applies (history field WriteOp.seq). lockcheck's resources
+   * report it; it lets checkers order writes whose calls overlapped in real time.
+   */
+  seq?: bigint;
+}
+
 /** The protected resource. Whether it fences is the world's configuration, not the client's choice. */
 export interface ResourceApi {
-  write(w: ResourceWrite, opts?: CallOptions): Promise<CallResult<{ accepted: boolean }>>;
+  write(w: ResourceWrite, opts?: CallOptions): Promise<CallResult<ResourceWriteResult>>;
 }
 
 export interface LockEnv {

@@ -7,7 +7,7 @@
  *   (`:process :nemesis`) :f of the same name as ours (pause, crash, partition, …), plus
  *   :kill → crash, :start → partition, :stop → heal. Ops whose :f does not map (reads, cas,
  *   other faults) are dropped with one warning per :f; so are ops of other keyword processes.
- * - Lock fields come from `:lock`, `:grant`, `:token`, `:accepted`, `:node`, `:error` when
+ * - Lock fields come from `:lock`, `:grant`, `:token`, `:accepted`, `:seq`, `:node`, `:error` when
  *   present (what `opToJepsenEdn` writes). Otherwise: the lock is "lock"; an acquire `ok`'s
  *   token is its `:value` when that is an integer, and its grant is "<process>:<n>" (the
  *   process's n-th granted acquire, from 0); a write belongs to its process's latest grant
@@ -135,6 +135,8 @@ export function jepsenToOps(
       if (f === "write" && token !== undefined) op.token = token;
       const accepted = ednGet(fields, "accepted");
       if (f === "write" && typeof accepted === "boolean") op.accepted = accepted;
+      const seq = integer(ednGet(fields, "seq"));
+      if (f === "write" && e.type !== "invoke" && seq !== undefined && seq >= 0n) op.seq = seq;
     }
     ops.push(op as unknown as Op);
     positions.push(position);
@@ -192,12 +194,12 @@ export function opToJepsenEdn(op: Op): string {
     `:index ${op.index}`,
     `:time ${op.time}`,
     `:type :${op.type}`,
-    `:process ${op.process === "nemesis" ? ":nemesis" : op.process}`,
+    `:process ${op.process === "nemesis" ? ":nemesis" : toEdn(op.process)}`,
     `:f :${op.f}`,
     `:value ${toEdn(op.value)}`,
   ];
   const o = op as unknown as Record<string, unknown>;
-  for (const key of ["lock", "grant", "token", "accepted", "node", "error"]) {
+  for (const key of ["lock", "grant", "token", "accepted", "seq", "node", "error"]) {
     if (o[key] !== undefined) parts.push(`:${key} ${toEdn(o[key])}`);
   }
   return `{${parts.join(", ")}}`;

@@ -8,7 +8,7 @@
  * instead of the op. The object is reused for the next op: copy the fields you need later,
  * never keep the OpFacts itself.
  */
-import type { GrantId, Op, OpF, OpType } from "./op.js";
+import { type ClientId, type GrantId, isNemesisOp, type Op, type OpF, type OpType } from "./op.js";
 
 export interface OpFacts {
   /**
@@ -18,8 +18,8 @@ export interface OpFacts {
   op: Op | undefined;
   index: number;
   time: number;
-  /** The client process number, or -1 for the nemesis. */
-  process: number;
+  /** The client's id (a non-negative integer or a string), or NEMESIS (-1) for the nemesis. */
+  process: ClientId;
   type: OpType;
   f: OpF;
   /** The lock a client op names; "" for nemesis ops. */
@@ -27,9 +27,14 @@ export interface OpFacts {
   grant: GrantId | undefined;
   token: bigint | undefined;
   accepted: boolean | undefined;
+  /** A write completion's resource apply order (WriteOp.seq); undefined otherwise. */
+  seq: bigint | undefined;
   /** What a nemesis op hit ("client:1"); undefined for client ops. */
   node: string | undefined;
 }
+
+/** OpFacts.process of a nemesis op: no client id is negative. */
+export const NEMESIS = -1;
 
 /** A fresh OpFacts to fill (placeholder values; every field is overwritten by the fillers). */
 export function emptyOpFacts(): OpFacts {
@@ -44,6 +49,7 @@ export function emptyOpFacts(): OpFacts {
     grant: undefined,
     token: undefined,
     accepted: undefined,
+    seq: undefined,
     node: undefined,
   };
 }
@@ -55,12 +61,13 @@ export function factsOf(op: Op, facts: OpFacts): OpFacts {
   facts.time = op.time;
   facts.type = op.type;
   facts.f = op.f;
-  if (op.process === "nemesis") {
-    facts.process = -1;
+  if (isNemesisOp(op)) {
+    facts.process = NEMESIS;
     facts.lock = "";
     facts.grant = undefined;
     facts.token = undefined;
     facts.accepted = undefined;
+    facts.seq = undefined;
     facts.node = op.node;
   } else {
     facts.process = op.process;
@@ -68,6 +75,7 @@ export function factsOf(op: Op, facts: OpFacts): OpFacts {
     facts.grant = op.grant;
     facts.token = op.f === "release" ? undefined : op.token;
     facts.accepted = op.f === "write" ? op.accepted : undefined;
+    facts.seq = op.f === "write" ? op.seq : undefined;
     facts.node = undefined;
   }
   return facts;

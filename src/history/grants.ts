@@ -8,12 +8,13 @@
  * history, an acquire that ended `info`) is registered when first seen, with that op's index
  * as its acquisition order and the token the write presented.
  */
-import type { GrantId } from "./op.js";
+import type { ClientId, GrantId } from "./op.js";
+import { ProcessMap } from "./process-map.js";
 
 /** What the grant table reads from an op: an AcquireOp, a WriteOp, or their OpFacts. */
 export interface GrantSource {
   lock: string;
-  process: number;
+  process: ClientId;
   index: number;
   time: number;
   token: bigint | undefined;
@@ -23,7 +24,7 @@ export interface GrantInfo {
   lock: string;
   grant: GrantId;
   /** Client that holds it. */
-  process: number;
+  process: ClientId;
   /** Index of the acquire `ok` that handed it out, or of the first op naming it if none did. */
   order: number;
   /** Time of that op (ns). */
@@ -41,8 +42,8 @@ export class GrantTable {
   // Most histories have one lock: remember the last one looked up.
   private lastLock = "";
   private lastGrants: Map<GrantId, GrantInfo> | undefined;
-  /** The grant each process's last write named (a holder's writes repeat it), by process number. */
-  private readonly lastByProcess: Array<GrantInfo | undefined> = [];
+  /** The grant each process's last write named (a holder's writes repeat it). */
+  private readonly lastByProcess = new ProcessMap<GrantInfo>();
 
   private grantsOf(lock: string): Map<GrantId, GrantInfo> {
     if (lock === this.lastLock && this.lastGrants !== undefined) return this.lastGrants;
@@ -62,7 +63,7 @@ export class GrantTable {
     const known = grants.get(grant);
     if (known?.acquired) return known;
     // A write registered this grant before: its info is replaced, so forget cached lookups.
-    if (known) this.lastByProcess.length = 0;
+    if (known) this.lastByProcess.clear();
     const info: GrantInfo = {
       lock: op.lock,
       grant,
@@ -78,14 +79,14 @@ export class GrantTable {
 
   /** The grant a write names, registering it from the write if no acquire `ok` handed it out. */
   forWrite(op: GrantSource, grant: GrantId): GrantInfo {
-    const cached = this.lastByProcess[op.process];
+    const cached = this.lastByProcess.get(op.process);
     if (cached !== undefined && cached.grant === grant && cached.lock === op.lock) return cached;
     const grants = this.grantsOf(op.lock);
     let known = grants.get(grant);
     if (known === undefined) {
       known = this.registerFromWrite(op, grant, grants);
     }
-    this.lastByProcess[op.process] = known;
+    this.lastByProcess.set(op.process, known);
     return known;
   }
 

@@ -14,8 +14,15 @@
 /** Which half of a call an event is. */
 export type OpType = "invoke" | "ok" | "fail" | "info";
 
-/** A client process number, or the fault injector. */
-export type ProcessId = number | "nemesis";
+/**
+ * Which client made a call: a non-negative integer (lockcheck numbers its clients 0, 1, …) or
+ * any other non-empty string (histories from other tools may name them). Checkers keep
+ * per-client state in maps (process-map.ts), so ids can be as large or sparse as a recorder likes.
+ */
+export type ClientId = number | string;
+
+/** A client, or the fault injector. */
+export type ProcessId = ClientId | "nemesis";
 
 /**
  * Identity of one acquisition of a lock: which grant a resource write belongs to.
@@ -44,7 +51,7 @@ interface OpBase {
  * exceed 2^53 (etcd revisions are int64), so they are BigInts in memory.
  */
 export interface AcquireOp extends OpBase {
-  process: number;
+  process: ClientId;
   f: "acquire";
   lock: string;
   grant?: GrantId;
@@ -53,7 +60,7 @@ export interface AcquireOp extends OpBase {
 
 /** Release a lock the client believes it holds. */
 export interface ReleaseOp extends OpBase {
-  process: number;
+  process: ClientId;
   f: "release";
   lock: string;
   grant?: GrantId;
@@ -66,12 +73,20 @@ export interface ReleaseOp extends OpBase {
  * a rejected write is an `ok` with `accepted: false`, because the resource did answer.
  */
 export interface WriteOp extends OpBase {
-  process: number;
+  process: ClientId;
   f: "write";
   lock: string;
   grant: GrantId;
   token?: bigint;
   accepted?: boolean;
+  /**
+   * The resource's own apply order, on an accepted write's `ok` when the resource reports it:
+   * a number that the resource makes strictly greater for every write it applies (one counter
+   * for all locks is fine; etcd's revision is one). With it, checkers know in which order two
+   * accepted writes were applied even when the client-observed calls overlap. It may exceed
+   * 2^53 (written like tokens).
+   */
+  seq?: bigint;
 }
 
 /** Fault kinds the nemesis records (the start and the end of a fault are separate ops). */

@@ -5,12 +5,14 @@
  *
  * Accepted input, beyond what serialize.ts writes: `null` for an optional field means the
  * field is absent; a token may be a JSON integer or a decimal string, and a JSON integer too
- * large for a double is recovered exactly from the line's text. Keys this file does not know
- * are kept as they are (other tools may add fields).
+ * large for a double is recovered exactly from the line's text, by the position of the
+ * top-level `token` key in the JSON (the last one if it is repeated, as JSON.parse keeps).
+ * Keys this file does not know are kept as they are (other tools may add fields).
  */
 import { err, type InputError, ok, type Result } from "../result.js";
-import { emptyOpFacts, type OpFacts } from "./facts.js";
-import { NEMESIS_FS, type Op, type OpF, type OpType } from "./op.js";
+import { emptyOpFacts, NEMESIS, type OpFacts } from "./facts.js";
+import { type ClientId, NEMESIS_FS, type Op, type OpF, type OpType } from "./op.js";
+import { topLevelValueStart } from "./top-level-key.js";
 
 const NEMESIS_F_SET = new Set<string>(NEMESIS_FS);
 const DECIMAL = /^-?\d+$/;
@@ -25,12 +27,19 @@ function isNonNegativeInt(v: unknown): v is number {
   return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 }
 
-/** The exact digits of the `"token": <integer>` in the raw line that JSON.parse read as `parsed`. */
-function rawTokenDigits(line: string, parsed: number): string | undefined {
-  for (const m of line.matchAll(/"token"\s*:\s*(-?\d+)\s*[,}]/g)) {
-    if (Number(m[1]) === parsed) return m[1];
-  }
-  return undefined;
+const PLAIN_INTEGER = /-?\d+(?![.eE\d])/y;
+
+/**
+ * The exact digits of the integer that JSON.parse read (rounded) as the line's top-level
+ * `key` (`token` or `seq`), found by position in the line's JSON structure (top-level-key.ts), never by
+ * searching the text: a "token" nested in `value` or inside a string is not it. Undefined when
+ * the number is not written as plain digits (1e20, 1.0e20): such a token must be a string.
+ */
+function rawIntegerDigits(line: string, key: string): string | undefined {
+  const start = topLevelValueStart(line, key);
+  if (start < 0) return undefined;
+  PLAIN_INTEGER.lastIndex = start;
+  return PLAIN_INTEGER.exec(line)?.[0];
 }
 
 /**
@@ -51,7 +60,7 @@ function parseToken(v: unknown, line: string, process: number): bigint | string 
     if (Number.isSafeInteger(v)) token = BigInt(v);
     else {
       // Not cached: the same double stands for many integers, and the text decides.
-      const digits = rawTokenDigits(line, v);
+      const digits = rawIntegerDigits(line, "token");
       return digits !== undefined
         ? BigInt(digits)
         : `token ${v} is too large to read exactly; write it as a string`;
@@ -63,6 +72,19 @@ function parseToken(v: unknown, line: string, process: number): bigint | string 
     cachedToken[slot] = token;
   }
   return token;
+}
+
+/** A write's `seq`: a non-negative integer, as a JSON integer or a decimal string. */
+function parseSeq(v: unknown, line: string): bigint | string {
+  let seq: bigint;
+  if (typeof v === "number" && Number.isSafeInteger(v)) seq = BigInt(v);
+  else if (typeof v === "number" && Number.isInteger(v)) {
+    const digits = rawIntegerDigits(line, "seq");
+    if (digits === undefined) return `${v} is too large to read exactly; write it as a string`;
+    seq = BigInt(digits);
+  } else if (typeof v === "string" && DECIMAL.test(v)) seq = BigInt(v);
+  else return `must be an integer (a JSON integer or a decimal string), got ${describe(v)}`;
+  return seq < 0n ? `must not be negative, got ${seq}` : seq;
 }
 
 function failure(file: string | undefined, line: number, field: string | undefined, message: string) {
@@ -139,8 +161,13 @@ export function parseOpLineInto(
   }
   const process = o.process;
   const nemesis = process === "nemesis";
-  if (!nemesis && !isNonNegativeInt(process)) {
-    return problem(file, lineNo, "process", `must be a client number or "nemesis", got ${describe(process)}`);
+  if (!nemesis && !isNonNegativeInt(process) && (typeof process !== "string" || process === "")) {
+    return problem(
+      file,
+      lineNo,
+      "process",
+      `must be a client id (a non-negative integer or a non-empty string) or "nemesis", got ${describe(process)}`,
+    );
   }
   const type = o.type;
   if (!isOpType(type)) {
@@ -158,6 +185,7 @@ export function parseOpLineInto(
   const node = optional(o, "node", o.node);
   const error = optional(o, "error", o.error);
   const rawToken = optional(o, "token", o.token);
+  const rawSeq = optional(o, "seq", o.seq);
   const f = o.f;
   if (nemesis) {
     if (typeof f !== "string" || !NEMESIS_F_SET.has(f)) {
@@ -202,9 +230,18 @@ export function parseOpLineInto(
         return problem(file, lineNo, "accepted", `only writes to the resource have it, not ${f}`);
     }
   }
+  let seq: bigint | undefined;
+  if (rawSeq !== undefined) {
+    if (f !== "write" || type === "invoke")
+      return problem(file, lineNo, "seq", "only a write's completion has it (the resource's apply order)");
+    const parsed = parseSeq(rawSeq, line);
+    if (typeof parsed === "string") return problem(file, lineNo, "seq", parsed);
+    o.seq = parsed;
+    seq = parsed;
+  }
   let token: bigint | undefined;
   if (rawToken !== undefined) {
-    const parsed = parseToken(rawToken, line, nemesis ? -1 : (process as number));
+    const parsed = parseToken(rawToken, line, typeof process === "number" ? process : -1);
     if (typeof parsed === "string") return problem(file, lineNo, "token", parsed);
     o.token = parsed;
     token = parsed;
@@ -218,19 +255,21 @@ export function parseOpLineInto(
   facts.type = type;
   facts.f = f as OpF;
   if (nemesis) {
-    facts.process = -1;
+    facts.process = NEMESIS;
     facts.lock = "";
     facts.grant = undefined;
     facts.token = undefined;
     facts.accepted = undefined;
+    facts.seq = undefined;
     facts.node = node as string | undefined;
   } else {
-    facts.process = process as number;
+    facts.process = process as ClientId;
     facts.lock = lock as string;
     facts.grant = grant as string | undefined;
     // As factsOf reads it: only acquires and writes present a token.
     facts.token = f === "release" ? undefined : token;
     facts.accepted = accepted as boolean | undefined;
+    facts.seq = seq;
     facts.node = undefined;
   }
   return undefined;

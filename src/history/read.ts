@@ -5,8 +5,10 @@
  * Problems are values, collected on the stream as it is read: `errors` (the history cannot be
  * trusted; once there is one, no more ops are yielded, but reading goes on to report up to
  * `maxErrors` of them) and `warnings` (it can be checked). An unparsable last line without a
- * terminating newline is what a crash mid-write leaves behind: it is a warning, and the ops
- * before it are yielded. An unreadable file is one error without a line number.
+ * terminating newline is what a crash mid-write leaves behind: after at least one complete
+ * line it is a warning, and the ops before it are yielded; a file with no complete line at all
+ * (a binary, a one-line fragment) is an error. A history with no ops (an empty or blank file) is
+ * an error unless `allowEmpty`. An unreadable file is one error without a line number.
  */
 import { err, type InputError, ok, type Result } from "../result.js";
 import { emptyOpFacts, type OpFacts } from "./facts.js";
@@ -26,6 +28,21 @@ export interface ReadHistoryOptions {
   validate?: boolean;
   /** Stop reading after this many errors; default 20. */
   maxErrors?: number;
+  /**
+   * Accept a history with no ops; default true here. Checking one is refused by default
+   * (`lockcheck check --allow-empty`, `check(…, { allowEmpty })`): a verdict of "valid" on
+   * nothing usually means the wrong file.
+   */
+  allowEmpty?: boolean;
+}
+
+/** The error for a history with no ops. */
+export function emptyHistoryError(path: string | undefined): InputError {
+  return {
+    ...(path !== undefined && { file: path }),
+    message:
+      "empty history: no ops were read (the file is empty, blank or has no complete line); pass --allow-empty (allowEmpty) to accept it",
+  };
 }
 
 /**
@@ -49,6 +66,7 @@ export interface HistoryStream extends AsyncIterable<Op> {
 export function readHistory(path: string, opts: ReadHistoryOptions = {}): HistoryStream {
   const validate = opts.validate ?? true;
   const maxErrors = opts.maxErrors ?? 20;
+  const allowEmpty = opts.allowEmpty ?? true;
   const errors: InputError[] = [];
   const warnings: InputError[] = [];
 
@@ -64,12 +82,15 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
     // Only `visit` can do without op objects, so only it takes the scanner's fast path.
     const memory = visit === undefined ? undefined : createScanMemory();
     let opsRead = 0;
+    // Whether a non-blank line with a "\n" after it was read: only then is an unparsable
+    // unterminated last line taken for one cut off by a crash.
+    let completeLine = false;
     let ops: Op[] = [];
 
     /** Takes one line's outcome (`facts` filled, or `problem`); false once reading should stop. */
     function take(problem: InputError | undefined, lineNo: number, cutOff: boolean): boolean {
       if (problem !== undefined) {
-        if (cutOff && problem.message.startsWith("not valid JSON")) {
+        if (cutOff && completeLine && problem.message.startsWith("not valid JSON")) {
           warnings.push({
             file: path,
             line: lineNo,
@@ -107,12 +128,14 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
           const end = nl > from && b[nl - 1] === CARRIAGE_RETURN ? nl - 1 : nl;
           if (end === from) continue;
           if (scanOpLine(b, from, end, facts, scan)) {
+            completeLine = true;
             if (!take(undefined, lineNo, false)) return false;
             continue;
           }
           const line = b.toString("utf8", from, end);
           // Most lines start with "{": skip the whitespace scan for them.
           if (b[from] !== OPEN_BRACE && line.trim() === "") continue;
+          completeLine = true;
           if (!take(parseOpLineInto(line, lineNo, path, facts), lineNo, false)) return false;
         }
       }
@@ -129,6 +152,7 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
           for (let i = 0; i < lines.length; i++) {
             const lineNo = lineNumbers[i]!;
             if (!take(parseOpLineInto(lines[i]!, lineNo, path, facts), lineNo, unterminatedLast)) return;
+            completeLine = true;
           }
           if (ops.length > 0 && errors.length === 0) yield ops;
         }
@@ -138,6 +162,7 @@ export function readHistory(path: string, opts: ReadHistoryOptions = {}): Histor
       return;
     }
     validator?.finish();
+    if (!allowEmpty && opsRead === 0 && errors.length === 0) errors.push(emptyHistoryError(path));
   }
 
   const batches = () => read(undefined);

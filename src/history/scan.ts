@@ -43,10 +43,12 @@ const TRUE = 3;
 const FALSE = 4;
 const NULL = 5;
 
+const MEMORY_SLOTS = 0xffff;
+
 /** Per-reader memory of strings seen on earlier lines (see the top of this file). */
 export interface ScanMemory {
   lock: string;
-  /** By client process number: its last grant id, token text and token. */
+  /** By client process number (below MEMORY_SLOTS): its last grant id, token text and token. */
   grant: string[];
   tokenText: string[];
   token: bigint[];
@@ -178,6 +180,7 @@ const K_ACCEPTED = 256;
 const K_NODE = 512;
 const K_VALUE = 1024;
 const K_ERROR = 2048;
+const K_SEQ = 4096;
 
 /** Length of the key `keyAt` found last (module state, like the value's bounds). */
 let keyLength = 0;
@@ -245,6 +248,10 @@ function keyAt(b: Uint8Array, q: number, end: number): number {
       key = K_ERROR;
       text = "error";
       break;
+    case 115: // s
+      key = K_SEQ;
+      text = "seq";
+      break;
     default:
       return 0;
   }
@@ -290,6 +297,9 @@ export function scanOpLine(
   let tokenKind = 0;
   let acceptedKind = 0;
   let errorKind = 0;
+  let seqKind = 0;
+  let seqStart = 0;
+  let seqEnd = 0;
 
   let i = start + 1;
   for (;;) {
@@ -349,6 +359,11 @@ export function scanOpLine(
       case K_ERROR:
         errorKind = valueKind;
         break;
+      case K_SEQ:
+        seqKind = valueKind;
+        seqStart = valueStart;
+        seqEnd = valueEnd;
+        break;
       // K_VALUE: any scalar will do.
     }
     const after = b[i];
@@ -382,9 +397,24 @@ export function scanOpLine(
     }
   }
 
+  let seq: bigint | undefined;
+  if (seqKind === INTEGER || seqKind === STRING) {
+    // parse.ts words the errors: a seq off a write completion, or not a non-negative integer.
+    if (f !== "write" || type === "invoke" || b[seqStart] === MINUS) return false;
+    if (seqKind === STRING && !isDecimal(b, seqStart, seqEnd)) return false;
+    seq = BigInt(text(b, seqStart, seqEnd, undefined));
+  } else if (seqKind !== 0 && seqKind !== NULL) return false;
+
   let token: bigint | undefined;
   if (tokenKind === STRING || tokenKind === INTEGER) {
-    token = tokenOf(b, tokenStart, tokenEnd, tokenKind === STRING, nemesis ? -1 : process, memory);
+    token = tokenOf(
+      b,
+      tokenStart,
+      tokenEnd,
+      tokenKind === STRING,
+      nemesis ? -1 : memorySlot(process),
+      memory,
+    );
     if (token === undefined) return false;
   } else if (tokenKind !== 0 && tokenKind !== NULL) return false;
 
@@ -400,6 +430,7 @@ export function scanOpLine(
     facts.lock = "";
     facts.grant = undefined;
     facts.accepted = undefined;
+    facts.seq = undefined;
     facts.node = nodeKind === STRING ? text(b, nodeStart, nodeEnd, undefined) : undefined;
   } else {
     facts.process = process;
@@ -407,14 +438,24 @@ export function scanOpLine(
     memory.lock = lock;
     facts.lock = lock;
     if (grantKind === STRING) {
-      const grant = text(b, grantStart, grantEnd, memory.grant[process]);
-      memory.grant[process] = grant;
+      const slot = memorySlot(process);
+      const grant = text(b, grantStart, grantEnd, slot < 0 ? undefined : memory.grant[slot]);
+      if (slot >= 0) memory.grant[slot] = grant;
       facts.grant = grant;
     } else facts.grant = undefined;
     facts.accepted = acceptedKind === TRUE ? true : acceptedKind === FALSE ? false : undefined;
+    facts.seq = seq;
     facts.node = undefined;
   }
   return true;
+}
+
+/**
+ * Where `process`'s strings are remembered, or -1 for none: only small process numbers get a
+ * slot, so that a history with huge ids does not turn the memory into a sparse array.
+ */
+function memorySlot(process: number): number {
+  return process <= MEMORY_SLOTS ? process : -1;
 }
 
 /** `-?[0-9]+`, as parse.ts accepts for a token string. */

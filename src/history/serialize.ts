@@ -1,15 +1,15 @@
 /**
  * One op → one JSONL line (without the newline). Keys come in a fixed order so that files
- * diff well: index, time, process, type, f, lock, grant, token, accepted, node, value, error,
+ * diff well: index, time, process, type, f, lock, grant, token, accepted, seq, node, value, error,
  * then any extra keys an op carries, in their own order.
  *
- * Tokens are BigInts in memory. A token that is a safe integer is written as a JSON number;
+ * Tokens (and a write's `seq`) are BigInts in memory. A token that is a safe integer is written as a JSON number;
  * a larger one as a decimal string, so that no JSON reader rounds it. BigInts inside `value`
  * are written as decimal strings (and read back as strings).
  */
 import type { Op } from "./op.js";
 
-const ORDERED_KEYS = ["lock", "grant", "token", "accepted", "node", "value", "error"] as const;
+const ORDERED_KEYS = ["lock", "grant", "token", "accepted", "seq", "node", "value", "error"] as const;
 const KNOWN_KEYS = new Set<string>(["index", "time", "process", "type", "f", ...ORDERED_KEYS]);
 
 /** A token as it appears in JSON: a number when exactly representable, else a decimal string. */
@@ -34,7 +34,7 @@ export function serializeOp(op: Op): string {
   };
   for (const key of ORDERED_KEYS) {
     const v = src[key];
-    if (v !== undefined) out[key] = key === "token" ? tokenToJson(v as bigint) : v;
+    if (v !== undefined) out[key] = key === "token" || key === "seq" ? tokenToJson(v as bigint) : v;
   }
   let nested = (typeof op.value === "object" && op.value !== null) || typeof op.value === "bigint";
   for (const key in src) {

@@ -16,8 +16,9 @@
  * are only checked for index and time. Memory: one entry per process and per grant.
  */
 import type { InputError } from "../result.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "./facts.js";
-import type { Op } from "./op.js";
+import { emptyOpFacts, factsOf, NEMESIS, type OpFacts } from "./facts.js";
+import type { ClientId, Op } from "./op.js";
+import { ProcessMap } from "./process-map.js";
 
 export interface HistoryValidator {
   /** Checks one op; returns false if it added an error. */
@@ -30,6 +31,18 @@ export interface HistoryValidator {
   readonly warnings: InputError[];
 }
 
+/** What the validator remembers of one client process. */
+interface ClientState {
+  /** The open call's f, lock and grant (f undefined: no open call), and its line. */
+  openF: string | undefined;
+  openLock: string | undefined;
+  openGrant: string | undefined;
+  openLine: number;
+  /** Time of its last op (-1: none yet), and that op's line. */
+  lastTime: number;
+  lastTimeLine: number;
+}
+
 /** At most this many warnings of one kind are kept; later ones are counted in a summary warning. */
 const MAX_WARNINGS_PER_KIND = 5;
 
@@ -39,15 +52,10 @@ export function createHistoryValidator(
   sink: { errors: InputError[]; warnings: InputError[] } = { errors: [], warnings: [] },
 ): HistoryValidator {
   const { errors, warnings } = sink;
-  // Per client process, indexed by process number (arrays beat Maps on this hot path).
-  // The open call's f, lock and grant, kept as strings rather than the op itself: storing a
-  // freshly parsed op into a long-lived array costs a write barrier on every op.
-  const openF: Array<string | undefined> = [];
-  const openLock: Array<string | undefined> = [];
-  const openGrant: Array<string | undefined> = [];
-  const openLine: number[] = [];
-  const lastTime: number[] = [];
-  const lastTimeLine: number[] = [];
+  // Per client process, one record updated in place. The open call's f, lock and grant are kept
+  // as strings rather than the op itself: storing a freshly parsed op into a long-lived object
+  // costs a write barrier on every op.
+  const clients = new ProcessMap<ClientState>();
   let nemesisLine = 0;
   /** lock → grant id → line of the acquire ok that handed it out. */
   const granted = new Map<string, Map<string, number>>();
@@ -56,6 +64,22 @@ export function createHistoryValidator(
   let lastIndexLine = 0;
   // Fields, not `let`s: assigning a double to a closure variable allocates on every op.
   const times = { max: 0, nemesis: -1 };
+
+  function clientState(p: ClientId): ClientState {
+    let s = clients.get(p);
+    if (s === undefined) {
+      s = {
+        openF: undefined,
+        openLock: undefined,
+        openGrant: undefined,
+        openLine: 0,
+        lastTime: -1,
+        lastTimeLine: 0,
+      };
+      clients.set(p, s);
+    }
+    return s;
+  }
 
   const at = (line: number, field: string | undefined, message: string): InputError => ({
     ...(file !== undefined && { file }),
@@ -89,21 +113,22 @@ export function createHistoryValidator(
     lastIndex = op.index;
     lastIndexLine = line;
     const p = op.process;
-    const prevTime = p < 0 ? times.nemesis : (lastTime[p] ?? -1);
+    const client = p === NEMESIS ? undefined : clientState(p);
+    const prevTime = client === undefined ? times.nemesis : client.lastTime;
     if (op.time < prevTime) {
-      const prevLine = p < 0 ? nemesisLine : lastTimeLine[p];
+      const prevLine = client === undefined ? nemesisLine : client.lastTimeLine;
       return error(
         line,
         "time",
-        `time goes backwards for process ${p < 0 ? "nemesis" : p}: ${op.time} ns, but line ${prevLine} has ${prevTime} ns`,
+        `time goes backwards for process ${p === NEMESIS ? "nemesis" : p}: ${op.time} ns, but line ${prevLine} has ${prevTime} ns`,
       );
     }
-    if (p < 0) {
+    if (client === undefined) {
       times.nemesis = op.time;
       nemesisLine = line;
     } else {
-      lastTime[p] = op.time;
-      lastTimeLine[p] = line;
+      client.lastTime = op.time;
+      client.lastTimeLine = line;
     }
     if (op.time < times.max) {
       warn("time", line, "time", `time ${op.time} ns is earlier than an earlier line's ${times.max} ns`);
@@ -112,29 +137,30 @@ export function createHistoryValidator(
   }
 
   function checkCall(op: OpFacts, line: number): boolean {
-    if (op.process < 0) return true;
+    if (op.process === NEMESIS) return true;
     const p = op.process;
-    const callF = openF[p];
+    const client = clientState(p);
+    const callF = client.openF;
     if (op.type === "invoke") {
       if (callF !== undefined) {
         return error(
           line,
           "type",
-          `process ${p} invoked ${op.f} while its ${callF} from line ${openLine[p]} has not completed (a process makes one call at a time)`,
+          `process ${p} invoked ${op.f} while its ${callF} from line ${client.openLine} has not completed (a process makes one call at a time)`,
         );
       }
-      openF[p] = op.f;
-      openLock[p] = op.lock;
-      openGrant[p] = op.grant;
-      openLine[p] = line;
+      client.openF = op.f;
+      client.openLock = op.lock;
+      client.openGrant = op.grant;
+      client.openLine = line;
       return true;
     }
     if (callF === undefined)
       return error(line, "type", `${op.type} without invoke: process ${p} has no open call`);
-    openF[p] = undefined;
-    const callLock = openLock[p];
-    const callGrant = openGrant[p];
-    const callLine = openLine[p];
+    client.openF = undefined;
+    const callLock = client.openLock;
+    const callGrant = client.openGrant;
+    const callLine = client.openLine;
     if (op.f !== callF)
       return error(line, "f", `completion is ${op.f} but the invoke on line ${callLine} is ${callF}`);
     if (op.lock !== callLock) {

@@ -10,7 +10,7 @@
  * a heal ends every open partition; clock jumps are instants; a clock drift lasts to the end.
  */
 import type { Anomaly, Verdict } from "../../checkers/verdict.js";
-import type { ClientOp, NemesisOp, Op } from "../history/op.js";
+import { type ClientId, type ClientOp, isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 
 export type LaneKind = "client" | "server" | "resource" | "other";
@@ -126,7 +126,15 @@ export interface TimelineInput {
 
 const nsToMs = (ns: number): number => ns / 1e6;
 
-export function clientLane(process: number): string {
+/** Numbered clients in numeric order, then named ones in text order. */
+function byClientId(a: ClientId, b: ClientId): number {
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  if (typeof a === "number") return -1;
+  if (typeof b === "number") return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function clientLane(process: ClientId): string {
   return `client:${process}`;
 }
 
@@ -149,16 +157,16 @@ export function buildTimeline(input: TimelineInput): Timeline {
   /** Where each op index is drawn: its lane and time, for anomaly links. */
   const placeOf = new Map<number, { lane: string; time: number }>();
 
-  const openCall = new Map<number, ClientOp>();
+  const openCall = new Map<ClientId, ClientOp>();
   const heldBy = new Map<string, Hold>(); // key: process + lock + grant
-  const holdKey = (p: number, lock: string, grant: string | undefined) =>
+  const holdKey = (p: ClientId, lock: string, grant: string | undefined) =>
     `${p}\u0000${lock}\u0000${grant ?? ""}`;
 
-  const clients = new Set<number>(schedule?.clients.map((c) => c.id) ?? []);
+  const clients = new Set<ClientId>(schedule?.clients.map((c) => c.id) ?? []);
   const nemesisOps: NemesisOp[] = [];
 
   for (const op of ops) {
-    if (op.process === "nemesis") {
+    if (isNemesisOp(op)) {
       nemesisOps.push(op);
       continue;
     }
@@ -282,9 +290,9 @@ function laneOfNode(node: string | undefined): string | undefined {
   return node;
 }
 
-function buildLanes(clients: Set<number>, schedule: Schedule | undefined, faults: Fault[]): Lane[] {
+function buildLanes(clients: Set<ClientId>, schedule: Schedule | undefined, faults: Fault[]): Lane[] {
   const ids = new Set<string>();
-  for (const c of [...clients].sort((a, b) => a - b)) ids.add(clientLane(c));
+  for (const c of [...clients].sort(byClientId)) ids.add(clientLane(c));
   const servers = new Set<string>();
   for (let i = 0; i < (schedule?.options.servers ?? 0); i++) servers.add(`server:${i}`);
   let resource = false;

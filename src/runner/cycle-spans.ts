@@ -7,7 +7,7 @@
  * The workload numbers a client's acquisitions in order (src/workload/client.ts): its n-th
  * acquire invoke is cycle n of its plan and hands out grant "<client>:<n>".
  */
-import type { AcquireOp, Op } from "../history/op.js";
+import { type AcquireOp, isNemesisOp, type Op } from "../history/op.js";
 import type { Checkpoint, Fault } from "../schedule/schedule.js";
 
 export interface CycleSpan {
@@ -40,7 +40,8 @@ export function cycleSpans(ops: readonly Op[]): HistorySpans {
   const byGrant = new Map<string, CycleSpan>();
   let fastestAcquireMs: number | undefined;
   for (const op of ops) {
-    if (op.process === "nemesis") continue;
+    // Runs of lockcheck's own number their clients; a named client is not one of its cycles.
+    if (isNemesisOp(op) || typeof op.process !== "number") continue;
     const ms = op.time / NS_PER_MS;
     const spans = byClient.get(op.process) ?? [];
     byClient.set(op.process, spans);

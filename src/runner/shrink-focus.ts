@@ -17,7 +17,7 @@
  * Shrinking the times back down is left to the ordinary candidates.
  */
 import type { Anomaly } from "../../checkers/verdict.js";
-import type { Op } from "../history/op.js";
+import { isNemesisOp, type Op } from "../history/op.js";
 import type { Checkpoint, ClientPlan, Fault, Schedule } from "../schedule/schedule.js";
 import {
   type CycleSpan,
@@ -66,7 +66,7 @@ function involvedSpans(ops: readonly Op[], anomaly: Anomaly, spans: HistorySpans
   const out: CycleSpan[] = [];
   for (const index of anomaly.ops) {
     const op = ops[index];
-    if (op === undefined || op.process === "nemesis" || op.grant === undefined) continue;
+    if (op === undefined || isNemesisOp(op) || op.grant === undefined) continue;
     const span = spans.byGrant.get(op.grant);
     if (span !== undefined && !out.includes(span)) out.push(span);
   }

@@ -5,7 +5,7 @@
  * counterexamples; long histories are cut in the middle.
  */
 import type { Verdict } from "../../checkers/verdict.js";
-import type { ClientOp, NemesisOp, Op } from "../history/op.js";
+import { type ClientId, type ClientOp, isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
 import { type Colors, colorsFor } from "../report/colors.js";
 
 export interface TimelineOptions {
@@ -62,11 +62,11 @@ export function formatTimeline(
       for (const i of a.ops) marks.set(i, [...(marks.get(i) ?? []), a.kind]);
     }
   }
-  const open = new Map<number, ClientOp>();
+  const open = new Map<ClientId, ClientOp>();
   // Rows are listed by when each call was sent (stable for ties), which reads like a story.
   const rows: { start: number; line: string }[] = [];
   for (const op of ops) {
-    if (op.process === "nemesis") {
+    if (isNemesisOp(op)) {
       rows.push({
         start: op.time,
         line: `${ms(op.time).padStart(10)}             ${who(op).padEnd(9)} ${c.yellow(describeFault(op))}`,

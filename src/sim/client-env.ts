@@ -13,6 +13,7 @@ import type {
   RedisFanOut,
   ResourceApi,
   ResourceWrite,
+  ResourceWriteResult,
   ZkApi,
 } from "../env/env.js";
 import { etcdLockKey } from "../locks/consensus.js";
@@ -223,7 +224,7 @@ function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): Resource
             value: write.value,
           },
           opts,
-          (v) => ({ ok: true, value: { accepted: v.written } }),
+          (v) => ({ ok: true, value: v.written ? { accepted: true, seq: v.revision } : { accepted: false } }),
         ),
     };
   }
@@ -234,15 +235,12 @@ function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): Resource
   };
 }
 
-const ACCEPTED: CallResult<{ accepted: boolean }> = Object.freeze({
-  ok: true,
-  value: Object.freeze({ accepted: true }),
-});
-const REJECTED: CallResult<{ accepted: boolean }> = Object.freeze({
+const REJECTED: CallResult<ResourceWriteResult> = Object.freeze({
   ok: true,
   value: Object.freeze({ accepted: false }),
 });
 
-function answerWrite(resource: ResourceNode, write: ResourceWrite): CallResult<{ accepted: boolean }> {
-  return writeResource(resource, write) ? ACCEPTED : REJECTED;
+function answerWrite(resource: ResourceNode, write: ResourceWrite): CallResult<ResourceWriteResult> {
+  const seq = writeResource(resource, write);
+  return seq === 0 ? REJECTED : { ok: true, value: { accepted: true, seq: BigInt(seq) } };
 }

@@ -17,6 +17,8 @@ export interface CompletionFields {
   grant?: string;
   token?: bigint;
   accepted?: boolean;
+  /** An accepted write's apply order at the resource (WriteOp.seq), when it reports one. */
+  seq?: bigint;
   error?: string;
   value?: unknown;
 }
@@ -92,7 +94,10 @@ async function holdAndWrite(
       token === null ? { f: "write", lock, grant, value } : { f: "write", lock, grant, token, value },
     );
     const r = await env.resource.write({ lock, grant, token, value });
-    if (r.ok) rec.complete(w, "ok", { accepted: r.value.accepted });
+    if (r.ok) {
+      const { accepted, seq } = r.value;
+      rec.complete(w, "ok", accepted && seq !== undefined ? { accepted, seq } : { accepted });
+    }
     else rec.complete(w, r.error.kind === "unreachable" ? "fail" : "info", { error: r.error.kind });
   }
 }

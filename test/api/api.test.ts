@@ -2,7 +2,7 @@
  * The library API as a user imports it: `import { fuzz, run, check } from "lockcheck"` and
  * `import "lockcheck/vitest"` (here: the sources those package exports point at).
  */
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -121,6 +121,15 @@ describe("run and check", () => {
     expect(good.verdicts.map((v) => v.checker)).toEqual([...SAFETY_CHECKERS]);
     expect(good).toHaveNoViolations();
     await expect(check(join(dir, "missing.jsonl"))).rejects.toThrow(/^check: /);
+  });
+
+  it("refuses an empty history unless allowEmpty", async () => {
+    await expect(check([])).rejects.toThrow(/^check: empty history/);
+    const empty = join(dir, "empty.jsonl");
+    await writeFile(empty, "\n\n");
+    await expect(check(empty)).rejects.toThrow(/empty history/);
+    expect(await check([], { allowEmpty: true })).toMatchObject({ ops: 0, valid: true });
+    expect(await check(empty, { allowEmpty: true })).toMatchObject({ ops: 0, valid: true });
   });
 });
 

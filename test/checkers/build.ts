@@ -2,22 +2,22 @@
  * A tiny builder for hand-written histories in tests: times in milliseconds, indices assigned
  * in call order. Completions repeat the invoke's lock (and grant for writes), as recorders do.
  */
-import type { NemesisF, Op } from "../../src/history/op.js";
+import type { ClientId, NemesisF, Op } from "../../src/history/op.js";
 
 const NS_PER_MS = 1_000_000;
 
 export interface Builder {
   readonly ops: Op[];
-  acquire(ms: number, p: number, lock?: string): number;
-  granted(ms: number, p: number, grant: string, token?: bigint, lock?: string): number;
-  denied(ms: number, p: number, lock?: string): number;
-  acquireInfo(ms: number, p: number, lock?: string): number;
-  write(ms: number, p: number, grant: string, token?: bigint, lock?: string): number;
+  acquire(ms: number, p: ClientId, lock?: string): number;
+  granted(ms: number, p: ClientId, grant: string, token?: bigint, lock?: string): number;
+  denied(ms: number, p: ClientId, lock?: string): number;
+  acquireInfo(ms: number, p: ClientId, lock?: string): number;
+  write(ms: number, p: ClientId, grant: string, token?: bigint, lock?: string): number;
   /** Completes a write `ok`; `accepted` says whether the resource took it. */
-  wrote(ms: number, p: number, grant: string, accepted: boolean, token?: bigint, lock?: string): number;
-  writeInfo(ms: number, p: number, grant: string, token?: bigint, lock?: string): number;
-  release(ms: number, p: number, grant: string, lock?: string): number;
-  released(ms: number, p: number, grant: string, lock?: string): number;
+  wrote(ms: number, p: ClientId, grant: string, accepted: boolean, token?: bigint, lock?: string): number;
+  writeInfo(ms: number, p: ClientId, grant: string, token?: bigint, lock?: string): number;
+  release(ms: number, p: ClientId, grant: string, lock?: string): number;
+  released(ms: number, p: ClientId, grant: string, lock?: string): number;
   nemesis(ms: number, f: NemesisF, node: string, type?: "invoke" | "info"): number;
 }
 

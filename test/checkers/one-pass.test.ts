@@ -34,7 +34,8 @@ async function viaFile(ops: readonly Op[]): Promise<Verdict[]> {
   const path = join(dir, `h${file++}.jsonl`);
   const written = await writeHistory(path, ops);
   expect(written.ok).toBe(true);
-  const checked = await checkHistoryFile(path);
+  // Random histories may be empty.
+  const checked = await checkHistoryFile(path, undefined, { allowEmpty: true });
   if (!checked.ok) throw new Error(checked.error[0]?.message);
   expect(checked.value.ops).toBe(ops.length);
   return checked.value.verdicts;

@@ -13,7 +13,7 @@ import { createTokenOrderChecker } from "../../checkers/token-order.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
 import { createHistoryValidator } from "../../src/history/validate.js";
-import { chaosHistory, fencedLockHistory } from "./arbitraries.js";
+import { chaosHistory, chaosHistoryWithSeq, fencedLockHistory } from "./arbitraries.js";
 import {
   calls,
   type RefResult,
@@ -153,6 +153,50 @@ describe("agreement with the brute-force reference on random histories", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("stale-write, with the resource's apply order (seq)", () => {
+    fc.assert(
+      fc.property(chaosHistoryWithSeq, (ops) =>
+        expectAgrees(run(createStaleWriteChecker, ops), refStaleWrite(ops)),
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("mutual-exclusion, with the resource's apply order (seq)", () => {
+    fc.assert(
+      fc.property(chaosHistoryWithSeq, (ops) =>
+        expectAgrees(run(createMutualExclusionChecker, ops), refMutualExclusion(ops)),
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("histories with seq exercise every verdict, and seq changes some verdicts", () => {
+    const seen = new Set<string>();
+    let changed = 0;
+    fc.assert(
+      fc.property(chaosHistoryWithSeq, (ops) => {
+        const withSeq = checkOps(ops, ["stale-write", "mutual-exclusion"]);
+        const without = checkOps(
+          ops.map((op) => {
+            const { seq: _seq, ...rest } = op as WriteOp;
+            return rest as Op;
+          }),
+          ["stale-write", "mutual-exclusion"],
+        );
+        for (const [i, v] of withSeq.entries()) {
+          seen.add(`${v.checker}=${v.valid}`);
+          if (v.valid !== without[i]!.valid) changed++;
+        }
+      }),
+      { numRuns: 500, seed: 1 },
+    );
+    for (const c of ["stale-write", "mutual-exclusion"]) {
+      for (const v of ["true", "false", "unknown"]) expect(seen).toContain(`${c}=${v}`);
+    }
+    expect(changed).toBeGreaterThan(10);
   });
 
   it("the random histories exercise every verdict", () => {

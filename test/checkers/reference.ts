@@ -3,7 +3,7 @@
  * checker file, written as plainly as possible (pairs and triples of calls, O(n^2)/O(n^3)).
  * They return the set of flagged op indices and the validity, for agreement tests.
  */
-import type { ClientOp, Op } from "../../src/history/op.js";
+import { type ClientId, type ClientOp, isNemesisOp, type Op } from "../../src/history/op.js";
 
 export interface Call {
   invoke: ClientOp;
@@ -13,9 +13,9 @@ export interface Call {
 
 export function calls(ops: readonly Op[]): Call[] {
   const out: Call[] = [];
-  const open = new Map<number, Call>();
+  const open = new Map<ClientId, Call>();
   for (const op of ops) {
-    if (op.process === "nemesis") continue;
+    if (isNemesisOp(op)) continue;
     if (op.type === "invoke") {
       const c: Call = { invoke: op, completion: undefined };
       open.set(op.process, c);
@@ -35,6 +35,20 @@ export interface RefResult {
   valid: true | false | "unknown";
   /** Indices of the ops a definite violation is reported at (completion of the offending call). */
   flagged: Set<number>;
+}
+
+/** The resource's apply order of an accepted write, if its completion carries one. */
+const seqOf = (c: Call) => (c.completion as { seq?: bigint } | undefined)?.seq;
+
+/**
+ * x was certainly applied before y (x accepted, y accepted or possibly): by seq when both
+ * carry one, else y was invoked after x completed.
+ */
+function before(x: Call, y: Call): boolean {
+  const sx = seqOf(x);
+  const sy = seqOf(y);
+  if (sx !== undefined && sy !== undefined) return sx < sy;
+  return y.invoke.index > x.completion!.index;
 }
 
 const isAcceptedOk = (c: Call) =>
@@ -92,7 +106,7 @@ export function refStaleWrite(ops: readonly Op[]): RefResult {
     for (const nw of writes) {
       const n = nw.invoke as Extract<ClientOp, { f: "write" }>;
       if (!isAcceptedOk(nw) || n.lock !== w.lock) continue;
-      if (!(w.index > nw.completion!.index)) continue;
+      if (!before(nw, old)) continue;
       if (!newer(rankOf(ops, n.lock, n.grant), rankOf(ops, w.lock, w.grant))) continue;
       if (isAcceptedOk(old)) definite.add(old.completion!.index);
       else possible = true;
@@ -106,7 +120,15 @@ export function refMutualExclusion(ops: readonly Op[]): RefResult {
   const grantOf = (c: Call) => (c.invoke as { grant: string }).grant;
   const definite = new Set<number>();
   let possible = false;
+  // A lock whose accepted writes all carry seq is judged by it (for a, b, and an accepted c).
+  const bySeq = (lock: string) => {
+    const accepted = writes.filter((w) => w.invoke.lock === lock && isAcceptedOk(w));
+    return accepted.length > 0 && accepted.every((w) => seqOf(w) !== undefined);
+  };
+  const ordered = (x: Call, y: Call, seqMode: boolean) =>
+    seqMode && seqOf(y) !== undefined ? seqOf(x)! < seqOf(y)! : y.invoke.index > x.completion!.index;
   for (const c of writes) {
+    const seqMode = bySeq(c.invoke.lock);
     if (!isAcceptedOk(c) && !mayBeAccepted(c)) continue;
     let found = false;
     for (const a of writes) {
@@ -114,7 +136,7 @@ export function refMutualExclusion(ops: readonly Op[]): RefResult {
       if (!isAcceptedOk(a) || a.invoke.lock !== c.invoke.lock || grantOf(a) !== grantOf(c)) continue;
       for (const b of writes) {
         if (!isAcceptedOk(b) || b.invoke.lock !== c.invoke.lock || grantOf(b) === grantOf(c)) continue;
-        if (b.invoke.index > a.completion!.index && c.invoke.index > b.completion!.index) {
+        if (ordered(a, b, seqMode) && ordered(b, c, seqMode)) {
           found = true;
           break;
         }

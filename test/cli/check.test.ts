@@ -137,6 +137,43 @@ describe("lockcheck check", () => {
     expect(r.stdout).toContain(": 14 ops");
   });
 
+  it.each([
+    ["an empty file", ""],
+    ["a blank file", "  \n\t\n\r\n   "],
+  ])("%s has no ops: exit 2 'empty history', unless --allow-empty", (_what, text) => {
+    const path = join(tmp, `empty-${text.length}.jsonl`);
+    writeFileSync(path, text);
+    const r = lockcheck("check", path);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${path}: empty history`);
+    expect(r.stdout).toBe("");
+    const allowed = lockcheck("check", path, "--allow-empty", "--json");
+    expect(allowed.code).toBe(0);
+    expect((JSON.parse(allowed.stdout) as JsonOutput).ops).toBe(0);
+  });
+
+  it.each([
+    ["binary bytes", Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0xff, 0xfe, 0x00, 0x10])],
+    ["a fragment of an op", Buffer.from('{"index":0,"time":0,"process":1,')],
+  ])("a file with no complete line (%s) is bad input, not a cut-off last line", (_what, bytes) => {
+    const path = join(tmp, `no-newline-${bytes.length}.jsonl`);
+    writeFileSync(path, bytes);
+    for (const extra of [[], ["--allow-empty"]]) {
+      const r = lockcheck("check", path, ...extra);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${path}:1: not valid JSON`);
+      expect(r.stderr).not.toContain("cut off");
+    }
+  });
+
+  it("one complete op with no newline after it is read", () => {
+    const path = join(tmp, "one-op.jsonl");
+    writeFileSync(path, '{"index":0,"time":0,"process":1,"type":"invoke","f":"acquire","lock":"L"}');
+    const r = lockcheck("check", path, "--json");
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as JsonOutput).ops).toBe(1);
+  });
+
   it("--export converts to Jepsen EDN and back; checking the EDN gives the same verdicts", () => {
     const edn = join(tmp, "redlock.edn");
     const exported = lockcheck(

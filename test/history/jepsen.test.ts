@@ -7,7 +7,7 @@ import { jepsenToOps, opToJepsenEdn } from "../../src/formats/jepsen.js";
 import { parseJepsenEdn } from "../../src/formats/jepsen-edn.js";
 import type { Op } from "../../src/history/op.js";
 import { readHistoryFile } from "../../src/history/read.js";
-import { chaosHistory } from "../checkers/arbitraries.js";
+import { chaosHistory, chaosHistoryWithSeq } from "../checkers/arbitraries.js";
 
 function importText(text: string) {
   const events = parseJepsenEdn(text);
@@ -20,7 +20,7 @@ const exportAll = (ops: readonly Op[]) => ops.map((op) => `${opToJepsenEdn(op)}\
 describe("Jepsen history.edn", () => {
   it("export then import gives back the same ops", () => {
     fc.assert(
-      fc.property(chaosHistory, (ops) => {
+      fc.property(fc.oneof(chaosHistory, chaosHistoryWithSeq), (ops) => {
         expect(importText(exportAll(ops))).toEqual({ ok: true, value: { ops, warnings: [] } });
       }),
       { numRuns: 200 },

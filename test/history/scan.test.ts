@@ -76,7 +76,21 @@ const canonicalNemesisOp = fc.record(
 const canonicalOp: fc.Arbitrary<Op> = fc.oneof(
   canonicalClientOp.chain((o) =>
     o.f === "write"
-      ? fc.option(fc.boolean(), { nil: undefined }).map((accepted) => ({ ...o, accepted }))
+      ? fc
+          .record({
+            accepted: fc.option(fc.boolean(), { nil: undefined }),
+            seq: fc.option(
+              fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 0n, max: 2n ** 64n })),
+              {
+                nil: undefined,
+              },
+            ),
+          })
+          .map(({ accepted, seq }) => ({
+            ...o,
+            accepted,
+            ...(seq !== undefined && o.type !== "invoke" && { seq }),
+          }))
       : fc.constant(o),
   ),
   canonicalNemesisOp,

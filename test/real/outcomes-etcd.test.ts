@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Fault } from "../../src/schedule/schedule.js";
+import { expectSeqOnAcceptedWrites } from "./apply-order.js";
 import { missingBinaries } from "./helpers.js";
 import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 import { etcdClientPause, etcdSchedule } from "./schedules.js";
@@ -58,6 +59,8 @@ describe.skipIf(missing.length > 0)("real etcd target", () => {
     track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
+    // Each accepted txn's revision is recorded as its apply order.
+    expect(expectSeqOnAcceptedWrites(r.run.ops, r.timeline)).toBeGreaterThan(0);
     expect(
       r.rejectedWrites.some((w) => w.process === 0),
       r.timeline,

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { expectSeqOnAcceptedWrites } from "./apply-order.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 import { pauseAfterAcquire } from "./schedules.js";
@@ -20,6 +21,8 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toContain("stale-write");
+    // The resource recorded its apply order with each accepted write.
+    expect(expectSeqOnAcceptedWrites(r.run.ops, r.timeline)).toBeGreaterThan(1);
   });
 
   it("redis:lease-token, fenced: the same schedule has no violation; the stale write is rejected", async () => {
@@ -27,6 +30,7 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     track(r.runId);
     expect(r.run.warnings).toEqual([]);
     expect(r.violations, r.timeline).toEqual([]);
+    expect(expectSeqOnAcceptedWrites(r.run.ops, r.timeline)).toBeGreaterThan(0);
     expect(
       r.rejectedWrites.some((w) => w.process === 0),
       r.timeline,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
-import type { Op, WriteOp } from "../../src/history/op.js";
+import { isNemesisOp, type Op, type WriteOp } from "../../src/history/op.js";
 import { newRunId, type RealRun, type RealRunOptions, runReal } from "../../src/real/run.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { realTargetFor } from "../../src/targets/real.js";
@@ -93,7 +93,7 @@ function timeline(ops: readonly Op[]): string {
   return ops
     .map((o) => {
       const ms = (o.time / 1e6).toFixed(0).padStart(6);
-      if (o.process === "nemesis") return `${ms} nemesis ${o.f} ${o.node ?? ""} ${JSON.stringify(o.value)}`;
+      if (isNemesisOp(o)) return `${ms} nemesis ${o.f} ${o.node ?? ""} ${JSON.stringify(o.value)}`;
       const extra = [o.grant, o.f === "write" ? o.accepted : undefined, o.error].filter(
         (x) => x !== undefined,
       );

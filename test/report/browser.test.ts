@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkOps } from "../../checkers/index.js";
 import { readHistoryFile } from "../../src/history/jsonl.js";
-import type { Op } from "../../src/history/op.js";
+import { isNemesisOp, type Op } from "../../src/history/op.js";
 import { renderHtmlReport } from "../../src/report/html.js";
 import { type HeadlessBrowser, launchChromium } from "./browser.js";
 import { longHistory, pausedHolderHistory, pausedHolderSchedule } from "./fixtures.js";
@@ -22,7 +22,7 @@ const CORPUS = join(import.meta.dirname, "../../histories");
 function expectedLanes(ops: readonly Op[]): number {
   const lanes = new Set<string>();
   for (const op of ops) {
-    if (op.process !== "nemesis") lanes.add(`client:${op.process}`);
+    if (!isNemesisOp(op)) lanes.add(`client:${op.process}`);
     else {
       if (op.node) lanes.add(op.node);
       const v = op.value as { a?: string[]; b?: string[] } | undefined;

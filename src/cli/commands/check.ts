@@ -25,7 +25,7 @@ import {
 import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
 import { readJepsenEdnFile, writeJepsenEdn } from "../../formats/jepsen.js";
 import type { Op } from "../../history/op.js";
-import { readHistory } from "../../history/read.js";
+import { emptyHistoryError, readHistory } from "../../history/read.js";
 import { writeHistory } from "../../history/write.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
@@ -40,6 +40,7 @@ interface CheckFlags {
   timeLimit?: number;
   json?: boolean;
   export?: string;
+  allowEmpty?: boolean;
 }
 
 /** What the linearizability engineer's src/cli/lin-check.ts provides (loaded on demand). */
@@ -83,6 +84,10 @@ export function checkCommand(): Command {
       "--export <file>",
       "also write the history to <file>: Jepsen history EDN if it ends in .edn, else JSONL (converts in either direction)",
     )
+    .option(
+      "--allow-empty",
+      "accept a history with no ops (by default it is bad input, exit 2: usually the wrong file)",
+    )
     .addHelpText("after", "\nExit status: 0 valid, 1 a violation was found, 2 unknown verdict or bad input.")
     .action(async (path: string, flags: CheckFlags) => {
       process.exitCode = await runCheck(path, flags);
@@ -121,16 +126,18 @@ function selectCheckers(
 async function checkStreaming(
   path: string,
   names: readonly CheckerName[],
+  allowEmpty: boolean,
 ): Promise<Result<{ verdicts: Verdict[]; ops: number; warnings: InputError[] }, InputError[]>> {
   if (path.endsWith(".edn")) {
     const imported = await readJepsenEdnFile(path);
     if (!imported.ok) return imported;
+    if (imported.value.ops.length === 0 && !allowEmpty) return err([emptyHistoryError(path)]);
     const checkers = createCheckers(names);
     for (const op of imported.value.ops) for (const c of checkers) c.step(op);
     const verdicts = checkers.map((c) => c.finish());
     return ok({ verdicts, ops: imported.value.ops.length, warnings: imported.value.warnings });
   }
-  return checkHistoryFile(path, names);
+  return checkHistoryFile(path, names, { allowEmpty });
 }
 
 async function checkLinearizable(path: string, flags: CheckFlags): Promise<Result<Verdict, InputError>> {
@@ -180,7 +187,7 @@ export async function runCheck(path: string, flags: CheckFlags): Promise<number>
   const warnings: InputError[] = [];
   let ops: number | undefined;
   if (streaming.length > 0) {
-    const r = await checkStreaming(path, streaming);
+    const r = await checkStreaming(path, streaming, flags.allowEmpty === true);
     if (!r.ok) return failWith(r.error);
     verdicts.push(...r.value.verdicts);
     warnings.push(...r.value.warnings);

@@ -30,6 +30,7 @@ import type {
   EtcdKeyInfo,
   ResourceApi,
   ResourceWrite,
+  ResourceWriteResult,
 } from "../../env/env.js";
 import { etcdLockKey } from "../../locks/consensus.js";
 import { startRenewal } from "../../locks/keepalive.js";
@@ -255,11 +256,13 @@ export function etcdResourceKey(lock: string): string {
 /**
  * `fenced-txn`: the write succeeds only if the lock key still exists with create revision
  * equal to the writer's token; a write without a token is rejected. The resource is the
- * etcd cluster itself, so faults on the "resource" node do not affect it.
+ * etcd cluster itself, so faults on the "resource" node do not affect it. An accepted write's
+ * apply order (`seq`) is the revision of its txn (the response header's): etcd gives every
+ * txn that changes a key the next revision.
  */
 export function etcdTxnResourceApi(client: Etcd3, defaultTimeoutMs: number): ResourceApi {
   return {
-    write(w: ResourceWrite, opts?: CallOptions): Promise<CallResult<{ accepted: boolean }>> {
+    write(w: ResourceWrite, opts?: CallOptions): Promise<CallResult<ResourceWriteResult>> {
       const ms = opts?.timeoutMs ?? defaultTimeoutMs;
       return callWithDeadline(
         RESOURCE_NODE,
@@ -274,7 +277,7 @@ export function etcdTxnResourceApi(client: Etcd3, defaultTimeoutMs: number): Res
             },
             deadlineOf(ms),
           );
-          return { accepted: r.succeeded };
+          return r.succeeded ? { accepted: true, seq: BigInt(r.header.revision) } : { accepted: false };
         },
         (e) => classifyEtcdError(RESOURCE_NODE, e),
       );

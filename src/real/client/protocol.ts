@@ -79,12 +79,15 @@ export type EventLine =
 export type WireFields = Record<string, unknown> & { token?: string };
 
 export function tokenToWire(fields: InvokeFields | CompletionFields): WireFields {
-  const { token, ...rest } = fields as { token?: bigint };
-  return token === undefined ? rest : { ...rest, token: token.toString() };
+  const { token, seq, ...rest } = fields as { token?: bigint; seq?: bigint };
+  const out: WireFields = token === undefined ? rest : { ...rest, token: token.toString() };
+  // A write's seq (the resource's apply order) is a BigInt too.
+  return seq === undefined ? out : { ...out, seq: seq.toString() };
 }
 
 /** Back from the file: the token (if any) as a BigInt again. */
 export function tokenFromWire(fields: WireFields): Record<string, unknown> {
-  const { token, ...rest } = fields;
-  return token === undefined ? rest : { ...rest, token: BigInt(token) };
+  const { token, seq, ...rest } = fields;
+  const out: Record<string, unknown> = token === undefined ? rest : { ...rest, token: BigInt(token) };
+  return typeof seq === "string" ? { ...out, seq: BigInt(seq) } : out;
 }

@@ -39,7 +39,7 @@ export type EtcdRes =
   | { op: "create-if-absent"; leaseFound: boolean; created: boolean; createRevision: bigint }
   | { op: "get"; info: EtcdKeyInfo | null }
   | { op: "delete-if-create-revision"; deleted: boolean }
-  | { op: "put-if-create-revision"; written: boolean };
+  | { op: "put-if-create-revision"; written: boolean; revision: bigint };
 
 interface Lease {
   ttlMs: number;
@@ -125,9 +125,10 @@ export function applyEtcd(s: EtcdState, cmd: EtcdCmd): EtcdRes {
     case "put-if-create-revision": {
       const guard = s.kv.get(cmd.guardKey);
       if (guard === undefined || guard.createRevision !== cmd.createRevision)
-        return { op: cmd.op, written: false };
+        return { op: cmd.op, written: false, revision: s.revision };
       put(s, cmd.key, cmd.value, null);
-      return { op: cmd.op, written: true };
+      // The txn's revision is the write's apply order (history field `seq`).
+      return { op: cmd.op, written: true, revision: s.revision };
     }
   }
 }

@@ -9,6 +9,9 @@
  * - `fenced-txn` is not served here: the write is a transaction on the etcd-like cluster (see
  *   servers/etcd.ts), so faults on the "resource" node do not affect it.
  *
+ * Each accepted write is answered with its apply sequence number (history field `seq`), so
+ * checkers know the order the resource applied writes in, not only what clients observed.
+ *
  * The resource is durable storage: a crash makes it unreachable but it keeps what it
  * accepted (its highest token), or fencing would be meaningless after a restart.
  */
@@ -26,13 +29,17 @@ export function createResourceNode(fenced: boolean): ResourceNode {
   return { fenced, highest: new Map(), accepted: 0 };
 }
 
-export function writeResource(r: ResourceNode, w: ResourceWrite): boolean {
+/**
+ * Applies a write: its apply sequence number (the count of writes accepted so far, this one
+ * included: 1, 2, …) if accepted, or 0 if rejected.
+ */
+export function writeResource(r: ResourceNode, w: ResourceWrite): number {
   if (r.fenced) {
-    if (w.token === null) return false;
+    if (w.token === null) return 0;
     const top = r.highest.get(w.lock);
-    if (top !== undefined && w.token < top) return false;
+    if (top !== undefined && w.token < top) return 0;
     r.highest.set(w.lock, w.token);
   }
   r.accepted++;
-  return true;
+  return r.accepted;
 }
