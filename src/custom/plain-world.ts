@@ -275,8 +275,7 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
           async write(w, opts) {
             await pass(gate);
             const grant = grants.get(w.grant);
-            if (client.write === undefined || grant === undefined)
-              return { ok: true, value: memoryWrite(w) };
+            if (client.write === undefined || grant === undefined) return { ok: true, value: memoryWrite(w) };
             const r = await withTimeout(
               Promise.resolve().then(() => client.write!(grant, w.value)),
               opts?.timeoutMs ?? options.callTimeoutMs,

@@ -132,3 +132,7 @@ export const NEMESIS_FS = [
   "delay-end",
 ] as const satisfies readonly NemesisF[];
 export const OP_TYPES = ["invoke", "ok", "fail", "info"] as const satisfies readonly OpType[];
+
+export function isNemesisOp(op: Op): op is NemesisOp {
+  return op.process === "nemesis";
+}

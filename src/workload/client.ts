@@ -97,8 +97,7 @@ async function holdAndWrite(
     if (r.ok) {
       const { accepted, seq } = r.value;
       rec.complete(w, "ok", accepted && seq !== undefined ? { accepted, seq } : { accepted });
-    }
-    else rec.complete(w, r.error.kind === "unreachable" ? "fail" : "info", { error: r.error.kind });
+    } else rec.complete(w, r.error.kind === "unreachable" ? "fail" : "info", { error: r.error.kind });
   }
 }
 
