@@ -25,7 +25,7 @@ import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
-import { DEFAULT_MARGIN_MS, probeRobust } from "./robust-failure.js";
+import { DEFAULT_MARGIN_MS } from "./robust-failure.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
 import { type ShrinkBudget, shrinkSchedule } from "./shrink.js";
 import { shrinkOnRealServers } from "./shrink-real.js";
@@ -152,11 +152,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
       if (!o.target.deterministic) return true;
       if (shrinkRuns >= fcShrink.maxRuns || Date.now() >= fcShrinkDeadline) return true;
       shrinkRuns++;
-      const bad = (
-        margin === null
-          ? await probeViolation(o.target, schedule, kind)
-          : await probeRobust(o.target, schedule, kind, margin)
-      ).fails;
+      const bad = (await probeViolation(o.target, schedule, kind)).fails;
       report();
       return !bad;
     }
@@ -236,11 +232,13 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
     const robust =
       margin === null
         ? null
-        : await shrinkRobustly(o.target, fcMinimal, violation, margin, budget, evidence, onRun);
-    if (robust?.robust === true) {
+        : await shrinkRobustly(o.target, fcMinimal, violation, margin, budget, evidence, onRun, [
+            original ?? fcMinimal,
+          ]);
+    if (robust !== null) {
       minimal = robust.schedule;
       passSteps = robust.steps;
-      how = "margins";
+      how = robust.robust ? "margins" : "exact";
     } else {
       const pass = await shrinkSchedule(fcMinimal, probe, budget, evidence);
       minimal = pass.schedule;

@@ -1,18 +1,22 @@
 /**
- * Shrinking with timing margins, for deterministic targets (the simulator): the greedy
- * shrinker with "fails robustly" (robust-failure.ts) as its failure condition, then wider
- * pauses where the failure allows. A schedule that does not fail robustly as given is first
- * widened (longer pauses, one client starting later); if no widening fails robustly either,
- * the result says so (`robust: false`) and the caller shrinks without margins.
+ * Shrinking with timing margins, for deterministic targets (the simulator). First the plain
+ * greedy shrink to the bare minimum (cheap: one run a candidate); then that minimum is given
+ * room — longer pauses, a client starting later — until it fails robustly
+ * (robust-failure.ts), and shrunk again with "fails robustly" as the condition; last, pauses
+ * are widened where the failure allows. When neither the minimum nor the input can be given
+ * room (nor `alsoFrom`, e.g. the schedule as first found, before any shrinking), the result
+ * is the bare minimum with `robust: false`, and the caller says so. Each of
+ * the two shrinking passes has `budget`.
  */
+import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { probeRobust, widenings, widenMargins } from "./robust-failure.js";
-import type { ViolationKind } from "./same-violation.js";
-import { type FailureEvidence, type ShrinkBudget, shrinkSchedule } from "./shrink.js";
+import { probeViolation, type ViolationKind } from "./same-violation.js";
+import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 
 export interface RobustShrinkResult {
-  /** Whether `schedule` fails robustly; when false it is the input, unshrunk. */
+  /** Whether `schedule` fails robustly; when false it is the bare minimum (no margins). */
   robust: boolean;
   schedule: Schedule;
   /** Candidates tried (each a robust probe: one run plus its perturbations). */
@@ -30,15 +34,61 @@ function startingLater(s: Schedule, index: number, byMs: number): Schedule | nul
   return { ...s, clients: s.clients.map((x, j) => (j === index ? later : x)) };
 }
 
-/** Variants of a schedule that fails only by a hair, to find one that fails with margins. */
-function* roomier(s: Schedule, marginMs: number): Generator<Schedule> {
-  yield* widenings(s, marginMs);
-  for (let i = 0; i < s.clients.length; i++) {
-    const later = startingLater(s, i, 2 * marginMs);
-    if (later === null) continue;
-    yield later;
-    yield* widenings(later, marginMs);
+/** Clients start 2 × margin apart, in the order of `ids` (first starts first). */
+function staggered(s: Schedule, ids: readonly number[], marginMs: number): Schedule {
+  let out = s;
+  ids.forEach((id, k) => {
+    const index = out.clients.findIndex((c) => c.id === id);
+    const later = k === 0 ? null : startingLater(out, index, 2 * marginMs * k);
+    if (later !== null) out = later;
+  });
+  return out;
+}
+
+/** Client ids in the order their first grant was acknowledged in a failing run's history. */
+function grantOrder(s: Schedule, ops: readonly Op[] | undefined): number[] {
+  if (ops === undefined) return [];
+  const order: number[] = [];
+  for (const op of ops) {
+    if (
+      op.f === "acquire" &&
+      op.type === "ok" &&
+      typeof op.process === "number" &&
+      !order.includes(op.process)
+    )
+      order.push(op.process);
   }
+  for (const c of s.clients) if (!order.includes(c.id)) order.push(c.id);
+  return order;
+}
+
+/**
+ * Variants of a schedule that fails only by a hair, to find one that fails with margins:
+ * longer pauses; clients that started at the same instant spread apart, in the order they
+ * got the lock in the failing run, or one of them later, or in id order either way.
+ */
+function* roomier(s: Schedule, marginMs: number, ops: readonly Op[] | undefined): Generator<Schedule> {
+  yield* widenings(s, marginMs);
+  const ids = s.clients.map((c) => c.id);
+  const orders = [grantOrder(s, ops), ids, [...ids].reverse()].filter((o) => o.length > 1);
+  const spread = [
+    ...orders.map((o) => staggered(s, o, marginMs)),
+    ...s.clients.map((_, i) => startingLater(s, i, 2 * marginMs)).filter((x): x is Schedule => x !== null),
+  ];
+  for (const r of spread) {
+    yield r;
+    yield* widenings(r, marginMs);
+  }
+}
+
+/** What is left of `budget` once `runs` runs and the time since `started` are spent. */
+function rest(budget: ShrinkBudget, started: number, runs: number): ShrinkBudget {
+  return {
+    ...(budget.maxRuns === undefined ? {} : { maxRuns: Math.max(0, budget.maxRuns - runs) }),
+    ...(budget.timeLimitMs === undefined
+      ? {}
+      : { timeLimitMs: Math.max(0, budget.timeLimitMs - (Date.now() - started)) }),
+  };
 }
 
 export async function shrinkRobustly(
@@ -49,34 +99,51 @@ export async function shrinkRobustly(
   budget: ShrinkBudget,
   evidence?: FailureEvidence,
   onRun?: () => void,
+  alsoFrom: readonly Schedule[] = [],
 ): Promise<RobustShrinkResult> {
-  const probe = async (s: Schedule) => {
+  const exactProbe = async (s: Schedule) => {
+    onRun?.();
+    return probeViolation(target, s, kind);
+  };
+  const robustProbe = async (s: Schedule) => {
     onRun?.();
     return probeRobust(target, s, kind, marginMs);
   };
-  let start = schedule;
-  let startEvidence = evidence;
-  let runs = 1;
-  let first = await probe(schedule);
-  if (!first.fails) {
-    for (const r of roomier(schedule, marginMs)) {
+  const exact = await shrinkSchedule(schedule, exactProbe, budget, evidence);
+  // The pass with margins has a budget of its own.
+  const started = Date.now();
+  let runs = 0;
+  const outOfTime = () => (rest(budget, started, runs).timeLimitMs ?? 1) <= 0;
+  for (const from of [exact.schedule, schedule, ...alsoFrom]) {
+    let start: Schedule | null = null;
+    let startProbe: ShrinkProbe = { fails: false };
+    runs++;
+    const ops = (await exactProbe(from)).evidence?.ops;
+    for (const r of [from, ...roomier(from, marginMs, ops)]) {
+      if (outOfTime()) break;
       runs++;
-      first = await probe(r);
-      if (first.fails) {
+      startProbe = await robustProbe(r);
+      if (startProbe.fails) {
         start = r;
-        startEvidence = first.evidence;
         break;
       }
     }
-    if (!first.fails) return { robust: false, schedule, runs, steps: 0, budgetExhausted: false };
+    if (start === null) continue;
+    const shrunk = await shrinkSchedule(start, robustProbe, rest(budget, started, runs), startProbe.evidence);
+    const wide = await widenMargins(target, shrunk.schedule, kind, marginMs);
+    return {
+      robust: true,
+      schedule: wide.schedule,
+      runs: exact.runs + runs + shrunk.runs,
+      steps: exact.steps + shrunk.steps,
+      budgetExhausted: exact.budgetExhausted || shrunk.budgetExhausted,
+    };
   }
-  const shrunk = await shrinkSchedule(start, probe, budget, startEvidence);
-  const wide = await widenMargins(target, shrunk.schedule, kind, marginMs);
   return {
-    robust: true,
-    schedule: wide.schedule,
-    runs: runs + shrunk.runs,
-    steps: shrunk.steps,
-    budgetExhausted: shrunk.budgetExhausted,
+    robust: false,
+    schedule: exact.schedule,
+    runs: exact.runs + runs,
+    steps: exact.steps,
+    budgetExhausted: exact.budgetExhausted,
   };
 }

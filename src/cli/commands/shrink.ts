@@ -215,16 +215,16 @@ async function shrinkSim(
 ): Promise<Shrunk> {
   if (marginMs > 0) {
     const r = await shrinkRobustly(target, schedule, kind, marginMs, budget, evidence, onRun);
-    if (r.robust) {
-      return {
-        schedule: r.schedule,
-        run: null,
-        runs: r.runs,
-        budgetExhausted: r.budgetExhausted,
-        note: `timing margins ≥ ${marginMs} ms: it also fails with every pause, offset and start moved by ${marginMs} ms`,
-        notKept: null,
-      };
-    }
+    return {
+      schedule: r.schedule,
+      run: null,
+      runs: r.runs,
+      budgetExhausted: r.budgetExhausted,
+      note: r.robust
+        ? `timing margins ≥ ${marginMs} ms: it also fails with every pause, offset and start moved by ${marginMs} ms`
+        : `no timing margins: the failure does not survive moving its timings by ${marginMs} ms, so it may not repeat on real servers`,
+      notKept: null,
+    };
   }
   const r = await shrinkSchedule(
     schedule,
@@ -240,10 +240,7 @@ async function shrinkSim(
     run: null,
     runs: r.runs,
     budgetExhausted: r.budgetExhausted,
-    note:
-      marginMs > 0
-        ? `no timing margins: the failure does not survive moving its timings by ${marginMs} ms, so it may not repeat on real servers`
-        : "no timing margins (--margin 0)",
+    note: "no timing margins (--margin 0)",
     notKept: null,
   };
 }
