@@ -52,25 +52,43 @@ function perturbedFault(f: Fault, m: number): Fault[] {
   }
 }
 
-/** The perturbations of `s` with margin `marginMs` (distinct from `s` and from each other). */
+/** `s` with client `index` starting `byMs` later (unchanged if it has no cycle). */
+function clientLater(s: Schedule, index: number, byMs: number): Schedule {
+  const c = s.clients[index];
+  const first = c?.cycles[0];
+  if (c === undefined || first === undefined) return s;
+  const later = { ...c, cycles: [{ ...first, thinkMs: first.thinkMs + byMs }, ...c.cycles.slice(1)] };
+  return { ...s, clients: s.clients.map((x, j) => (j === index ? later : x)) };
+}
+
+/**
+ * The perturbations of `s` with margin `marginMs` (distinct from `s` and from each other):
+ * each timing moved alone, and then moved together — another latency draw with every fault's
+ * effect `marginMs` smaller, alone and with each client starting `marginMs` later — since on
+ * real servers everything is a little off at once.
+ */
 export function perturbations(s: Schedule, marginMs: number): Schedule[] {
   const out: Schedule[] = [];
   const { min, max } = s.options.latencyMs;
   const latencyMs = { min, max: Math.max(max, min + MIN_LATENCY_SPREAD_MS) };
-  for (let k = 1; k <= SEEDS; k++) {
-    out.push({ ...s, seed: (s.seed + k) >>> 0, options: { ...s.options, latencyMs } });
-  }
-  s.clients.forEach((c, i) => {
-    const first = c.cycles[0];
-    if (first === undefined) return;
-    const later = { ...c, cycles: [{ ...first, thinkMs: first.thinkMs + marginMs }, ...c.cycles.slice(1)] };
-    out.push({ ...s, clients: s.clients.map((x, j) => (j === i ? later : x)) });
+  const reseeded = (k: number): Schedule => ({
+    ...s,
+    seed: (s.seed + k) >>> 0,
+    options: { ...s.options, latencyMs },
   });
+  for (let k = 1; k <= SEEDS; k++) out.push(reseeded(k));
+  s.clients.forEach((_, i) => out.push(clientLater(s, i, marginMs)));
   s.faults.forEach((f, i) => {
     for (const g of perturbedFault(f, marginMs)) {
       out.push({ ...s, faults: s.faults.map((x, j) => (j === i ? g : x)) });
     }
   });
+  const weaker = {
+    ...reseeded(SEEDS + 1),
+    faults: s.faults.map((f) => perturbedFault(f, marginMs)[0] ?? f),
+  };
+  out.push(weaker);
+  s.clients.forEach((_, i) => out.push(clientLater(weaker, i, marginMs)));
   const seen = new Set([JSON.stringify(s)]);
   return out.filter((p) => {
     const key = JSON.stringify(p);

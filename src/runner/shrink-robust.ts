@@ -34,6 +34,38 @@ function startingLater(s: Schedule, index: number, byMs: number): Schedule | nul
   return { ...s, clients: s.clients.map((x, j) => (j === index ? later : x)) };
 }
 
+/** Clock jumps of at least `ms` either way (a lease then expires, or lives on, at once). */
+function withClockJumpsAtLeast(s: Schedule, ms: number): Schedule | null {
+  if (!s.faults.some((f) => f.kind === "clock-jump" && Math.abs(f.deltaMs) < ms)) return null;
+  const faults = s.faults.map((f) =>
+    f.kind === "clock-jump" && Math.abs(f.deltaMs) < ms ? { ...f, deltaMs: f.deltaMs < 0 ? -ms : ms } : f,
+  );
+  return { ...s, faults };
+}
+
+/**
+ * Holds twice as long, but none beyond `capMs` (below the TTL: a hold past the lease would be
+ * a different failure, one that needs no fault); null if none changes.
+ */
+function withLongerHolds(s: Schedule, capMs: number): Schedule | null {
+  let changed = false;
+  const clients = s.clients.map((c) => ({
+    ...c,
+    cycles: c.cycles.map((cy) => {
+      const holdMs = Math.max(cy.holdMs, Math.min(2 * cy.holdMs, capMs));
+      if (holdMs !== cy.holdMs) changed = true;
+      return { ...cy, holdMs };
+    }),
+  }));
+  return changed ? { ...s, clients } : null;
+}
+
+/** Every timed fault `byMs` later (one that came right after what it hits gets some room). */
+function withTimedFaultsLater(s: Schedule, byMs: number): Schedule | null {
+  if (!s.faults.some((f) => "at" in f)) return null;
+  return { ...s, faults: s.faults.map((f) => ("at" in f ? { ...f, at: f.at + byMs } : f)) };
+}
+
 /** Clients start 2 × margin apart, in the order of `ids` (first starts first). */
 function staggered(s: Schedule, ids: readonly number[], marginMs: number): Schedule {
   let out = s;
@@ -64,20 +96,27 @@ function grantOrder(s: Schedule, ops: readonly Op[] | undefined): number[] {
 
 /**
  * Variants of a schedule that fails only by a hair, to find one that fails with margins:
- * longer pauses; clients that started at the same instant spread apart, in the order they
+ * longer pauses, clock jumps of a whole TTL, longer holds (below the TTL), timed faults later; clients that started at the same instant spread apart, in the order they
  * got the lock in the failing run, or one of them later, or in id order either way.
  */
 function* roomier(s: Schedule, marginMs: number, ops: readonly Op[] | undefined): Generator<Schedule> {
-  yield* widenings(s, marginMs);
   const ids = s.clients.map((c) => c.id);
   const orders = [grantOrder(s, ops), ids, [...ids].reverse()].filter((o) => o.length > 1);
   const spread = [
     ...orders.map((o) => staggered(s, o, marginMs)),
     ...s.clients.map((_, i) => startingLater(s, i, 2 * marginMs)).filter((x): x is Schedule => x !== null),
   ];
-  for (const r of spread) {
-    yield r;
-    yield* widenings(r, marginMs);
+  const bases = [s, ...spread].flatMap((b) => {
+    const variants = [b, withTimedFaultsLater(b, 2 * marginMs)];
+    const held = withLongerHolds(b, b.options.ttlMs - 4 * marginMs);
+    if (held !== null) variants.push(held, withTimedFaultsLater(held, 2 * marginMs));
+    return variants.filter((v): v is Schedule => v !== null);
+  });
+  for (const base of bases) {
+    if (base !== s) yield base;
+    yield* widenings(base, marginMs);
+    const jumps = withClockJumpsAtLeast(base, base.options.ttlMs);
+    if (jumps !== null) yield jumps;
   }
 }
 

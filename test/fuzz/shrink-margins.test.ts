@@ -57,7 +57,14 @@ describe("shrinking with timing margins", () => {
           { minLength: 4, maxLength: 4 },
         ),
         async (fuzzSeed, moves) => {
-          const r = await fuzz({ ...gcPause, seed: fuzzSeed, marginMs: margin, shrink: { maxRuns: 2000 } });
+          // Budgets by runs only (no time limits), so that a loaded machine shrinks the same way.
+          const r = await fuzz({
+            ...gcPause,
+            seed: fuzzSeed,
+            marginMs: margin,
+            fcShrink: { maxRuns: 600, timeLimitMs: 600_000 },
+            shrink: { maxRuns: 2000 },
+          });
           const ce = r.counterexample;
           if (ce === null) return; // no violation for this seed: nothing to check
           found++;
@@ -86,7 +93,7 @@ describe("shrinking with timing margins", () => {
     expect(hair).toBeGreaterThan(0);
   });
 
-  it("perturbations move each timing by the margin, one at a time", () => {
+  it("perturbations move each timing by the margin, one at a time and all together", () => {
     const s = scheduleFor("sim:lease", {
       resource: "unfenced",
       clients: [[{ thinkMs: 0, holdMs: 10, writes: 1 }], [{ thinkMs: 100, holdMs: 10, writes: 1 }]],
@@ -98,7 +105,18 @@ describe("shrinking with timing margins", () => {
     const ps = perturbations(s, 50);
     const differs = (p: Schedule) => JSON.stringify(p) !== JSON.stringify(s);
     expect(ps.every(differs)).toBe(true);
-    expect(ps.filter((p) => p.seed !== s.seed)).toHaveLength(2);
+    // Two other latency draws alone; a third with every fault weaker, alone and with each client later.
+    expect(ps.filter((p) => p.seed !== s.seed)).toHaveLength(2 + 1 + 2);
+    expect(ps).toContainEqual(
+      expect.objectContaining({
+        seed: s.seed + 3,
+        clients: [s.clients[0], { id: 1, cycles: [{ thinkMs: 150, holdMs: 10, writes: 1 }] }],
+        faults: [
+          { kind: "pause", node: "client:0", at: 30, durationMs: 1150 },
+          { kind: "pause-at", client: 1, checkpoint: "acquired", occurrence: 0, durationMs: 850 },
+        ],
+      }),
+    );
     expect(ps.map((p) => p.clients.map((c) => c.cycles[0]!.thinkMs))).toContainEqual([50, 100]);
     expect(ps.map((p) => p.clients.map((c) => c.cycles[0]!.thinkMs))).toContainEqual([0, 150]);
     expect(ps.map((p) => p.faults[0])).toContainEqual({
