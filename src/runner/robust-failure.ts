@@ -77,7 +77,7 @@ export function perturbations(s: Schedule, marginMs: number): Schedule[] {
     options: { ...s.options, latencyMs },
   });
   for (let k = 1; k <= SEEDS; k++) out.push(reseeded(k));
-  s.clients.forEach((_, i) => out.push(clientLater(s, i, marginMs)));
+  for (let i = 0; i < s.clients.length; i++) out.push(clientLater(s, i, marginMs));
   s.faults.forEach((f, i) => {
     for (const g of perturbedFault(f, marginMs)) {
       out.push({ ...s, faults: s.faults.map((x, j) => (j === i ? g : x)) });
@@ -88,7 +88,7 @@ export function perturbations(s: Schedule, marginMs: number): Schedule[] {
     faults: s.faults.map((f) => perturbedFault(f, marginMs)[0] ?? f),
   };
   out.push(weaker);
-  s.clients.forEach((_, i) => out.push(clientLater(weaker, i, marginMs)));
+  for (let i = 0; i < s.clients.length; i++) out.push(clientLater(weaker, i, marginMs));
   const seen = new Set([JSON.stringify(s)]);
   return out.filter((p) => {
     const key = JSON.stringify(p);
