@@ -120,6 +120,8 @@ function* roomier(s: Schedule, marginMs: number, ops: readonly Op[] | undefined)
   }
 }
 
+const ROBUST_TIME_FACTOR = 10;
+
 /** What is left of `budget` once `runs` runs and the time since `started` are spent. */
 function rest(budget: ShrinkBudget, started: number, runs: number): ShrinkBudget {
   return {
@@ -149,10 +151,16 @@ export async function shrinkRobustly(
     return probeRobust(target, s, kind, marginMs);
   };
   const exact = await shrinkSchedule(schedule, exactProbe, budget, evidence);
-  // The pass with margins has a budget of its own.
+  // The pass with margins has a budget of its own: as many candidates, but each is a dozen
+  // runs or more, so ROBUST_TIME_FACTOR times the time (a time limit that cuts it short
+  // would make the result depend on the machine's load).
+  const robustBudget: ShrinkBudget = {
+    ...(budget.maxRuns === undefined ? {} : { maxRuns: budget.maxRuns }),
+    ...(budget.timeLimitMs === undefined ? {} : { timeLimitMs: budget.timeLimitMs * ROBUST_TIME_FACTOR }),
+  };
   const started = Date.now();
   let runs = 0;
-  const outOfTime = () => (rest(budget, started, runs).timeLimitMs ?? 1) <= 0;
+  const outOfTime = () => (rest(robustBudget, started, runs).timeLimitMs ?? 1) <= 0;
   for (const from of [exact.schedule, schedule, ...alsoFrom]) {
     let start: Schedule | null = null;
     let startProbe: ShrinkProbe = { fails: false };
@@ -168,7 +176,12 @@ export async function shrinkRobustly(
       }
     }
     if (start === null) continue;
-    const shrunk = await shrinkSchedule(start, robustProbe, rest(budget, started, runs), startProbe.evidence);
+    const shrunk = await shrinkSchedule(
+      start,
+      robustProbe,
+      rest(robustBudget, started, runs),
+      startProbe.evidence,
+    );
     const wide = await widenMargins(target, shrunk.schedule, kind, marginMs);
     return {
       robust: true,
