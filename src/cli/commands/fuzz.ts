@@ -88,6 +88,16 @@ export function fuzzCommand(): Command {
     )
     .option("--quiet", "no progress line")
     .option("--json", "print a JSON summary on stdout instead of the human report")
+    .addHelpText(
+      "after",
+      `
+A counterexample is shrunk keeping timing margins (--margin): it must also fail with every pause,
+clock jump, fault time and client start moved by the margin, so that it fails on real servers
+too, not by a hair. When no version of it does, it is shrunk to the bare minimum and the report
+says so. On a real target (redis:*, etcd:*) it is shrunk in the simulator twin and confirmed on
+real servers, or else on real servers, each candidate kept only when it fails on 2 of 2 runs; if
+nothing smaller fails again, the schedule as found is shown, with the run that failed.`,
+    )
     .action(async (flags: FuzzFlags) => {
       process.exitCode = await runFuzz(flags);
     });
