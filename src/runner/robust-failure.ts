@@ -53,7 +53,7 @@ function perturbedFault(f: Fault, m: number): Fault[] {
 }
 
 /** `s` with client `index` starting `byMs` later (unchanged if it has no cycle). */
-function clientLater(s: Schedule, index: number, byMs: number): Schedule {
+export function clientLater(s: Schedule, index: number, byMs: number): Schedule {
   const c = s.clients[index];
   const first = c?.cycles[0];
   if (c === undefined || first === undefined) return s;
@@ -128,8 +128,8 @@ function withPausesAtLeast(s: Schedule, durationMs: number): Schedule | null {
 }
 
 /**
- * Wider versions of `s` to try, widest first: every pause at least 2 × TTL, then TTL plus
- * four margins, then twice as long as it is.
+ * Wider versions of `s` to try, in this order: every pause at least 2 × TTL, at least TTL
+ * plus four margins, twice as long as it is.
  */
 export function widenings(s: Schedule, marginMs: number): Schedule[] {
   const ttl = s.options.ttlMs;
@@ -151,8 +151,8 @@ export function widenings(s: Schedule, marginMs: number): Schedule[] {
 }
 
 /**
- * `s` with wider pauses if a widening still fails robustly, else `s`. `tries` counts the
- * runs it spent (each widening tried costs one robust probe).
+ * `s` with wider pauses (the first widening that still fails robustly), else `s`. Each
+ * widening tried costs one robust probe.
  */
 export async function widenMargins(
   target: Target,

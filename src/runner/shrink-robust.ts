@@ -5,13 +5,13 @@
  * (robust-failure.ts), and shrunk again with "fails robustly" as the condition; last, pauses
  * are widened where the failure allows. When neither the minimum nor the input can be given
  * room (nor `alsoFrom`, e.g. the schedule as first found, before any shrinking), the result
- * is the bare minimum with `robust: false`, and the caller says so. Each of
- * the two shrinking passes has `budget`.
+ * is the bare minimum with `robust: false`, and the caller says so. Each of the two
+ * shrinking passes has a budget of its own (see ROBUST_TIME_FACTOR).
  */
 import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
-import { probeRobust, widenings, widenMargins } from "./robust-failure.js";
+import { clientLater, probeRobust, widenings, widenMargins } from "./robust-failure.js";
 import { probeViolation, type ViolationKind } from "./same-violation.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 
@@ -23,15 +23,6 @@ export interface RobustShrinkResult {
   runs: number;
   steps: number;
   budgetExhausted: boolean;
-}
-
-/** One client starting `byMs` later (its first think is longer). */
-function startingLater(s: Schedule, index: number, byMs: number): Schedule | null {
-  const c = s.clients[index];
-  const first = c?.cycles[0];
-  if (c === undefined || first === undefined) return null;
-  const later = { ...c, cycles: [{ ...first, thinkMs: first.thinkMs + byMs }, ...c.cycles.slice(1)] };
-  return { ...s, clients: s.clients.map((x, j) => (j === index ? later : x)) };
 }
 
 /** Clock jumps of at least `ms` either way (a lease then expires, or lives on, at once). */
@@ -71,8 +62,7 @@ function staggered(s: Schedule, ids: readonly number[], marginMs: number): Sched
   let out = s;
   ids.forEach((id, k) => {
     const index = out.clients.findIndex((c) => c.id === id);
-    const later = k === 0 ? null : startingLater(out, index, 2 * marginMs * k);
-    if (later !== null) out = later;
+    if (k > 0) out = clientLater(out, index, 2 * marginMs * k);
   });
   return out;
 }
@@ -104,7 +94,7 @@ function* roomier(s: Schedule, marginMs: number, ops: readonly Op[] | undefined)
   const orders = [grantOrder(s, ops), ids, [...ids].reverse()].filter((o) => o.length > 1);
   const spread = [
     ...orders.map((o) => staggered(s, o, marginMs)),
-    ...s.clients.map((_, i) => startingLater(s, i, 2 * marginMs)).filter((x): x is Schedule => x !== null),
+    ...s.clients.map((_, i) => clientLater(s, i, 2 * marginMs)).filter((x) => x !== s),
   ];
   const bases = [s, ...spread].flatMap((b) => {
     const variants = [b, withTimedFaultsLater(b, 2 * marginMs)];
