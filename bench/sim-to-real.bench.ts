@@ -1,17 +1,19 @@
 /**
- * `node dist/bench/sim-to-real.bench.js [seeds] [replays]`: how often a shrunk simulator
- * counterexample also fails on real servers. For sim:lease → redis:lease and sim:redlock →
- * redis:redlock (unfenced, client pauses), fuzz seeds 1..seeds (default 10) in the simulator,
+ * `node dist/bench/sim-to-real.bench.js [seeds] [replays] [faults]`: how often a shrunk
+ * simulator counterexample also fails on real servers. For sim:lease → redis:lease and
+ * sim:redlock → redis:redlock (unfenced; faults default `pause`, e.g. `pause,clock`), fuzz seeds 1..seeds (default 10) in the simulator,
  * shrunk to the bare minimum (`marginMs: false`, lockcheck's shrinking before timing margins)
  * and with margins (the default); each shrunk schedule is then replayed `replays` times
  * (default 1) on the real target. Prints one row per seed and the ratio of failing replays,
  * both ways measured in the same run. Needs redis-server and cc.
  */
+import type { FaultCategory } from "../generators/bounds.js";
 import { runAndCheck } from "../src/runner/execute.js";
 import { fuzz } from "../src/runner/fuzz.js";
 import { findTarget } from "../src/targets/index.js";
 
-const [seeds = 10, replays = 1] = process.argv.slice(2).map(Number);
+const [seeds = 10, replays = 1] = process.argv.slice(2, 4).map(Number);
+const faults = (process.argv[4] ?? "pause").split(",") as FaultCategory[];
 
 function target(name: string) {
   const t = findTarget(name);
@@ -34,7 +36,7 @@ for (const [simName, realName] of pairs) {
       const r = await fuzz({
         target: sim,
         resource: "unfenced",
-        faults: ["pause"],
+        faults,
         seed,
         runs: 5000,
         ...(mode === "exact" ? { marginMs: false as const } : {}),
