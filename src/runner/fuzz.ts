@@ -197,7 +197,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   if (o.shrink !== false && kind !== null && !o.target.deterministic && foundRun !== null) {
     const r = await shrinkOnRealServers(o.target, original ?? fcMinimal, {
       kind,
-      marginMs: margin ?? DEFAULT_MARGIN_MS,
+      marginMs: margin ?? 0,
       ...(o.realRuns === undefined ? {} : o.realRuns),
       ...(o.shrink === undefined ? {} : { budget: o.shrink }),
       evidence: probeOf(kind, foundRun.ops, foundRun.verdicts).evidence!,

@@ -34,7 +34,7 @@ export interface RealShrinkOptions {
   runs?: number;
   /** … of which this many must fail for the candidate to be kept (default: all of them). */
   needed?: number;
-  /** Timing margin of the simulator phase (ms). */
+  /** Timing margin of the simulator phase (ms); 0: shrink there to the bare minimum. */
   marginMs: number;
   /** Budget of the real phase (candidates and wall-clock); default 200 candidates / 120 s. */
   budget?: ShrinkBudget;
@@ -138,18 +138,23 @@ export async function shrinkOnRealServers(
     simRuns++;
     const exact = await probeViolation(twin, inSim, o.kind);
     if (exact.fails) {
-      const r = await shrinkRobustly(
-        twin,
-        inSim,
-        o.kind,
-        o.marginMs,
-        o.simBudget ?? DEFAULT_SIM_BUDGET,
-        exact.evidence,
-        () => {
-          simRuns++;
-          o.onRun?.("sim");
-        },
-      );
+      const onSimRun = () => {
+        simRuns++;
+        o.onRun?.("sim");
+      };
+      const simBudget = o.simBudget ?? DEFAULT_SIM_BUDGET;
+      const r =
+        o.marginMs > 0
+          ? await shrinkRobustly(twin, inSim, o.kind, o.marginMs, simBudget, exact.evidence, onSimRun)
+          : await shrinkSchedule(
+              inSim,
+              async (s) => {
+                onSimRun();
+                return probeViolation(twin, s, o.kind);
+              },
+              simBudget,
+              exact.evidence,
+            );
       // Without margins it seldom holds on real servers, but a confirmation costs little.
       const shrunk = { ...r.schedule, target: schedule.target };
       const confirmed = await repeated(shrunk);

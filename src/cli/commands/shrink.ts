@@ -260,7 +260,7 @@ async function shrinkReal(
     kind,
     runs: flags.runs,
     needed: need,
-    marginMs: flags.margin > 0 ? flags.margin : DEFAULT_MARGIN_MS,
+    marginMs: flags.margin,
     budget,
     simFirst: flags.sim,
     ...(evidence === undefined ? {} : { evidence }),
