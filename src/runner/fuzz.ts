@@ -10,8 +10,8 @@
  * (a stale write stays a stale write). The same seed and options give the same sequence of
  * schedules, so the same runs and the same counterexample.
  *
- * In the simulator both passes keep timing margins (robust-failure.ts) unless `marginMs` is
- * false, so that the counterexample also fails on real servers. On a real-server target a
+ * In the simulator the final pass then gives the counterexample timing margins
+ * (shrink-robust.ts) unless `marginMs` is false, so that it also fails on real servers. On a real-server target a
  * run takes seconds and may not repeat: fast-check's shrinking is skipped and the final pass
  * is shrink-real.ts (simulator twin first, then real runs that must fail repeatedly); the
  * counterexample's history is always one of a run that failed.
