@@ -9,7 +9,7 @@ import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError } from "../result.js";
-import { type FuzzProgress, fuzz as fuzzTarget } from "../runner/fuzz.js";
+import { type FuzzCounterexample, type FuzzProgress, fuzz as fuzzTarget } from "../runner/fuzz.js";
 import { defaultRunDir, saveRun } from "../runner/save.js";
 import { formatTimeline } from "../runner/timeline.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
@@ -33,6 +33,8 @@ export interface FuzzOptions {
   options?: Partial<ScheduleOptions>;
   /** Shrink the counterexample (default true). */
   shrink?: boolean;
+  /** Timing margin (ms) the shrunk counterexample keeps (default 50); 0: the bare minimum. */
+  marginMs?: number;
   /** Folder to save a counterexample in (default lockcheck-out/<target>-<seed>-<run>); false: do not save. */
   save?: string | false;
   onProgress?: (p: FuzzProgress) => void;
@@ -50,6 +52,8 @@ export interface Counterexample {
   replay: string;
   /** The counterexample as a human timeline, one line per event. */
   timeline: string[];
+  /** How it was shrunk (see FuzzCounterexample.shrink in src/runner/fuzz.ts). */
+  shrink: FuzzCounterexample["shrink"];
 }
 
 export interface FuzzReport {
@@ -94,6 +98,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       ? {}
       : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
     ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
+    ...(o.marginMs === undefined ? {} : { marginMs: o.marginMs > 0 ? o.marginMs : (false as const) }),
     ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
   });
   if (result.error !== null)
@@ -137,6 +142,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       dir,
       replay,
       timeline: formatTimeline(ce.ops, ce.verdicts, { colors: colorsFor({ isTTY: false }) }),
+      shrink: ce.shrink,
     },
   };
 }

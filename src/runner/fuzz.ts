@@ -9,6 +9,12 @@
  * cycles the violation's anomaly involves). Both keep the kind of the violation first found
  * (a stale write stays a stale write). The same seed and options give the same sequence of
  * schedules, so the same runs and the same counterexample.
+ *
+ * In the simulator the final pass then gives the counterexample timing margins
+ * (shrink-robust.ts) unless `marginMs` is false, so that it also fails on real servers. On a real-server target a
+ * run takes seconds and may not repeat: fast-check's shrinking is skipped and the final pass
+ * is shrink-real.ts (simulator twin first, then real runs that must fail repeatedly); the
+ * counterexample's history is always one of a run that failed.
  */
 import fc from "fast-check";
 import { SAFETY_CHECKERS } from "../../checkers/index.js";
@@ -19,8 +25,11 @@ import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
-import { probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
+import { DEFAULT_MARGIN_MS } from "./robust-failure.js";
+import { probeOf, probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
 import { type ShrinkBudget, shrinkSchedule } from "./shrink.js";
+import { shrinkOnRealServers } from "./shrink-real.js";
+import { shrinkRobustly } from "./shrink-robust.js";
 
 export interface FuzzOptions {
   target: Target;
@@ -44,6 +53,13 @@ export interface FuzzOptions {
   fcShrink?: ShrinkBudget;
   /** Budget of the final greedy shrink pass; false skips it. Default 600 runs / 3 s. */
   shrink?: ShrinkBudget | false;
+  /**
+   * Timing margin (ms) a shrunk counterexample must keep (robust-failure.ts); false shrinks
+   * to the bare minimum. Default DEFAULT_MARGIN_MS.
+   */
+  marginMs?: number | false;
+  /** Real targets: runs per shrink candidate and how many must fail (default 2 of 2). */
+  realRuns?: { runs: number; needed: number };
   /** Called after every run, while searching and while shrinking. */
   onProgress?: (p: FuzzProgress) => void;
 }
@@ -71,6 +87,12 @@ export interface FuzzCounterexample {
   passSteps: number;
   shrinkRuns: number;
   shrinkMs: number;
+  /**
+   * How the final pass went: `margins` (shrunk keeping timing margins), `exact` (to the bare
+   * minimum), `real` (confirmed on real servers), `not-kept` (on real servers no smaller
+   * schedule failed again: `schedule` is the one found, with its failing run), `off`.
+   */
+  shrink: "margins" | "exact" | "real" | "not-kept" | "off";
 }
 
 export interface FuzzResult {
@@ -115,6 +137,8 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   let foundAtRun = 0;
   let phase: FuzzProgress["phase"] = "search";
   let original: Schedule | null = null;
+  let foundRun = null as { ops: Op[]; verdicts: Verdict[] } | null;
+  const margin = o.marginMs === false ? null : (o.marginMs ?? DEFAULT_MARGIN_MS);
   const report = () => o.onProgress?.({ phase, runs, shrinkRuns, violations: foundAtRun > 0 ? 1 : 0 });
 
   const fcShrink = { ...DEFAULT_FC_SHRINK, ...o.fcShrink };
@@ -124,6 +148,8 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   let kind = null as ViolationKind | null;
   const property = fc.asyncProperty(fuzzScheduleArb({ ...o, resource }), async (schedule) => {
     if (kind !== null) {
+      // Real runs take seconds and do not repeat exactly: the final pass shrinks those.
+      if (!o.target.deterministic) return true;
       if (shrinkRuns >= fcShrink.maxRuns || Date.now() >= fcShrinkDeadline) return true;
       shrinkRuns++;
       const bad = (await probeViolation(o.target, schedule, kind)).fails;
@@ -137,6 +163,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
       phase = "shrink";
       foundAtRun = runs;
       original = schedule;
+      foundRun = { ops: run.ops, verdicts: run.verdicts };
       foundAt = Date.now();
       fcShrinkDeadline = foundAt + fcShrink.timeLimitMs;
     }
@@ -165,20 +192,65 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
 
   let minimal = fcMinimal;
   let passSteps = 0;
-  if (o.shrink !== false && kind !== null) {
+  let how: FuzzCounterexample["shrink"] = "off";
+  let final: { ops: Op[]; verdicts: Verdict[] } | null = null;
+  if (o.shrink !== false && kind !== null && !o.target.deterministic && foundRun !== null) {
+    const r = await shrinkOnRealServers(o.target, original ?? fcMinimal, {
+      kind,
+      marginMs: margin ?? 0,
+      ...(o.realRuns === undefined ? {} : o.realRuns),
+      ...(o.shrink === undefined ? {} : { budget: o.shrink }),
+      evidence: probeOf(kind, foundRun.ops, foundRun.verdicts).evidence!,
+      onRun: () => {
+        shrinkRuns++;
+        report();
+      },
+    });
+    if (r.failingRun !== null) {
+      minimal = r.schedule;
+      final = r.failingRun;
+      passSteps = r.steps;
+      how = "real";
+    } else {
+      minimal = original ?? fcMinimal;
+      final = foundRun;
+      how = "not-kept";
+    }
+  } else if (o.shrink !== false && kind !== null && o.target.deterministic) {
     const violation = kind;
-    const probe = async (s: Schedule) => {
+    const onRun = () => {
       shrinkRuns++;
       report();
+    };
+    const probe = async (s: Schedule) => {
+      onRun();
       return probeViolation(o.target, s, violation);
     };
     // fast-check's minimal failed with this kind; its run aims the first candidates.
     const { evidence } = await probe(fcMinimal);
-    const pass = await shrinkSchedule(fcMinimal, probe, o.shrink ?? DEFAULT_SHRINK, evidence);
-    minimal = pass.schedule;
-    passSteps = pass.steps;
+    const budget = o.shrink ?? DEFAULT_SHRINK;
+    const robust =
+      margin === null
+        ? null
+        : await shrinkRobustly(o.target, fcMinimal, violation, margin, budget, evidence, onRun, [
+            original ?? fcMinimal,
+          ]);
+    if (robust !== null) {
+      minimal = robust.schedule;
+      passSteps = robust.steps;
+      how = robust.robust ? "margins" : "exact";
+    } else {
+      const pass = await shrinkSchedule(fcMinimal, probe, budget, evidence);
+      minimal = pass.schedule;
+      passSteps = pass.steps;
+      how = "exact";
+    }
+  } else if (!o.target.deterministic && foundRun !== null) {
+    // Unshrunk real failure: its own run, not a rerun that may pass.
+    minimal = original ?? fcMinimal;
+    final = foundRun;
   }
-  const final = await runAndCheck(o.target, minimal);
+  final ??= await runAndCheck(o.target, minimal);
   return {
     ...base,
     runs,
@@ -193,6 +265,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
       passSteps,
       shrinkRuns,
       shrinkMs: Date.now() - foundAt,
+      shrink: how,
     },
     error: null,
   };

@@ -44,20 +44,30 @@ export interface ShrinkResult {
   budgetExhausted: boolean;
 }
 
-function candidatesFor(s: Schedule, evidence: FailureEvidence | undefined): Generator<Schedule> {
-  return shrinkCandidates(s, evidence === undefined ? [] : focusCandidates(s, evidence));
+/** Candidates a caller puts before all others, from the current schedule and its failing run. */
+export type ShrinkAim = (s: Schedule, evidence: FailureEvidence | undefined) => Iterable<Schedule>;
+
+function* candidatesFor(
+  s: Schedule,
+  evidence: FailureEvidence | undefined,
+  aim: ShrinkAim | undefined,
+): Generator<Schedule> {
+  if (aim !== undefined) yield* aim(s, evidence);
+  yield* shrinkCandidates(s, evidence === undefined ? [] : focusCandidates(s, evidence));
 }
 
 /**
  * Shrinks `schedule`, which must fail. `evidence` is the input's failing run, if known;
  * without it (or when `stillFails` answers only true or false) only the ordinary candidates
- * are tried.
+ * are tried. `aim`, if given, yields candidates tried first each round (e.g. the schedule
+ * without the faults its failing run shows never fired, shrink-real.ts).
  */
 export async function shrinkSchedule(
   schedule: Schedule,
   stillFails: (s: Schedule) => Promise<boolean | ShrinkProbe>,
   budget: ShrinkBudget = {},
   evidence?: FailureEvidence,
+  aim?: ShrinkAim,
 ): Promise<ShrinkResult> {
   const maxRuns = budget.maxRuns ?? 1000;
   const deadline = budget.timeLimitMs === undefined ? Infinity : Date.now() + budget.timeLimitMs;
@@ -72,7 +82,7 @@ export async function shrinkSchedule(
 
   for (;;) {
     let improved = false;
-    for (const candidate of candidatesFor(current, currentEvidence)) {
+    for (const candidate of candidatesFor(current, currentEvidence, aim)) {
       if (outOfBudget()) return { schedule: current, runs, steps, budgetExhausted: true };
       const w = scheduleWeight(candidate);
       if (w >= weight) continue;

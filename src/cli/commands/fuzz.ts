@@ -10,7 +10,8 @@ import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds
 import { colorsFor } from "../../report/colors.js";
 import { startProgress } from "../../report/progress.js";
 import { formatInputError, type InputError } from "../../result.js";
-import { type FuzzResult, fuzz } from "../../runner/fuzz.js";
+import { type FuzzCounterexample, type FuzzResult, fuzz } from "../../runner/fuzz.js";
+import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { formatTimeline } from "../../runner/timeline.js";
@@ -28,6 +29,7 @@ interface FuzzFlags {
   clients?: number;
   out?: string;
   shrink: boolean;
+  margin: number;
   quiet?: boolean;
   json?: boolean;
 }
@@ -38,6 +40,13 @@ function positiveInt(name: string) {
     if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
     return n;
   };
+}
+
+function marginArg(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError("--margin must be a whole number of ms ≥ 0");
+  return n;
 }
 
 function seedArg(text: string): number {
@@ -71,8 +80,24 @@ export function fuzzCommand(): Command {
     .option("--clients <n>", "most clients in a schedule (default 4)", positiveInt("--clients"))
     .option("--out <dir>", "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>)")
     .option("--no-shrink", "save the first failing schedule as found")
+    .option(
+      "--margin <ms>",
+      "timing margin the shrunk counterexample keeps, so that it also fails on real servers (0: shrink to the bare minimum)",
+      marginArg,
+      DEFAULT_MARGIN_MS,
+    )
     .option("--quiet", "no progress line")
     .option("--json", "print a JSON summary on stdout instead of the human report")
+    .addHelpText(
+      "after",
+      `
+A counterexample is shrunk keeping timing margins (--margin): it must also fail with every pause,
+clock jump, fault time and client start moved by the margin, so that it fails on real servers
+too, not by a hair. When no version of it does, it is shrunk to the bare minimum and the report
+says so. On a real target (redis:*, etcd:*) it is shrunk in the simulator twin and confirmed on
+real servers, or else on real servers, each candidate kept only when it fails on 2 of 2 runs; if
+nothing smaller fails again, the schedule as found is shown, with the run that failed.`,
+    )
     .action(async (flags: FuzzFlags) => {
       process.exitCode = await runFuzz(flags);
     });
@@ -165,6 +190,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
         ? {}
         : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
       ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
+      marginMs: flags.margin > 0 ? flags.margin : false,
       onProgress: (p) =>
         progress.update({
           done: p.runs,
@@ -216,15 +242,19 @@ async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
   }
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ ...summary(result), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns })}\n`,
+      `${JSON.stringify({ ...summary(result), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
     );
     return 1;
   }
   const out = [
     `${c.bold(c.red("violation found"))} in run ${ce.foundAtRun} of ${what}`,
-    `shrunk from ${sizeText(ce.original)} to ${c.bold(sizeText(ce.schedule))} in ${(ce.shrinkMs / 1000).toFixed(1)} s (${ce.shrinkRuns} runs)`,
+    ...shrinkLines(ce, flags, c),
     "",
-    c.bold("minimal counterexample:"),
+    c.bold(
+      ce.shrink === "not-kept" || ce.shrink === "off"
+        ? "counterexample (as found):"
+        : "minimal counterexample:",
+    ),
     ...ce.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
     "",
     ...formatTimeline(ce.ops, ce.verdicts, { colors: c }),
@@ -234,6 +264,28 @@ async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
   ];
   process.stdout.write(`${out.join("\n")}\n`);
   return 1;
+}
+
+function shrinkLines(ce: FuzzCounterexample, flags: FuzzFlags, c: ReturnType<typeof colorsFor>): string[] {
+  const shrunk = `shrunk from ${sizeText(ce.original)} to ${c.bold(sizeText(ce.schedule))} in ${(ce.shrinkMs / 1000).toFixed(1)} s (${ce.shrinkRuns} runs)`;
+  switch (ce.shrink) {
+    case "margins":
+      return [`${shrunk}, keeping timing margins ≥ ${flags.margin} ms`];
+    case "exact":
+      return flags.margin > 0
+        ? [
+            `${shrunk}; no timing margins (the failure does not survive moving its timings by ${flags.margin} ms)`,
+          ]
+        : [shrunk];
+    case "real":
+      return [`${shrunk}, confirmed on real servers`];
+    case "not-kept":
+      return [
+        `shrinking could not keep the failure: no smaller schedule failed again on real servers (${ce.shrinkRuns} runs); the schedule as found, with the run that failed:`,
+      ];
+    case "off":
+      return ["not shrunk (--no-shrink)"];
+  }
 }
 
 function summary(r: FuzzResult) {

@@ -1,20 +1,32 @@
 /**
  * `lockcheck shrink <schedule.json|run-folder>`: reduces a failing schedule (simulated or
  * real) to the fewest clients, cycles and faults that still show the same kind of violation,
- * with the world-agnostic greedy shrinker, its first candidates aimed by the failing run. Saves the result as a run folder and prints the replay command (exit 1:
- * the shrunk schedule still shows the violation). A schedule that does not fail: exit 0.
+ * with the world-agnostic greedy shrinker, its first candidates aimed by the failing run.
+ * In the simulator it keeps timing margins (robust-failure.ts) unless `--margin 0`; on a
+ * real target it shrinks in the simulator twin first and confirms on real servers, or
+ * shrinks with repeated real runs (shrink-real.ts). Saves the result as a run folder and
+ * prints the replay command (exit 1: the shrunk schedule still shows the violation). A
+ * schedule that does not fail: exit 0, nothing saved. A failure that could not be kept (on
+ * real servers, neither a smaller schedule nor the input failed again often enough): exit 3,
+ * nothing saved — never a "counterexample" whose own run passed.
  */
 import { Command, InvalidArgumentError } from "commander";
+import type { Verdict } from "../../../checkers/verdict.js";
+import type { Op } from "../../history/op.js";
 import { colorsFor } from "../../report/colors.js";
 import { startProgress } from "../../report/progress.js";
 import { formatInputError, type InputError } from "../../result.js";
-import { runAndCheck } from "../../runner/execute.js";
-import { probeOf, probeViolation, violationKind } from "../../runner/same-violation.js";
+import { type CheckedRun, isViolation, runAndCheck } from "../../runner/execute.js";
+import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
+import { probeOf, probeViolation, type ViolationKind, violationKind } from "../../runner/same-violation.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
-import { shrinkSchedule } from "../../runner/shrink.js";
+import { type ShrinkBudget, shrinkSchedule } from "../../runner/shrink.js";
+import { shrinkOnRealServers } from "../../runner/shrink-real.js";
+import { shrinkRobustly } from "../../runner/shrink-robust.js";
 import { formatTimeline } from "../../runner/timeline.js";
-import { findTarget } from "../../targets/index.js";
+import type { Schedule } from "../../schedule/schedule.js";
+import { findTarget, type Target } from "../../targets/index.js";
 import { parseDuration } from "../../util/duration.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
@@ -23,12 +35,31 @@ interface ShrinkFlags {
   out?: string;
   maxRuns: number;
   timeLimit?: string;
+  runs: number;
+  need?: number;
+  margin: number;
+  sim: boolean;
   quiet?: boolean;
 }
 
-function positiveInt(text: string): number {
+/** Exit status when the input failed but no schedule could be shown to fail again. */
+export const EXIT_NOT_KEPT = 3;
+
+/** Default wall-clock limit of shrinking on real servers (without --time-limit). */
+const REAL_TIME_LIMIT_MS = 120_000;
+
+function positiveInt(name: string) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return n;
+  };
+}
+
+function nonNegativeInt(text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("--max-runs must be a positive integer");
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError("--margin must be a whole number of ms ≥ 0");
   return n;
 }
 
@@ -38,9 +69,38 @@ export function shrinkCommand(): Command {
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--target <name>", "run on this target instead of the schedule's own")
     .option("--out <dir>", "run folder for the result (default lockcheck-out/<target>-<seed>-shrunk)")
-    .option("--max-runs <n>", "most candidate runs", positiveInt, 1000)
-    .option("--time-limit <duration>", "stop shrinking after this long, e.g. 60s")
+    .option("--max-runs <n>", "most candidate runs", positiveInt("--max-runs"), 1000)
+    .option(
+      "--time-limit <duration>",
+      `stop shrinking after this long, e.g. 60s (real targets: default ${REAL_TIME_LIMIT_MS / 1000}s)`,
+    )
+    .option("--runs <n>", "real targets: runs per candidate", positiveInt("--runs"), 2)
+    .option(
+      "--need <k>",
+      "real targets: failing runs (of --runs) a candidate needs (default: all)",
+      positiveInt("--need"),
+    )
+    .option(
+      "--margin <ms>",
+      "timing margin a shrunk schedule must keep (it must also fail with every pause, offset and start moved by this much); 0: shrink to the bare minimum",
+      nonNegativeInt,
+      DEFAULT_MARGIN_MS,
+    )
+    .option("--no-sim", "real targets: shrink on real servers only, not in the simulator twin first")
     .option("--quiet", "no progress line")
+    .addHelpText(
+      "after",
+      `
+On a real target (redis:*, etcd:*) the schedule is shrunk in its simulator twin first (sim:lease for
+redis:lease, sim:consensus for etcd:lock, …) with timing margins, then confirmed on real servers;
+if the twin does not fail or the real servers do not confirm it, it is shrunk on real servers, each
+candidate kept only when it fails on --need of --runs runs. Faults the history shows never fired
+(after the run ended, or recorded as unsupported/ignored) are dropped first.
+
+Exit status: 0 the schedule does not fail (nothing to shrink, nothing saved); 1 the shrunk schedule
+fails (saved); 2 bad input; ${EXIT_NOT_KEPT} the failure could not be kept: the schedule failed once but neither a
+smaller schedule nor the input failed again on --need of --runs real runs (nothing saved).`,
+    )
     .action(async (path: string, flags: ShrinkFlags) => {
       process.exitCode = await runShrink(path, flags);
     });
@@ -65,25 +125,47 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     timeLimitMs = d.value;
   }
   const c = colorsFor(process.stdout);
-  const first = await runAndCheck(target.value, schedule);
-  const kind = violationKind(first.verdicts);
-  if (kind === null) {
-    process.stdout.write(`${c.green("no violation")}: ${path} does not fail on ${name}; nothing to shrink\n`);
+  if (flags.need !== undefined && flags.need > flags.runs) {
+    return fail({ field: "--need", message: `${flags.need} is more than --runs ${flags.runs}` });
+  }
+  const real = !target.value.deterministic;
+  // A real schedule may pass on one run and fail on the next: look for a failure --runs times.
+  let first: CheckedRun | null = null;
+  let kind: ViolationKind | null = null;
+  for (let i = 0; i < (real ? flags.runs : 1) && kind === null; i++) {
+    first = await runAndCheck(target.value, schedule);
+    kind = violationKind(first.verdicts);
+  }
+  if (kind === null || first === null) {
+    const tries = real ? ` in ${flags.runs} run${flags.runs === 1 ? "" : "s"}` : "";
+    process.stdout.write(
+      `${c.green("no violation")}: ${path} does not fail on ${name}${tries}; nothing to shrink, nothing saved\n`,
+    );
     return 0;
   }
   const progress = startProgress({ title: `shrink ${name}`, unit: "runs", quiet: flags.quiet === true });
   let runs = 0;
   const started = Date.now();
-  const shrunk = await shrinkSchedule(
-    schedule,
-    async (s) => {
-      progress.update({ done: ++runs });
-      return probeViolation(target.value, s, kind);
-    },
-    { maxRuns: flags.maxRuns, ...(timeLimitMs === undefined ? {} : { timeLimitMs }) },
-    probeOf(kind, first.ops, first.verdicts).evidence,
+  const budget: ShrinkBudget = {
+    maxRuns: flags.maxRuns,
+    ...(timeLimitMs !== undefined ? { timeLimitMs } : real ? { timeLimitMs: REAL_TIME_LIMIT_MS } : {}),
+  };
+  const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
+  const onRun = () => progress.update({ done: ++runs });
+  const shrunk = await (real
+    ? shrinkReal(target.value, schedule, kind, flags, budget, first, onRun)
+    : shrinkSim(target.value, schedule, kind, flags.margin, budget, evidence, onRun)
   ).finally(() => progress.stop());
-  const final = await runAndCheck(target.value, shrunk.schedule);
+
+  const final = shrunk.run ?? (await runAndCheck(target.value, shrunk.schedule));
+  if (shrunk.run === null && !isViolation(final.verdicts))
+    shrunk.notKept = "its shrunk form passed when run again";
+  if (shrunk.notKept !== null) {
+    process.stdout.write(
+      `${c.bold(c.red("could not keep the failure"))}: ${path} failed on ${name}, but ${shrunk.notKept}; nothing saved\n`,
+    );
+    return EXIT_NOT_KEPT;
+  }
   const dir = flags.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
   const replay = `lockcheck replay ${dir}/schedule.json`;
   const saved = await saveRun(dir, {
@@ -97,6 +179,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   const after = scheduleSize(shrunk.schedule);
   const out = [
     `shrunk ${before.clients} clients / ${before.cycles} cycles / ${before.faults} faults → ${c.bold(`${after.clients} / ${after.cycles} / ${after.faults}`)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${shrunk.runs} runs${shrunk.budgetExhausted ? ", budget exhausted" : ""})`,
+    shrunk.note,
     "",
     ...shrunk.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
     "",
@@ -106,5 +189,98 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     `replay: ${c.bold(replay)}`,
   ];
   process.stdout.write(`${out.join("\n")}\n`);
-  return final.violation ? 1 : 0;
+  return 1;
+}
+
+interface Shrunk {
+  schedule: Schedule;
+  /** A failing run of `schedule` (real targets: the run that confirmed it); null: run it again. */
+  run: { ops: Op[]; verdicts: Verdict[] } | null;
+  runs: number;
+  budgetExhausted: boolean;
+  /** How it was shrunk, one line. */
+  note: string;
+  /** Why the failure could not be kept, or null. */
+  notKept: string | null;
+}
+
+async function shrinkSim(
+  target: Target,
+  schedule: Schedule,
+  kind: ViolationKind,
+  marginMs: number,
+  budget: ShrinkBudget,
+  evidence: ReturnType<typeof probeOf>["evidence"],
+  onRun: () => void,
+): Promise<Shrunk> {
+  if (marginMs > 0) {
+    const r = await shrinkRobustly(target, schedule, kind, marginMs, budget, evidence, onRun);
+    return {
+      schedule: r.schedule,
+      run: null,
+      runs: r.runs,
+      budgetExhausted: r.budgetExhausted,
+      note: r.robust
+        ? `timing margins ≥ ${marginMs} ms: it also fails with every pause, offset and start moved by ${marginMs} ms`
+        : `no timing margins: the failure does not survive moving its timings by ${marginMs} ms, so it may not repeat on real servers`,
+      notKept: null,
+    };
+  }
+  const r = await shrinkSchedule(
+    schedule,
+    async (s) => {
+      onRun();
+      return probeViolation(target, s, kind);
+    },
+    budget,
+    evidence,
+  );
+  return {
+    schedule: r.schedule,
+    run: null,
+    runs: r.runs,
+    budgetExhausted: r.budgetExhausted,
+    note: "no timing margins (--margin 0)",
+    notKept: null,
+  };
+}
+
+async function shrinkReal(
+  target: Target,
+  schedule: Schedule,
+  kind: ViolationKind,
+  flags: ShrinkFlags,
+  budget: ShrinkBudget,
+  first: CheckedRun,
+  onRun: () => void,
+): Promise<Shrunk> {
+  const need = flags.need ?? flags.runs;
+  const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
+  const r = await shrinkOnRealServers(target, schedule, {
+    kind,
+    runs: flags.runs,
+    needed: need,
+    marginMs: flags.margin,
+    budget,
+    simFirst: flags.sim,
+    ...(evidence === undefined ? {} : { evidence }),
+    onRun,
+  });
+  const where =
+    r.shrunkIn === "sim"
+      ? `shrunk in the simulator (${r.simRuns} runs) with timing margins, then`
+      : r.shrunkIn === "real"
+        ? "shrunk on real servers,"
+        : "not shrunk (no smaller schedule failed often enough),";
+  return {
+    schedule: r.schedule,
+    run: r.failingRun,
+    runs: r.simRuns + r.realRuns,
+    budgetExhausted: r.budgetExhausted,
+    note: `${where} failed on ${r.confirmed.failed} of ${r.confirmed.runs} real runs (${r.realRuns} real runs in all)`,
+    notKept:
+      r.failingRun === null
+        ? `neither a smaller schedule nor the input failed again on ${need} of ${flags.runs} real runs (${r.realRuns} runs)`
+        : null,
+  };
 }

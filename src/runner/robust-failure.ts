@@ -1,0 +1,167 @@
+/**
+ * Failures with timing margins. A greedy shrinker drives every duration to the smallest value
+ * that still fails, so a shrunk simulator counterexample fails by a hair: a pause 0.1 ms
+ * longer than the lease needed, two clients that start at the same instant and a latency
+ * draw that decides who wins. Replayed on real servers, where a process starts, stops and
+ * resumes a few milliseconds off, such a schedule passes.
+ *
+ * A schedule fails *robustly* (with margin M) when it fails, with the same kind of
+ * violation, also in each of its perturbations: other latency draws, each client starting
+ * M later, each fault's duration or offset M smaller, each timed fault M earlier or later.
+ * Shrinking with that as the failure condition keeps margins of at least M everywhere the
+ * timing matters; `widenMargins` then lengthens pauses well past the lease (pause ≥ 2 × TTL)
+ * where the failure allows, so the result fails on real servers, not by a hair.
+ */
+import type { Fault, Schedule } from "../schedule/schedule.js";
+import type { Target } from "../targets/target.js";
+import { probeViolation, type ViolationKind } from "./same-violation.js";
+import type { ShrinkProbe } from "./shrink.js";
+
+/** Default margin (ms): well above the jitter of starting, stopping and resuming a process. */
+export const DEFAULT_MARGIN_MS = 50;
+
+/** Extra latency draws tried (other seeds with at least this much latency spread). */
+const SEEDS = 2;
+const MIN_LATENCY_SPREAD_MS = 3;
+
+function shrinkBy(x: number, by: number, min: number): number {
+  return Math.max(min, x - by);
+}
+
+/** The variants of one fault a margin of `m` must survive (smaller effect, earlier, later). */
+function perturbedFault(f: Fault, m: number): Fault[] {
+  const shifted = (g: Fault): Fault[] =>
+    "at" in g ? [{ ...g, at: g.at + m }, ...(g.at > 0 ? [{ ...g, at: shrinkBy(g.at, m, 0) }] : [])] : [];
+  switch (f.kind) {
+    case "pause":
+    case "partition":
+      return [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }, ...shifted(f)];
+    case "pause-at":
+      return [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }];
+    case "delay":
+      return [{ ...f, extraMs: shrinkBy(f.extraMs, m, 1) }, ...shifted(f)];
+    case "clock-jump": {
+      const smaller = Math.sign(f.deltaMs) * shrinkBy(Math.abs(f.deltaMs), m, 0);
+      return [{ ...f, deltaMs: smaller }, ...shifted(f)];
+    }
+    case "crash":
+    case "clock-drift":
+      return shifted(f);
+    default:
+      return [];
+  }
+}
+
+/** `s` with client `index` starting `byMs` later (unchanged if it has no cycle). */
+export function clientLater(s: Schedule, index: number, byMs: number): Schedule {
+  const c = s.clients[index];
+  const first = c?.cycles[0];
+  if (c === undefined || first === undefined) return s;
+  const later = { ...c, cycles: [{ ...first, thinkMs: first.thinkMs + byMs }, ...c.cycles.slice(1)] };
+  return { ...s, clients: s.clients.map((x, j) => (j === index ? later : x)) };
+}
+
+/**
+ * The perturbations of `s` with margin `marginMs` (distinct from `s` and from each other):
+ * each timing moved alone, and then moved together — another latency draw with every fault's
+ * effect `marginMs` smaller, alone and with each client starting `marginMs` later — since on
+ * real servers everything is a little off at once.
+ */
+export function perturbations(s: Schedule, marginMs: number): Schedule[] {
+  const out: Schedule[] = [];
+  const { min, max } = s.options.latencyMs;
+  const latencyMs = { min, max: Math.max(max, min + MIN_LATENCY_SPREAD_MS) };
+  const reseeded = (k: number): Schedule => ({
+    ...s,
+    seed: (s.seed + k) >>> 0,
+    options: { ...s.options, latencyMs },
+  });
+  for (let k = 1; k <= SEEDS; k++) out.push(reseeded(k));
+  for (let i = 0; i < s.clients.length; i++) out.push(clientLater(s, i, marginMs));
+  s.faults.forEach((f, i) => {
+    for (const g of perturbedFault(f, marginMs)) {
+      out.push({ ...s, faults: s.faults.map((x, j) => (j === i ? g : x)) });
+    }
+  });
+  const weaker = {
+    ...reseeded(SEEDS + 1),
+    faults: s.faults.map((f) => perturbedFault(f, marginMs)[0] ?? f),
+  };
+  out.push(weaker);
+  for (let i = 0; i < s.clients.length; i++) out.push(clientLater(weaker, i, marginMs));
+  const seen = new Set([JSON.stringify(s)]);
+  return out.filter((p) => {
+    const key = JSON.stringify(p);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Whether `s` fails with `kind` on `target` and in every perturbation; the evidence is that
+ * of `s` itself. Stops at the first perturbation that passes.
+ */
+export async function probeRobust(
+  target: Target,
+  s: Schedule,
+  kind: ViolationKind,
+  marginMs: number,
+): Promise<ShrinkProbe> {
+  const own = await probeViolation(target, s, kind);
+  if (!own.fails) return own;
+  for (const p of perturbations(s, marginMs)) {
+    if (!(await probeViolation(target, p, kind)).fails) return { fails: false };
+  }
+  return own;
+}
+
+/** The pause faults' durations, lengthened to at least `durationMs` (null if none is shorter). */
+function withPausesAtLeast(s: Schedule, durationMs: number): Schedule | null {
+  let changed = false;
+  const faults = s.faults.map((f) => {
+    if ((f.kind !== "pause" && f.kind !== "pause-at") || f.durationMs >= durationMs) return f;
+    changed = true;
+    return { ...f, durationMs };
+  });
+  return changed ? { ...s, faults } : null;
+}
+
+/**
+ * Wider versions of `s` to try, in this order: every pause at least 2 × TTL, at least TTL
+ * plus four margins, twice as long as it is.
+ */
+export function widenings(s: Schedule, marginMs: number): Schedule[] {
+  const ttl = s.options.ttlMs;
+  const out: Schedule[] = [];
+  for (const d of [2 * ttl, ttl + 4 * marginMs]) {
+    const w = withPausesAtLeast(s, d);
+    if (w !== null) out.push(w);
+  }
+  const doubled = s.faults.some((f) => f.kind === "pause" || f.kind === "pause-at")
+    ? {
+        ...s,
+        faults: s.faults.map((f) =>
+          f.kind === "pause" || f.kind === "pause-at" ? { ...f, durationMs: 2 * f.durationMs } : f,
+        ),
+      }
+    : null;
+  if (doubled !== null) out.push(doubled);
+  return out;
+}
+
+/**
+ * `s` with wider pauses (the first widening that still fails robustly), else `s`. Each
+ * widening tried costs one robust probe.
+ */
+export async function widenMargins(
+  target: Target,
+  s: Schedule,
+  kind: ViolationKind,
+  marginMs: number,
+): Promise<{ schedule: Schedule; widened: boolean }> {
+  for (const w of widenings(s, marginMs)) {
+    if ((await probeRobust(target, w, kind, marginMs)).fails) return { schedule: w, widened: true };
+  }
+  return { schedule: s, widened: false };
+}

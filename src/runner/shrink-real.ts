@@ -1,0 +1,198 @@
+/**
+ * Shrinking a failure of a real-server target (redis:*, etcd:*, a module's real target),
+ * where one run takes seconds and the same schedule may fail on one run and pass on the next.
+ *
+ * 1. Simulator first: when the target has a simulator twin (the same LockAlgorithm as a
+ *    deterministic target, `sim:<algorithm>`: redis:lease ↔ sim:lease, etcd:lock ↔
+ *    sim:consensus, a user's module ↔ its sim target) and the twin fails on the schedule,
+ *    shrink there with timing margins (shrink-robust.ts: thousands of runs in seconds), then
+ *    confirm the result on real servers.
+ * 2. Otherwise, or when the real servers do not confirm it, shrink on real servers: a
+ *    candidate is kept only when it fails on `needed` of `runs` real runs; the schedule
+ *    without the faults the last failing run shows never fired (fired-faults.ts) is tried
+ *    first each round; at the end, pauses of at least 2 × TTL are tried (wider margins).
+ *
+ * The result carries a real failing run of its schedule, or `failingRun: null` when no
+ * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
+ * then say the failure could not be kept, and save nothing.
+ */
+import { checkOps } from "../../checkers/index.js";
+import type { Verdict } from "../../checkers/verdict.js";
+import type { Op } from "../history/op.js";
+import type { Schedule } from "../schedule/schedule.js";
+import { findTarget } from "../targets/index.js";
+import type { Target } from "../targets/target.js";
+import { withoutUnfiredFaults } from "./fired-faults.js";
+import { widenings } from "./robust-failure.js";
+import { probeViolation, type ViolationKind } from "./same-violation.js";
+import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
+import { shrinkRobustly } from "./shrink-robust.js";
+
+export interface RealShrinkOptions {
+  kind: ViolationKind;
+  /** Real runs per candidate (default 2) … */
+  runs?: number;
+  /** … of which this many must fail for the candidate to be kept (default: all of them). */
+  needed?: number;
+  /** Timing margin of the simulator phase (ms); 0: shrink there to the bare minimum. */
+  marginMs: number;
+  /** Budget of the real phase (candidates and wall-clock); default 200 candidates / 120 s. */
+  budget?: ShrinkBudget;
+  /** Budget of the simulator phase; default 1000 candidates / 20 s. */
+  simBudget?: ShrinkBudget;
+  /** Skip the simulator phase (default: use the twin when there is one). */
+  simFirst?: boolean;
+  /** The input's failing real run, if known: aims the first candidates. */
+  evidence?: FailureEvidence;
+  /** Called before every real run and every simulator candidate. */
+  onRun?: (world: "sim" | "real") => void;
+}
+
+export interface RealShrinkResult {
+  schedule: Schedule;
+  /** A real run of `schedule` that failed (with every checker's verdict); null: failure not kept. */
+  failingRun: { ops: Op[]; verdicts: Verdict[] } | null;
+  /** Where the result was shrunk: in the simulator twin (then confirmed), on real servers, or not at all. */
+  shrunkIn: "sim" | "real" | "none";
+  /** Real runs of the final schedule that failed, of those made to confirm it. */
+  confirmed: { failed: number; runs: number };
+  simRuns: number;
+  realRuns: number;
+  steps: number;
+  budgetExhausted: boolean;
+}
+
+const DEFAULT_BUDGET: ShrinkBudget = { maxRuns: 200, timeLimitMs: 120_000 };
+const DEFAULT_SIM_BUDGET: ShrinkBudget = { maxRuns: 1000, timeLimitMs: 20_000 };
+
+/** The deterministic target that runs the same lock algorithm as `real`, if there is one. */
+export function simTwinOf(real: Target): Target | undefined {
+  if (real.deterministic) return undefined;
+  const twin = findTarget(`sim:${real.algorithm.name}`);
+  return twin.ok && twin.value.deterministic && twin.value.algorithm === real.algorithm
+    ? twin.value
+    : undefined;
+}
+
+interface Repeated extends ShrinkProbe {
+  failed: number;
+  ran: number;
+  ops: Op[] | null;
+}
+
+export async function shrinkOnRealServers(
+  target: Target,
+  schedule: Schedule,
+  o: RealShrinkOptions,
+): Promise<RealShrinkResult> {
+  const runs = o.runs ?? 2;
+  const needed = Math.min(o.needed ?? runs, runs);
+  let realRuns = 0;
+  let simRuns = 0;
+
+  /** Runs `s` up to `runs` times; stops as soon as `needed` failures are in, or out of reach. */
+  const repeated = async (s: Schedule): Promise<Repeated> => {
+    let failed = 0;
+    let ran = 0;
+    let evidence: FailureEvidence | undefined;
+    while (ran < runs && failed < needed && failed + (runs - ran) >= needed) {
+      o.onRun?.("real");
+      realRuns++;
+      ran++;
+      const p = await probeViolation(target, s, o.kind);
+      if (p.fails) {
+        failed++;
+        evidence ??= p.evidence;
+      }
+    }
+    const fails = failed >= needed;
+    return {
+      fails,
+      ...(evidence === undefined ? {} : { evidence }),
+      failed,
+      ran,
+      ops: evidence === undefined ? null : [...evidence.ops],
+    };
+  };
+  const done = (
+    s: Schedule,
+    r: Repeated,
+    shrunkIn: RealShrinkResult["shrunkIn"],
+    steps: number,
+    budgetExhausted: boolean,
+  ): RealShrinkResult => ({
+    schedule: s,
+    failingRun: r.fails && r.ops !== null ? { ops: r.ops, verdicts: checkOps(r.ops) } : null,
+    shrunkIn,
+    confirmed: { failed: r.failed, runs: r.ran },
+    simRuns,
+    realRuns,
+    steps,
+    budgetExhausted,
+  });
+
+  // 1. In the simulator twin, with margins; then confirmed on real servers.
+  const twin = o.simFirst === false ? undefined : simTwinOf(target);
+  if (twin !== undefined) {
+    const inSim = { ...schedule, target: twin.name };
+    simRuns++;
+    const exact = await probeViolation(twin, inSim, o.kind);
+    if (exact.fails) {
+      const onSimRun = () => {
+        simRuns++;
+        o.onRun?.("sim");
+      };
+      const simBudget = o.simBudget ?? DEFAULT_SIM_BUDGET;
+      const r =
+        o.marginMs > 0
+          ? await shrinkRobustly(twin, inSim, o.kind, o.marginMs, simBudget, exact.evidence, onSimRun)
+          : await shrinkSchedule(
+              inSim,
+              async (s) => {
+                onSimRun();
+                return probeViolation(twin, s, o.kind);
+              },
+              simBudget,
+              exact.evidence,
+            );
+      // Without margins it seldom holds on real servers, but a confirmation costs little.
+      const shrunk = { ...r.schedule, target: schedule.target };
+      const confirmed = await repeated(shrunk);
+      if (confirmed.fails) return done(shrunk, confirmed, "sim", r.steps, r.budgetExhausted);
+    }
+  }
+
+  // 2. On real servers.
+  let lastOps: readonly Op[] | null = o.evidence?.ops ?? null;
+  const kept = new Map<string, Repeated>();
+  const probe = async (s: Schedule): Promise<ShrinkProbe> => {
+    const r = await repeated(s);
+    if (r.fails && r.ops !== null) {
+      lastOps = r.ops;
+      kept.set(JSON.stringify(s), r);
+    }
+    return r;
+  };
+  const aim = function* (s: Schedule, ev: FailureEvidence | undefined): Generator<Schedule> {
+    const ops = ev?.ops ?? lastOps;
+    if (ops === null) return;
+    const pruned = withoutUnfiredFaults(s, ops);
+    if (pruned !== null) yield pruned;
+  };
+  const shrunk = await shrinkSchedule(schedule, probe, o.budget ?? DEFAULT_BUDGET, o.evidence, aim);
+  let result = shrunk.schedule;
+  // Wider pauses, if the failure survives them (one candidate: real runs are dear).
+  const [wider] = widenings(result, o.marginMs);
+  let final: Repeated | null = null;
+  if (wider !== undefined && !shrunk.budgetExhausted) {
+    const w = await repeated(wider);
+    if (w.fails) {
+      result = wider;
+      final = w;
+    }
+  }
+  // An accepted candidate already failed `needed` of `runs` times; the input has failed only
+  // once so far (or the caller's evidence is all there is): confirm it.
+  final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
+  return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted);
+}
