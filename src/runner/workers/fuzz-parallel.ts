@@ -1,0 +1,141 @@
+/**
+ * `fuzz` on several cores. Workers (fuzz-worker.ts) run blocks of the seed's run indices;
+ * this coordinator hands the blocks out in index order and stops once the lowest failing
+ * index is known (blocks.ts). That run is then replayed and shrunk here, in this thread, by
+ * the sequential `fuzz` started at that index: the same seed gives the same runs, the same
+ * first counterexample and the same shrunk schedule whatever the number of workers.
+ *
+ * Only deterministic targets that another thread can load (by name or from their module)
+ * are searched in parallel; any other target runs sequentially, in this thread.
+ */
+import type { Worker } from "node:worker_threads";
+import { type FuzzOptions, type FuzzResult, fuzz } from "../fuzz.js";
+import { SearchFrontier } from "./blocks.js";
+import { startWorker } from "./pool.js";
+import type { FromWorker, SearchSetup } from "./protocol.js";
+import { targetSpec } from "./target-spec.js";
+
+const DEFAULT_RUNS = 1000;
+
+/**
+ * Runs `fuzz(o)` on `workers` threads when `o.target` allows it, else sequentially in this
+ * thread. `o.startAt` with `o.runs` searches only the indices [startAt, startAt + runs)
+ * (a shard of a campaign).
+ */
+export async function fuzzOnCores(o: FuzzOptions, workers: number): Promise<FuzzResult> {
+  const spec = workers > 1 && o.target.deterministic ? targetSpec(o.target) : null;
+  if (spec === null) return fuzz(o);
+  return fuzzParallel(o, workers, spec);
+}
+
+async function fuzzParallel(o: FuzzOptions, workers: number, spec: string): Promise<FuzzResult> {
+  const started = Date.now();
+  const resource = o.resource ?? o.target.resources[0];
+  const from = o.startAt ?? 0;
+  const total = o.runs ?? (o.timeLimitMs !== undefined ? Number.POSITIVE_INFINITY : DEFAULT_RUNS);
+  const frontier = new SearchFrontier(from, from + total);
+  const setup: SearchSetup = {
+    target: spec,
+    resource,
+    seed: o.seed,
+    faults: [...o.faults],
+    ...(o.options === undefined ? {} : { options: o.options }),
+    ...(o.workload === undefined ? {} : { workload: o.workload }),
+    ...(o.faultBounds === undefined ? {} : { faultBounds: o.faultBounds }),
+  };
+  const report = () =>
+    o.onProgress?.({
+      phase: "search",
+      runs: from + frontier.passedTotal(),
+      shrinkRuns: 0,
+      violations: frontier.lowestFailure() === null ? 0 : 1,
+    });
+  const deadline = o.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeLimitMs;
+  const outcome = await search(setup, frontier, workers, deadline, report);
+  const base = { target: o.target.name, resource, seed: o.seed };
+  if (outcome.fatal !== undefined) {
+    return {
+      ...base,
+      runs: from + frontier.passedPrefix(),
+      elapsedMs: Date.now() - started,
+      interrupted: false,
+      counterexample: null,
+      error: { message: `a search worker failed: ${outcome.fatal}`, schedule: null },
+    };
+  }
+  const failure = frontier.lowestFailure();
+  if (failure === null) {
+    return {
+      ...base,
+      runs: from + frontier.passedPrefix(),
+      elapsedMs: Date.now() - started,
+      interrupted: outcome.interrupted,
+      counterexample: null,
+      error: null,
+    };
+  }
+  // The sequential search, started at the failing index, finds it again at once and shrinks it.
+  const { timeLimitMs: _, ...rest } = o;
+  const replayed = await fuzz({ ...rest, resource, startAt: failure, runs: 1 });
+  return { ...replayed, elapsedMs: Date.now() - started, interrupted: outcome.interrupted };
+}
+
+interface SearchOutcome {
+  interrupted: boolean;
+  fatal?: string;
+}
+
+/** Runs blocks on `count` workers until the frontier is decided or exhausted, or the deadline. */
+function search(
+  setup: SearchSetup,
+  frontier: SearchFrontier,
+  count: number,
+  deadline: number,
+  onChange: () => void,
+): Promise<SearchOutcome> {
+  return new Promise((resolve) => {
+    const workers: Worker[] = [];
+    let busy = 0;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (outcome: SearchOutcome) => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      void Promise.all(workers.map((w) => w.terminate())).then(() => resolve(outcome));
+    };
+    const feed = (w: Worker) => {
+      const block = frontier.next();
+      if (block === null) {
+        if (busy === 0) finish({ interrupted: false });
+        return;
+      }
+      busy++;
+      w.postMessage({ type: "block", start: block.start, count: block.count });
+    };
+    const onMessage = (w: Worker, m: FromWorker) => {
+      if (settled) return;
+      if (m.type === "ready") feed(w);
+      else if (m.type === "progress") {
+        frontier.progress(m.start, m.passed);
+        onChange();
+      } else if (m.type === "done") {
+        busy--;
+        frontier.finish(m.start, m.failedAt);
+        onChange();
+        if (frontier.decided()) finish({ interrupted: false });
+        else feed(w);
+      } else finish({ interrupted: false, fatal: m.message });
+    };
+    if (Number.isFinite(deadline)) {
+      timer = setTimeout(() => finish({ interrupted: true }), Math.max(0, deadline - Date.now()));
+    }
+    for (let k = 0; k < count; k++) {
+      const w = startWorker(import.meta.url, "./fuzz-worker", setup);
+      workers.push(w);
+      w.on("message", (m: FromWorker) => onMessage(w, m));
+      w.on("error", (e) => finish({ interrupted: false, fatal: e.message }));
+      w.on("exit", (code) => finish({ interrupted: false, fatal: `a worker exited early (code ${code})` }));
+    }
+  });
+}
