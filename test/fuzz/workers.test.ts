@@ -105,12 +105,14 @@ describe("fuzz on 1, 2 and 3 workers", () => {
       for (const workers of [2, 3]) {
         expect(outcome(await fuzzOnCores(o, workers)), `${workers} workers`).toEqual(one);
       }
+      // Every block on worker threads, none in this one.
+      expect(outcome(await fuzzOnCores(o, 2, { searchHere: false })), "2 threads alone").toEqual(one);
     }, 120_000);
   }
 
   it("a counterexample beyond the first blocks is found at the same run", async () => {
     const o = options("sim:redlock", "unfenced", ["clock"], 5, 600);
-    const r = await fuzzOnCores(o, 2);
+    const r = await fuzzOnCores(o, 2, { searchHere: false });
     // Run 239 (see the case above) lies in a later block than the first few of each worker.
     expect(r.counterexample?.foundAtRun).toBe(
       (await fuzz({ ...o, shrink: false, fcShrink: { maxRuns: 0 } })).counterexample?.foundAtRun,

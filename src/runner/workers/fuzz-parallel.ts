@@ -1,18 +1,28 @@
 /**
- * `fuzz` on several cores. Workers (fuzz-worker.ts) run blocks of the seed's run indices;
- * this coordinator hands the blocks out in index order and stops once the lowest failing
- * index is known (blocks.ts). That run is then replayed and shrunk here, in this thread, by
- * the sequential `fuzz` started at that index: the same seed gives the same runs, the same
- * first counterexample and the same shrunk schedule whatever the number of workers.
+ * `fuzz` on several cores. Worker threads (fuzz-worker.ts) and this thread run blocks of the
+ * seed's run indices (run-block.ts); this coordinator hands the blocks out in index order and
+ * stops once the lowest failing index is known (blocks.ts). That run is then replayed and
+ * shrunk here, in this thread, by the sequential `fuzz` started at that index: the same seed
+ * gives the same runs, the same first counterexample and the same shrunk schedule whatever the
+ * number of workers.
+ *
+ * This thread searches too (`workers` counts it): it starts at once, while the threads load,
+ * so a violation in the first runs costs no more than in a sequential search, and its code is
+ * warm for the shrinking that follows. It yields to its event loop between runs, so that the
+ * workers' messages and the time limit are handled.
  *
  * Only deterministic targets that another thread can load (by name or from their module)
  * are searched in parallel; any other target runs sequentially, in this thread.
  */
 import type { Worker } from "node:worker_threads";
-import { type FuzzOptions, type FuzzResult, fuzz } from "../fuzz.js";
+import type { Arbitrary } from "fast-check";
+import type { Schedule } from "../../schedule/schedule.js";
+import type { Target } from "../../targets/target.js";
+import { type FuzzOptions, type FuzzResult, fuzz, fuzzScheduleArb } from "../fuzz.js";
 import { SearchFrontier } from "./blocks.js";
 import { startWorker } from "./pool.js";
 import type { FromWorker, SearchSetup } from "./protocol.js";
+import { runBlock } from "./run-block.js";
 import { targetSpec } from "./target-spec.js";
 
 const DEFAULT_RUNS = 1000;
@@ -22,13 +32,30 @@ const DEFAULT_RUNS = 1000;
  * thread. `o.startAt` with `o.runs` searches only the indices [startAt, startAt + runs)
  * (a shard of a campaign).
  */
-export async function fuzzOnCores(o: FuzzOptions, workers: number): Promise<FuzzResult> {
+export async function fuzzOnCores(
+  o: FuzzOptions,
+  workers: number,
+  parallel: ParallelOptions = {},
+): Promise<FuzzResult> {
   const spec = workers > 1 && o.target.deterministic ? targetSpec(o.target) : null;
   if (spec === null) return fuzz(o);
-  return fuzzParallel(o, workers, spec);
+  return fuzzParallel(o, workers, spec, parallel.searchHere ?? true);
 }
 
-async function fuzzParallel(o: FuzzOptions, workers: number, spec: string): Promise<FuzzResult> {
+export interface ParallelOptions {
+  /**
+   * Whether this thread searches too, as one of the `workers` (default true). False: every
+   * block runs on a worker thread (tests use it to exercise the threads alone).
+   */
+  searchHere?: boolean;
+}
+
+async function fuzzParallel(
+  o: FuzzOptions,
+  workers: number,
+  spec: string,
+  searchHere: boolean,
+): Promise<FuzzResult> {
   const started = Date.now();
   const resource = o.resource ?? o.target.resources[0];
   const from = o.startAt ?? 0;
@@ -51,7 +78,15 @@ async function fuzzParallel(o: FuzzOptions, workers: number, spec: string): Prom
       violations: frontier.lowestFailure() === null ? 0 : 1,
     });
   const deadline = o.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeLimitMs;
-  const outcome = await search(setup, frontier, workers, deadline, report);
+  const here: LocalSearch = { target: o.target, arb: fuzzScheduleArb({ ...o, resource }), seed: o.seed };
+  const outcome = await search(
+    setup,
+    searchHere ? here : null,
+    frontier,
+    searchHere ? workers - 1 : workers,
+    deadline,
+    report,
+  );
   const base = { target: o.target.name, resource, seed: o.seed };
   if (outcome.fatal !== undefined) {
     return {
@@ -85,11 +120,24 @@ interface SearchOutcome {
   fatal?: string;
 }
 
-/** Runs blocks on `count` workers until the frontier is decided or exhausted, or the deadline. */
+/** What this thread needs to search blocks itself. */
+interface LocalSearch {
+  target: Target;
+  arb: Arbitrary<Schedule>;
+  seed: number;
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs blocks on this thread (unless `here` is null) and `threads` workers until the frontier
+ * is decided or exhausted, or the deadline.
+ */
 function search(
   setup: SearchSetup,
+  here: LocalSearch | null,
   frontier: SearchFrontier,
-  count: number,
+  threads: number,
   deadline: number,
   onChange: () => void,
 ): Promise<SearchOutcome> {
@@ -98,11 +146,42 @@ function search(
     let busy = 0;
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
+    let local: Promise<void> = Promise.resolve();
     const finish = (outcome: SearchOutcome) => {
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
-      void Promise.all(workers.map((w) => w.terminate())).then(() => resolve(outcome));
+      // This thread's run in progress ends first (it checks `settled` between runs).
+      void Promise.all([local, ...workers.map((w) => w.terminate())]).then(() => resolve(outcome));
+    };
+    const searchHere = async (here: LocalSearch): Promise<void> => {
+      for (;;) {
+        if (settled) return;
+        const block = frontier.next();
+        if (block === null) {
+          if (busy === 0) finish({ interrupted: false });
+          return;
+        }
+        busy++;
+        const r = await runBlock(here.target, here.arb, here.seed, block.start, block.count, {
+          passed(passed) {
+            frontier.progress(block.start, passed);
+            onChange();
+          },
+          between: yieldToEventLoop,
+          abandoned: () => settled || !frontier.useful(block.start),
+        });
+        busy--;
+        if (settled) return;
+        if (!r.abandoned) {
+          frontier.finish(block.start, r.failedAt);
+          onChange();
+        }
+        if (frontier.decided()) {
+          finish({ interrupted: false });
+          return;
+        }
+      }
     };
     const feed = (w: Worker) => {
       const block = frontier.next();
@@ -130,12 +209,15 @@ function search(
     if (Number.isFinite(deadline)) {
       timer = setTimeout(() => finish({ interrupted: true }), Math.max(0, deadline - Date.now()));
     }
-    for (let k = 0; k < count; k++) {
+    for (let k = 0; k < threads; k++) {
       const w = startWorker(import.meta.url, "./fuzz-worker", setup);
       workers.push(w);
       w.on("message", (m: FromWorker) => onMessage(w, m));
       w.on("error", (e) => finish({ interrupted: false, fatal: e.message }));
       w.on("exit", (code) => finish({ interrupted: false, fatal: `a worker exited early (code ${code})` }));
+    }
+    if (here !== null) {
+      local = searchHere(here).catch((e: unknown) => finish({ interrupted: false, fatal: String(e) }));
     }
   });
 }

@@ -1,20 +1,16 @@
 /**
  * Worker thread of a parallel search (fuzz-parallel.ts): runs the blocks of run indices it is
- * handed, each schedule generated from (seed, index) exactly as the sequential search would,
- * and reports which runs passed and the first that failed. A run that throws counts as a
- * failure: the coordinator replays that index in-process, where the error is reported as the
- * sequential search reports it.
+ * handed (run-block.ts), one at a time in the order they arrive, and reports which runs
+ * passed and the first that failed.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import fc from "fast-check";
-import { SAFETY_CHECKERS } from "../../../checkers/index.js";
+import type { Arbitrary } from "fast-check";
 import type { InputError, Result } from "../../result.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
-import { runAndCheck } from "../execute.js";
 import { fuzzScheduleArb } from "../fuzz.js";
-import { violationKind } from "../same-violation.js";
 import type { FromWorker, SearchSetup, ToWorker } from "./protocol.js";
+import { runBlock } from "./run-block.js";
 
 /** Progress messages at most this often (ms) per block. */
 const PROGRESS_EVERY_MS = 100;
@@ -24,30 +20,17 @@ if (port === null) throw new Error("fuzz-worker runs as a worker thread");
 const setup = workerData as SearchSetup;
 const send = (m: FromWorker) => port.postMessage(m);
 
-async function fails(target: Target, schedule: Schedule): Promise<boolean> {
-  try {
-    const run = await runAndCheck(target, schedule, SAFETY_CHECKERS);
-    return violationKind(run.verdicts) !== null;
-  } catch {
-    return true;
-  }
-}
-
-async function runBlock(target: Target, arb: fc.Arbitrary<Schedule>, start: number, count: number) {
-  const schedules = fc.sample(arb, { seed: setup.seed, path: String(start), numRuns: count });
+async function runBlockHere(target: Target, arb: Arbitrary<Schedule>, start: number, count: number) {
   let lastReport = performance.now();
-  for (let k = 0; k < schedules.length; k++) {
-    if (await fails(target, schedules[k]!)) {
-      send({ type: "done", start, failedAt: start + k });
-      return;
-    }
-    const now = performance.now();
-    if (now - lastReport >= PROGRESS_EVERY_MS) {
+  const { failedAt } = await runBlock(target, arb, setup.seed, start, count, {
+    passed(passed) {
+      const now = performance.now();
+      if (now - lastReport < PROGRESS_EVERY_MS) return;
       lastReport = now;
-      send({ type: "progress", start, passed: k + 1 });
-    }
-  }
-  send({ type: "done", start, failedAt: null });
+      send({ type: "progress", start, passed });
+    },
+  });
+  send({ type: "done", start, failedAt });
 }
 
 /** The target named by a spec of target-spec.ts (the module loader only when it is needed). */
@@ -72,7 +55,7 @@ if (!target.ok) {
       port.close();
       return;
     }
-    queue = queue.then(() => runBlock(target.value, arb, m.start, m.count));
+    queue = queue.then(() => runBlockHere(target.value, arb, m.start, m.count));
   });
   send({ type: "ready" });
 }
