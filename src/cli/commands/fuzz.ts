@@ -233,7 +233,9 @@ async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | nu
   const ofShard =
     part === null
       ? ""
-      : ` (shard ${part.shard.index}/${part.shard.count}: runs ${part.range.from + 1}–${part.range.to} of ${part.campaignRuns})`;
+      : part.range.to > part.range.from
+        ? ` (shard ${part.shard.index}/${part.shard.count}: runs ${part.range.from + 1}–${part.range.to} of ${part.campaignRuns})`
+        : ` (shard ${part.shard.index}/${part.shard.count}: none of the ${part.campaignRuns} runs)`;
   if (result.error !== null) {
     process.stderr.write(
       `${colorsFor(process.stderr).red("error")}: lockcheck failed while running ${what}: ${result.error.message}\n`,
