@@ -372,9 +372,9 @@ for (const r of await scaling(200, 3, cores)) {
     `  ${verdict(r.ratio >= 0.9 * cores)} ${r.name.padEnd(19)} 1 process ${fmt(r.one).padStart(5)}/s   ${cores} processes ${fmt(r.all).padStart(5)}/s   scaling ${fmt(r.ratio, 2)}× (target ≥ ${fmt(0.9 * cores, 1)}×); per CPU-s beside the others ${fmt(100 * r.cpuEfficiency)}% of alone`,
   );
 }
-const f = await fuzzScaling("sim:lease-token", 10_000, cores);
+const f = await fuzzScaling("sim:lease-token", 40_000, cores);
 console.log(
-  `  ${verdict(f.ratio >= 0.9 * cores && f.same)} fuzz sim:lease-token (fenced) --faults pause,delay --runs 10000: --workers 1 ${fmt(f.one)} runs/s, --workers ${cores} ${fmt(f.all)} runs/s, scaling ${fmt(f.ratio, 2)}×; runs per CPU-s ${fmt(100 * f.cpuEfficiency)}% of 1 worker's${f.same ? "" : " (RUN COUNTS DIFFER OR A VIOLATION STOPPED IT)"}`,
+  `  ${verdict(f.ratio >= 0.9 * cores && f.same)} fuzz sim:lease-token (fenced) --faults pause,delay --runs 40000: --workers 1 ${fmt(f.one)} runs/s, --workers ${cores} ${fmt(f.all)} runs/s, scaling ${fmt(f.ratio, 2)}×; runs per CPU-s ${fmt(100 * f.cpuEfficiency)}% of 1 worker's${f.same ? "" : " (RUN COUNTS DIFFER OR A VIOLATION STOPPED IT)"}`,
 );
 console.log(`  load average after: ${load()}`);
 if (onlyThroughput || onlyScaling) process.exit(0);

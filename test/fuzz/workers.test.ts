@@ -104,6 +104,8 @@ describe("fuzz on 1, 2 and 3 workers", () => {
       const one = outcome(await fuzz(o));
       for (const workers of [2, 3]) {
         expect(outcome(await fuzzOnCores(o, workers)), `${workers} workers`).toEqual(one);
+        const atOnce = await fuzzOnCores(o, workers, { threadsAtOnce: true });
+        expect(outcome(atOnce), `this thread and ${workers - 1} more from the start`).toEqual(one);
       }
       // Every block on worker threads, none in this one.
       expect(outcome(await fuzzOnCores(o, 2, { searchHere: false })), "2 threads alone").toEqual(one);

@@ -97,6 +97,11 @@ export class SearchFrontier {
     return this.blocks.reduce((n, b) => n + b.passed, 0);
   }
 
+  /** Runs not yet known to pass or fail (Infinity for a search bounded by time). */
+  remaining(): number {
+    return this.end - this.from - this.passedTotal();
+  }
+
   /** True when a failure is known and every index below it passed. */
   decided(): boolean {
     return this.lowest !== null && this.from + this.passedPrefix() >= this.lowest;

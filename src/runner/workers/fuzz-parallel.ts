@@ -9,7 +9,10 @@
  * This thread searches too (`workers` counts it): it starts at once, while the threads load,
  * so a violation in the first runs costs no more than in a sequential search, and its code is
  * warm for the shrinking that follows. It yields to its event loop between runs, so that the
- * workers' messages and the time limit are handled.
+ * workers' messages and the time limit are handled. Threads join only when the work left looks
+ * worth it: a thread costs about a second of CPU to load and warm up its compiled code, so a
+ * search this thread finishes in a second or two runs here alone. Who runs which block never
+ * changes the result.
  *
  * Only deterministic targets that another thread can load (by name or from their module)
  * are searched in parallel; any other target runs sequentially, in this thread.
@@ -39,7 +42,7 @@ export async function fuzzOnCores(
 ): Promise<FuzzResult> {
   const spec = workers > 1 && o.target.deterministic ? targetSpec(o.target) : null;
   if (spec === null) return fuzz(o);
-  return fuzzParallel(o, workers, spec, parallel.searchHere ?? true);
+  return fuzzParallel(o, workers, spec, parallel);
 }
 
 export interface ParallelOptions {
@@ -48,14 +51,17 @@ export interface ParallelOptions {
    * block runs on a worker thread (tests use it to exercise the threads alone).
    */
   searchHere?: boolean;
+  /** Start the threads at once rather than when the work left looks worth it (tests). */
+  threadsAtOnce?: boolean;
 }
 
 async function fuzzParallel(
   o: FuzzOptions,
   workers: number,
   spec: string,
-  searchHere: boolean,
+  parallel: ParallelOptions,
 ): Promise<FuzzResult> {
+  const searchHere = parallel.searchHere ?? true;
   const started = Date.now();
   const resource = o.resource ?? o.target.resources[0];
   const from = o.startAt ?? 0;
@@ -79,14 +85,12 @@ async function fuzzParallel(
     });
   const deadline = o.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeLimitMs;
   const here: LocalSearch = { target: o.target, arb: fuzzScheduleArb({ ...o, resource }), seed: o.seed };
-  const outcome = await search(
-    setup,
-    searchHere ? here : null,
-    frontier,
-    searchHere ? workers - 1 : workers,
+  const outcome = await search(setup, searchHere ? here : null, frontier, {
+    threads: searchHere ? workers - 1 : workers,
+    threadsAtOnce: parallel.threadsAtOnce === true || !searchHere,
     deadline,
-    report,
-  );
+    onChange: report,
+  });
   const base = { target: o.target.name, resource, seed: o.seed };
   if (outcome.fatal !== undefined) {
     return {
@@ -129,28 +133,42 @@ interface LocalSearch {
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** How often the coordinator considers starting the threads. */
+const THREAD_CHECK_MS = 250;
+/** Threads start once the work left (estimated at this thread's pace) is longer than this. */
+const THREADS_WORTH_MS = 1500;
+
+interface SearchPlan {
+  threads: number;
+  threadsAtOnce: boolean;
+  deadline: number;
+  onChange: () => void;
+}
+
 /**
- * Runs blocks on this thread (unless `here` is null) and `threads` workers until the frontier
- * is decided or exhausted, or the deadline.
+ * Runs blocks on this thread (unless `here` is null) and `plan.threads` workers until the
+ * frontier is decided or exhausted, or the deadline.
  */
 function search(
   setup: SearchSetup,
   here: LocalSearch | null,
   frontier: SearchFrontier,
-  threads: number,
-  deadline: number,
-  onChange: () => void,
+  plan: SearchPlan,
 ): Promise<SearchOutcome> {
+  const { threads, deadline, onChange } = plan;
   return new Promise((resolve) => {
+    const started = Date.now();
     const workers: Worker[] = [];
     let busy = 0;
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
+    let threadCheck: NodeJS.Timeout | undefined;
     let local: Promise<void> = Promise.resolve();
     const finish = (outcome: SearchOutcome) => {
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
+      if (threadCheck !== undefined) clearTimeout(threadCheck);
       // This thread's run in progress ends first (it checks `settled` between runs).
       void Promise.all([local, ...workers.map((w) => w.terminate())]).then(() => resolve(outcome));
     };
@@ -209,13 +227,32 @@ function search(
     if (Number.isFinite(deadline)) {
       timer = setTimeout(() => finish({ interrupted: true }), Math.max(0, deadline - Date.now()));
     }
-    for (let k = 0; k < threads; k++) {
-      const w = startWorker(import.meta.url, "./fuzz-worker", setup);
-      workers.push(w);
-      w.on("message", (m: FromWorker) => onMessage(w, m));
-      w.on("error", (e) => finish({ interrupted: false, fatal: e.message }));
-      w.on("exit", (code) => finish({ interrupted: false, fatal: `a worker exited early (code ${code})` }));
-    }
+    const startThreads = () => {
+      for (let k = 0; k < threads; k++) {
+        const w = startWorker(import.meta.url, "./fuzz-worker", setup);
+        workers.push(w);
+        w.on("message", (m: FromWorker) => onMessage(w, m));
+        w.on("error", (e) => finish({ interrupted: false, fatal: e.message }));
+        w.on("exit", (code) => finish({ interrupted: false, fatal: `a worker exited early (code ${code})` }));
+      }
+    };
+    /** Whether the work left, at this thread's pace so far, is worth the threads' start-up. */
+    const threadsWorthIt = (): boolean => {
+      if (frontier.lowestFailure() !== null) return false;
+      const passed = frontier.passedTotal();
+      const elapsed = Date.now() - started;
+      if (passed === 0) return true;
+      const leftMs = Math.min((frontier.remaining() * elapsed) / passed, deadline - Date.now());
+      return leftMs > THREADS_WORTH_MS;
+    };
+    const considerThreads = () => {
+      threadCheck = undefined;
+      if (settled) return;
+      if (threadsWorthIt()) startThreads();
+      else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
+    };
+    if (plan.threadsAtOnce) startThreads();
+    else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
     if (here !== null) {
       local = searchHere(here).catch((e: unknown) => finish({ interrupted: false, fatal: String(e) }));
     }
