@@ -48,8 +48,8 @@ export interface FuzzOptions {
   onProgress?: (p: FuzzProgress) => void;
   /**
    * Start at this 0-based run index of the seed's sequence (fast-check's replay path), as if
-   * the runs before it had passed; `runs` then counts from here. Used to shrink a failure
-   * that workers found (src/runner/workers/).
+   * the runs before it had passed; `runs` then counts from here. Used by `fuzz --shard` and to
+   * shrink a failure that workers found (src/runner/workers/).
    */
   startAt?: number;
 }
