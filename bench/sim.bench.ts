@@ -8,13 +8,20 @@
  *   target's rounds run in processes of their own (see `measureRoundHere`), in turn with the
  *   other targets'; rates are per CPU second of that process (its GC and compiler threads
  *   included), from the fastest of the rounds.
+ * - All cores: the same rounds in one process per core at once (the rate is the sum of the
+ *   processes' schedules per wall second), beside one process alone, and their ratio (the
+ *   scaling; target ≥ 1.8× on 2 cores). Other jobs on the machine depress the all-core figure:
+ *   the load average is printed with it.
+ * - `fuzz --workers`: one campaign on 1 worker and on every core (worker threads,
+ *   src/runner/workers/), its runs per wall second and the ratio.
  * - Time to first violation (search only, no shrinking), median over 20 seeds, for
  *   sim:lease/unfenced with pauses and sim:redlock/unfenced with clock faults (alone, and
  *   with partitions as in the published five-node timeline).
  * - The shrunk GC-pause counterexample (sim:lease/unfenced, client pauses) over 20 seeds:
  *   clients, lock operations, faults, and shrinking time.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { defaultFaultBounds, defaultWorkloadBounds, type FaultCategory } from "../generators/bounds.js";
@@ -22,6 +29,7 @@ import { faultArb } from "../generators/faults/index.js";
 import { fitFaultsToClients } from "../generators/fit.js";
 import { cycleArb } from "../generators/workload.js";
 import { fuzz } from "../src/runner/fuzz.js";
+import { fuzzOnCores } from "../src/runner/workers/fuzz-parallel.js";
 import type { Schedule } from "../src/schedule/schedule.js";
 import { findTarget } from "../src/targets/index.js";
 import type { Target } from "../src/targets/target.js";
@@ -134,6 +142,96 @@ function measureRound(name: string, n: number): Round {
   return JSON.parse(child.stdout) as Round;
 }
 
+/** A round in a process of its own, started without waiting (for rounds run side by side). */
+function measureRoundAsync(name: string, n: number): Promise<Round> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--round", name, String(n)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`throughput round of ${name} failed (exit ${code})`));
+      else resolve(JSON.parse(out) as Round);
+    });
+  });
+}
+
+/**
+ * Per-core against all-core throughput of every target: in each of `rounds` rounds, the
+ * target's round in one process alone, then in `cores` processes at once. Rates are
+ * schedules per wall second; all cores is the sum over the processes. Each figure is from the
+ * fastest round. `cpuEfficiency` compares schedules per CPU second of a process running beside
+ * the others with one running alone: on an idle machine the scaling is about `cores` times it
+ * (a busy machine depresses the wall-clock scaling, not this).
+ */
+async function scaling(n: number, rounds: number, cores: number) {
+  const rows = [];
+  for (const [name] of THROUGHPUT_TARGETS) {
+    let one = 0;
+    let all = 0;
+    let oneCpu = 0;
+    let sideCpu = 0;
+    for (let round = 0; round < rounds; round++) {
+      const alone = await measureRoundAsync(name, n);
+      one = Math.max(one, (n * 1000) / alone.wallMs);
+      oneCpu = Math.max(oneCpu, (n * 1000) / alone.cpuMs);
+      const side = await Promise.all(Array.from({ length: cores }, () => measureRoundAsync(name, n)));
+      all = Math.max(
+        all,
+        side.reduce((sum, r) => sum + (n * 1000) / r.wallMs, 0),
+      );
+      sideCpu = Math.max(sideCpu, side.reduce((sum, r) => sum + (n * 1000) / r.cpuMs, 0) / cores);
+    }
+    rows.push({ name, one, all, ratio: all / one, cpuEfficiency: sideCpu / oneCpu });
+  }
+  return rows;
+}
+
+function cpuOfProcessMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * One `fuzz` campaign that finds no violation, on 1 worker and on `cores` workers: runs per
+ * wall second, and runs per CPU second of the whole process (all its threads), whose ratio is
+ * the parallel search's efficiency (worker start-up, each thread's own JIT warm-up, messages).
+ */
+async function fuzzScaling(name: string, runs: number, cores: number) {
+  const o = {
+    target: target(name),
+    resource: "fenced" as const,
+    faults: ["pause", "delay"] as FaultCategory[],
+    seed: 11,
+    runs,
+    shrink: false as const,
+    fcShrink: { maxRuns: 0 },
+  };
+  await fuzz({ ...o, runs: 300 }); // warm-up of this thread
+  const measure = async (workers: number) => {
+    const cpu0 = cpuOfProcessMs();
+    const r = await fuzzOnCores(o, workers);
+    return {
+      runs: r.runs,
+      wall: (r.runs * 1000) / r.elapsedMs,
+      cpu: (r.runs * 1000) / (cpuOfProcessMs() - cpu0),
+    };
+  };
+  const one = await measure(1);
+  const all = await measure(cores);
+  return {
+    one: one.wall,
+    all: all.wall,
+    ratio: all.wall / one.wall,
+    cpuEfficiency: all.cpu / one.cpu,
+    same: one.runs === all.runs && one.runs === runs,
+  };
+}
+
 /**
  * Throughput of every target over `rounds` rounds of the same `n` schedules, the targets taken
  * in turn within each round, so that a slow spell of this shared machine (other jobs only ever
@@ -236,24 +334,50 @@ if (roundArg >= 0) {
   process.exit(0);
 }
 
-/** `npm run bench:sim -- throughput` runs only the throughput section. */
+/**
+ * `npm run bench:sim -- throughput` runs only the throughput sections (per core, all cores);
+ * `-- scaling` only the all-core one.
+ */
 const onlyThroughput = process.argv.includes("throughput");
+const onlyScaling = process.argv.includes("scaling");
 
-console.log("lockcheck simulator benchmark (one process, one core; rates are per CPU second)\n");
-console.log("Throughput, standard schedule: 5 clients × 20 lock cycles, 10 faults, horizon 30 s");
+console.log("lockcheck simulator benchmark (rates per CPU second of one process, except where said)\n");
 const ROUNDS = 5;
-console.log(
-  `  (${ROUNDS} rounds of 200 schedules per target, each round in a process of its own after ${WARM_UP} warm-up\n` +
-    "   schedules, targets in turn; the fastest round, median in brackets)",
-);
-for (const r of throughputs(200, ROUNDS)) {
+for (const r of onlyScaling ? [] : throughputs(200, ROUNDS)) {
+  if (r.name === THROUGHPUT_TARGETS[0]![0]) {
+    console.log("Throughput, standard schedule: 5 clients × 20 lock cycles, 10 faults, horizon 30 s");
+    console.log(
+      `  (${ROUNDS} rounds of 200 schedules per target, each round in a process of its own after ${WARM_UP} warm-up\n` +
+        "   schedules, targets in turn; the fastest round, median in brackets)",
+    );
+  }
   console.log(
-    `  ${verdict(r.schedulesPerS >= 300 && r.speedup >= 1000)} ${r.name.padEnd(19)} ${fmt(r.schedulesPerS).padStart(5)} schedules/CPU-s (target ≥ 300; median ${fmt(r.medianSchedulesPerS)}; ${fmt(r.schedulesPerWallS)}/wall-s)  ` +
+    `  ${verdict(r.schedulesPerS >= 500 && r.speedup >= 1000)} ${r.name.padEnd(19)} ${fmt(r.schedulesPerS).padStart(5)} schedules/CPU-s (bar ≥ 500, goal 1,000; median ${fmt(r.medianSchedulesPerS)}; ${fmt(r.schedulesPerWallS)}/wall-s)  ` +
       `${fmt(r.eventsPerS).padStart(9)} events/s  ${fmt(r.speedup).padStart(7)}× real time (target ≥ 1000×)  ` +
       `[${fmt(r.eventsPerSchedule)} events, ${fmt(r.virtualSPerSchedule, 1)} virtual s, ${fmt(r.faultsPerSchedule, 1)} faults per schedule]`,
   );
 }
-if (onlyThroughput) process.exit(0);
+
+const cores = availableParallelism();
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
+console.log(
+  `\nPer core and all cores (${cores}), standard schedule, schedules per wall second (fastest of 3 rounds)\n` +
+    `  load average before: ${load()} (other jobs on this machine depress the all-core figures)`,
+);
+for (const r of await scaling(200, 3, cores)) {
+  console.log(
+    `  ${verdict(r.ratio >= 0.9 * cores)} ${r.name.padEnd(19)} 1 process ${fmt(r.one).padStart(5)}/s   ${cores} processes ${fmt(r.all).padStart(5)}/s   scaling ${fmt(r.ratio, 2)}× (target ≥ ${fmt(0.9 * cores, 1)}×); per CPU-s beside the others ${fmt(100 * r.cpuEfficiency)}% of alone`,
+  );
+}
+const f = await fuzzScaling("sim:lease-token", 40_000, cores);
+console.log(
+  `  ${verdict(f.ratio >= 0.9 * cores && f.same)} fuzz sim:lease-token (fenced) --faults pause,delay --runs 40000: --workers 1 ${fmt(f.one)} runs/s, --workers ${cores} ${fmt(f.all)} runs/s, scaling ${fmt(f.ratio, 2)}×; runs per CPU-s ${fmt(100 * f.cpuEfficiency)}% of 1 worker's${f.same ? "" : " (RUN COUNTS DIFFER OR A VIOLATION STOPPED IT)"}`,
+);
+console.log(`  load average after: ${load()}`);
+if (onlyThroughput || onlyScaling) process.exit(0);
 
 console.log("\nTime to first violation (search only), median over 20 seeds (target < 1 s)");
 for (const [name, faults] of [

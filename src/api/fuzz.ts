@@ -9,9 +9,10 @@ import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError } from "../result.js";
-import { type FuzzCounterexample, type FuzzProgress, fuzz as fuzzTarget } from "../runner/fuzz.js";
+import type { FuzzCounterexample, FuzzProgress } from "../runner/fuzz.js";
 import { defaultRunDir, saveRun } from "../runner/save.js";
 import { formatTimeline } from "../runner/timeline.js";
+import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
@@ -38,6 +39,12 @@ export interface FuzzOptions {
   /** Folder to save a counterexample in (default lockcheck-out/<target>-<seed>-<run>); false: do not save. */
   save?: string | false;
   onProgress?: (p: FuzzProgress) => void;
+  /**
+   * Threads searching at once (default 1). Used for simulated targets given by name or module
+   * (a Target or lock object made in the caller's code cannot be loaded by another thread);
+   * the same seed gives the same result whatever the number.
+   */
+  workers?: number;
 }
 
 export interface Counterexample {
@@ -86,21 +93,24 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
     ]);
   }
   const seed = o.seed ?? randomInt(0, 0x7fffffff);
-  const result = await fuzzTarget({
-    target: target.value,
-    resource,
-    seed,
-    faults: o.faults ?? FAULT_CATEGORIES,
-    ...(o.runs === undefined ? {} : { runs: o.runs }),
-    ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
-    ...(o.options === undefined ? {} : { options: o.options }),
-    ...(o.clients === undefined
-      ? {}
-      : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
-    ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
-    ...(o.marginMs === undefined ? {} : { marginMs: o.marginMs > 0 ? o.marginMs : (false as const) }),
-    ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
-  });
+  const result = await fuzzOnCores(
+    {
+      target: target.value,
+      resource,
+      seed,
+      faults: o.faults ?? FAULT_CATEGORIES,
+      ...(o.runs === undefined ? {} : { runs: o.runs }),
+      ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
+      ...(o.options === undefined ? {} : { options: o.options }),
+      ...(o.clients === undefined
+        ? {}
+        : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
+      ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
+      ...(o.marginMs === undefined ? {} : { marginMs: o.marginMs > 0 ? o.marginMs : (false as const) }),
+      ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
+    },
+    o.workers ?? 1,
+  );
   if (result.error !== null)
     throw new Error(`fuzz: lockcheck failed on ${target.value.name}: ${result.error.message}`);
   const base = {

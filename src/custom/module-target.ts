@@ -216,6 +216,17 @@ export async function loadModule(
   return ok(result);
 }
 
+/**
+ * `module:<absolute path>` for a target loaded from a module, so that another thread can load
+ * the same target; undefined for other targets.
+ */
+export function moduleSpecOf(targetName: string): string | undefined {
+  for (const [path, m] of loaded) {
+    if (m.target.name === targetName || m.real?.name === targetName) return `${MODULE_PREFIX}${path}`;
+  }
+  return undefined;
+}
+
 /** A target by name (`sim:redlock`, `redis:lease`, …) or from a module (`module:./my-lock.js`). */
 export async function resolveTarget(
   spec: string,

@@ -62,6 +62,12 @@ export interface FuzzOptions {
   realRuns?: { runs: number; needed: number };
   /** Called after every run, while searching and while shrinking. */
   onProgress?: (p: FuzzProgress) => void;
+  /**
+   * Start at this 0-based run index of the seed's sequence (fast-check's replay path), as if
+   * the runs before it had passed; `runs` then counts from here. Used by `fuzz --shard` and to
+   * shrink a failure that workers found (src/runner/workers/).
+   */
+  startAt?: number;
 }
 
 export interface FuzzProgress {
@@ -132,7 +138,7 @@ export function fuzzScheduleArb(o: FuzzOptions): fc.Arbitrary<Schedule> {
 export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   const started = Date.now();
   const resource = o.resource ?? o.target.resources[0];
-  let runs = 0;
+  let runs = o.startAt ?? 0;
   let shrinkRuns = 0;
   let foundAtRun = 0;
   let phase: FuzzProgress["phase"] = "search";
@@ -172,7 +178,8 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   });
   const numRuns = o.runs ?? (o.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
   const plugins = o.timeLimitMs !== undefined ? [fc.interruptAfterTimeLimit(o.timeLimitMs)] : [];
-  const details = await fc.check<[Schedule]>(property, { seed: o.seed, numRuns, plugins });
+  const path = o.startAt === undefined ? {} : { path: String(o.startAt) };
+  const details = await fc.check<[Schedule]>(property, { seed: o.seed, numRuns, plugins, ...path });
 
   const base = { target: o.target.name, resource, seed: o.seed, interrupted: details.interrupted };
   if (!details.failed || details.counterexample === null) {

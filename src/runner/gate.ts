@@ -21,11 +21,12 @@ import {
 import type { JUnitCase, JUnitSuite } from "../report/junit.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
 import { parseDuration } from "../util/duration.js";
-import { type FuzzResult, fuzz } from "./fuzz.js";
+import type { FuzzResult } from "./fuzz.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
 import { type CorpusEntry, checkCorpusEntry } from "./gate-corpus.js";
 import { saveRun } from "./save.js";
+import { fuzzOnCores } from "./workers/fuzz-parallel.js";
 
 export type GateItem =
   | { kind: "target"; id: string; name: string; config: GateTargetConfig }
@@ -66,6 +67,11 @@ export interface GateEvents {
   itemDone?(result: GateResult): void;
 }
 
+export interface GateRunOptions {
+  /** Threads fuzzing each simulated target (src/runner/workers/); default 1. */
+  workers?: number;
+}
+
 /** `path` relative to the working folder when it is inside it (shorter to read and paste). */
 function shortPath(path: string): string {
   const rel = relative(process.cwd(), path);
@@ -80,6 +86,7 @@ async function runTarget(
   item: Extract<GateItem, { kind: "target" }>,
   config: GateConfig,
   events: GateEvents,
+  workers: number,
 ): Promise<TargetResult> {
   const t = item.config;
   const started = Date.now();
@@ -120,27 +127,30 @@ async function runTarget(
 
   let result: FuzzResult;
   try {
-    result = await fuzz({
-      target: target.value,
-      resource,
-      seed,
-      faults,
-      ...(runs === undefined ? {} : { runs }),
-      ...(timeLimitMs === undefined ? {} : { timeLimitMs: timeLimitMs.value }),
-      ...(t.options === undefined ? {} : { options: t.options }),
-      ...(clients === undefined
-        ? {}
-        : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
-      // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
-      ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
-      onProgress: (p) =>
-        events.itemProgress?.({
-          done: p.runs,
-          ...(runs === undefined ? {} : { total: runs }),
-          violations: p.violations,
-          note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
-        }),
-    });
+    result = await fuzzOnCores(
+      {
+        target: target.value,
+        resource,
+        seed,
+        faults,
+        ...(runs === undefined ? {} : { runs }),
+        ...(timeLimitMs === undefined ? {} : { timeLimitMs: timeLimitMs.value }),
+        ...(t.options === undefined ? {} : { options: t.options }),
+        ...(clients === undefined
+          ? {}
+          : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
+        // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
+        ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
+        onProgress: (p) =>
+          events.itemProgress?.({
+            done: p.runs,
+            ...(runs === undefined ? {} : { total: runs }),
+            violations: p.violations,
+            note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
+          }),
+      },
+      workers,
+    );
   } catch (e) {
     return fail(`lockcheck failed: ${(e as Error).message}`);
   }
@@ -183,13 +193,16 @@ export async function runGate(
   config: GateConfig,
   shard: Shard | null,
   events: GateEvents = {},
+  options: GateRunOptions = {},
 ): Promise<GateReport> {
   const started = Date.now();
   const results: GateResult[] = [];
   for (const [i, item] of items.entries()) {
     events.itemStart?.(item, i + 1, items.length);
     const r =
-      item.kind === "target" ? await runTarget(item, config, events) : await checkCorpusEntry(item.entry);
+      item.kind === "target"
+        ? await runTarget(item, config, events, options.workers ?? 1)
+        : await checkCorpusEntry(item.entry);
     results.push(r);
     events.itemDone?.(r);
   }

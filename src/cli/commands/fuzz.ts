@@ -8,13 +8,18 @@ import { randomInt } from "node:crypto";
 import { Command, InvalidArgumentError } from "commander";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
 import { colorsFor } from "../../report/colors.js";
+import type { Shard } from "../../report/gate-result.js";
 import { startProgress } from "../../report/progress.js";
 import { formatInputError, type InputError } from "../../result.js";
-import { type FuzzCounterexample, type FuzzResult, fuzz } from "../../runner/fuzz.js";
+import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../../runner/fuzz.js";
+import { type RunRange, shardRange } from "../../runner/fuzz-shard.js";
+import { parseShard } from "../../runner/gate.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { formatTimeline } from "../../runner/timeline.js";
+import { fuzzOnCores } from "../../runner/workers/fuzz-parallel.js";
+import { defaultWorkers } from "../../runner/workers/pool.js";
 import { type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
 import { findTarget, targetNames } from "../../targets/index.js";
 import { parseDuration } from "../../util/duration.js";
@@ -32,6 +37,8 @@ interface FuzzFlags {
   margin: number;
   quiet?: boolean;
   json?: boolean;
+  workers?: number;
+  shard?: string;
 }
 
 function positiveInt(name: string) {
@@ -86,6 +93,15 @@ export function fuzzCommand(): Command {
       marginArg,
       DEFAULT_MARGIN_MS,
     )
+    .option(
+      "--workers <n>",
+      "threads searching at once (default: the number of cores); same seed ⇒ same result whatever n",
+      positiveInt("--workers"),
+    )
+    .option(
+      "--shard <i/n>",
+      "search only the i-th of n equal ranges of the --runs schedules (one CI job each; combine with `lockcheck merge`)",
+    )
     .option("--quiet", "no progress line")
     .option("--json", "print a JSON summary on stdout instead of the human report")
     .addHelpText(
@@ -107,6 +123,7 @@ interface ParsedFlags {
   resource: ResourceMode | undefined;
   faults: FaultCategory[];
   timeLimitMs: number | undefined;
+  shard: Shard | null;
 }
 
 function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: false; error: InputError } {
@@ -142,7 +159,22 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
     if (!d.ok) return d;
     timeLimitMs = d.value;
   }
-  return { ok: true, value: { resource, faults, timeLimitMs } };
+  let shard: Shard | null = null;
+  if (flags.shard !== undefined) {
+    const parsedShard = parseShard(flags.shard);
+    if (!parsedShard.ok) return parsedShard;
+    if (flags.runs === undefined && timeLimitMs !== undefined) {
+      return {
+        ok: false,
+        error: {
+          field: "--shard",
+          message: "needs --runs: the shards split that many schedules between them",
+        },
+      };
+    }
+    shard = parsedShard.value;
+  }
+  return { ok: true, value: { resource, faults, timeLimitMs, shard } };
 }
 
 function sizeText(s: Schedule): string {
@@ -160,7 +192,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   if (!target.ok) return fail(target.error);
   const parsed = parseFlags(flags);
   if (!parsed.ok) return fail(parsed.error);
-  const { resource, faults, timeLimitMs } = parsed.value;
+  const { resource, faults, timeLimitMs, shard } = parsed.value;
   if (resource !== undefined && !target.value.resources.includes(resource)) {
     return fail({
       field: "--resource",
@@ -168,9 +200,16 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
     });
   }
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
-  const runs = flags.runs ?? (timeLimitMs === undefined ? 1000 : undefined);
+  const campaignRuns = flags.runs ?? (timeLimitMs === undefined ? 1000 : undefined);
+  const part: ShardPart | null =
+    shard === null || campaignRuns === undefined
+      ? null
+      : { shard, range: shardRange(shard, campaignRuns), campaignRuns };
+  const range = part?.range ?? null;
+  const runs = range === null ? campaignRuns : range.to - range.from;
+  const from = range?.from ?? 0;
   const effectiveResource = resource ?? target.value.resources[0];
-  const title = `fuzz ${target.value.name} (${effectiveResource}) seed ${seed}`;
+  const title = `fuzz ${target.value.name} (${effectiveResource}) seed ${seed}${shard === null ? "" : ` shard ${shard.index}/${shard.count}`}`;
   const progress = startProgress({
     title,
     quiet: flags.quiet === true || flags.json === true,
@@ -179,35 +218,51 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
 
   let result: FuzzResult;
   try {
-    result = await fuzz({
+    const options = {
       target: target.value,
       resource: effectiveResource,
       seed,
       faults,
       ...(runs === undefined ? {} : { runs }),
+      ...(range === null ? {} : { startAt: range.from }),
       ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
       ...(flags.clients === undefined
         ? {}
         : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
       ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
-      marginMs: flags.margin > 0 ? flags.margin : false,
-      onProgress: (p) =>
+      marginMs: flags.margin > 0 ? flags.margin : (false as const),
+      onProgress: (p: FuzzProgress) =>
         progress.update({
-          done: p.runs,
+          done: p.runs - from,
           violations: p.violations,
           note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
         }),
-    });
+    };
+    result = await fuzzOnCores(options, flags.workers ?? defaultWorkers());
   } finally {
     progress.stop();
   }
-  return report(result, flags);
+  return report(result, flags, part);
 }
 
-async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
+/** Which part of a campaign a sharded fuzz searched. */
+interface ShardPart {
+  shard: Shard;
+  range: RunRange;
+  campaignRuns: number;
+}
+
+async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | null): Promise<number> {
   const c = colorsFor(process.stdout);
-  const rate = result.elapsedMs > 0 ? Math.round((result.runs * 1000) / result.elapsedMs) : result.runs;
+  const tried = result.runs - (part?.range.from ?? 0);
+  const rate = result.elapsedMs > 0 ? Math.round((tried * 1000) / result.elapsedMs) : tried;
   const what = `${result.target} (${result.resource}), seed ${result.seed}, faults ${flags.faults}`;
+  const ofShard =
+    part === null
+      ? ""
+      : part.range.to > part.range.from
+        ? ` (shard ${part.shard.index}/${part.shard.count}: runs ${part.range.from + 1}–${part.range.to} of ${part.campaignRuns})`
+        : ` (shard ${part.shard.index}/${part.shard.count}: none of the ${part.campaignRuns} runs)`;
   if (result.error !== null) {
     process.stderr.write(
       `${colorsFor(process.stderr).red("error")}: lockcheck failed while running ${what}: ${result.error.message}\n`,
@@ -219,11 +274,11 @@ async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
   const ce = result.counterexample;
   if (ce === null) {
     if (flags.json === true) {
-      process.stdout.write(`${JSON.stringify({ ...summary(result), violation: false })}\n`);
+      process.stdout.write(`${JSON.stringify({ ...summary(result, flags, part), violation: false })}\n`);
     } else {
       const stop = result.interrupted ? " (time limit reached)" : "";
       process.stdout.write(
-        `${c.green("no violation")} in ${result.runs} runs of ${what}${stop} — ${rate} runs/s\n`,
+        `${c.green("no violation")} in ${tried} runs of ${what}${ofShard}${stop} — ${rate} runs/s\n`,
       );
     }
     return 0;
@@ -242,12 +297,12 @@ async function report(result: FuzzResult, flags: FuzzFlags): Promise<number> {
   }
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ ...summary(result), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
+      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
     );
     return 1;
   }
   const out = [
-    `${c.bold(c.red("violation found"))} in run ${ce.foundAtRun} of ${what}`,
+    `${c.bold(c.red("violation found"))} in run ${ce.foundAtRun} of ${what}${ofShard}`,
     ...shrinkLines(ce, flags, c),
     "",
     c.bold(
@@ -288,13 +343,25 @@ function shrinkLines(ce: FuzzCounterexample, flags: FuzzFlags, c: ReturnType<typ
   }
 }
 
-function summary(r: FuzzResult) {
-  return {
+/** The JSON summary; a shard's also says which part of which campaign it is (for `merge`). */
+function summary(r: FuzzResult, flags: FuzzFlags, part: ShardPart | null) {
+  const common = {
     target: r.target,
     resource: r.resource,
     seed: r.seed,
-    runs: r.runs,
+    runs: r.runs - (part?.range.from ?? 0),
     elapsedMs: r.elapsedMs,
     interrupted: r.interrupted,
+  };
+  if (part === null) return common;
+  return {
+    kind: "fuzz-shard" as const,
+    ...common,
+    faults: flags.faults,
+    clients: flags.clients ?? null,
+    shard: { index: part.shard.index, count: part.shard.count },
+    campaignRuns: part.campaignRuns,
+    firstRun: part.range.from + 1,
+    lastRun: part.range.to,
   };
 }

@@ -4,7 +4,7 @@
  * entry; exit 0 when every expectation is met, 1 when one is not, 2 on a bad config.
  */
 import { writeFile } from "node:fs/promises";
-import { Command } from "commander";
+import { Command, InvalidArgumentError } from "commander";
 import { colorsFor } from "../../report/colors.js";
 import type { Shard } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
@@ -13,6 +13,7 @@ import { formatInputError, type InputError } from "../../result.js";
 import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../runner/gate.js";
 import { DEFAULT_CONFIG_FILES, findDefaultConfig, loadGateConfig } from "../../runner/gate-config.js";
 import { findCorpusEntries } from "../../runner/gate-corpus.js";
+import { defaultWorkers } from "../../runner/workers/pool.js";
 
 interface GateFlags {
   config?: string;
@@ -20,6 +21,13 @@ interface GateFlags {
   shard?: string;
   json?: boolean;
   quiet?: boolean;
+  workers?: number;
+}
+
+function workersArg(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("--workers must be a positive integer");
+  return n;
 }
 
 export function gateCommand(): Command {
@@ -36,6 +44,11 @@ export function gateCommand(): Command {
     )
     .option("--json", "print the results as JSON on stdout (input for `lockcheck merge`)")
     .option("--quiet", "no progress lines")
+    .option(
+      "--workers <n>",
+      "threads fuzzing each simulated target (default: the number of cores); same results whatever n",
+      workersArg,
+    )
     .action(async (flags: GateFlags) => {
       process.exitCode = await runGateCommand(flags);
     });
@@ -67,19 +80,25 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   const items = shardItems(planGate(config.value, corpus.value), shard);
   const quiet = flags.quiet === true || flags.json === true;
   let progress: Progress | null = null;
-  const report = await runGate(items, config.value, shard, {
-    itemStart(item, position, of) {
-      if (item.kind !== "target") return;
-      progress = startProgress({ title: `gate ${position}/${of} ${item.name}`, quiet });
+  const report = await runGate(
+    items,
+    config.value,
+    shard,
+    {
+      itemStart(item, position, of) {
+        if (item.kind !== "target") return;
+        progress = startProgress({ title: `gate ${position}/${of} ${item.name}`, quiet });
+      },
+      itemProgress(p) {
+        progress?.update(p);
+      },
+      itemDone() {
+        progress?.stop();
+        progress = null;
+      },
     },
-    itemProgress(p) {
-      progress?.update(p);
-    },
-    itemDone() {
-      progress?.stop();
-      progress = null;
-    },
-  });
+    { workers: flags.workers ?? defaultWorkers() },
+  );
 
   if (flags.junit !== undefined) {
     try {

@@ -3,6 +3,8 @@
  * `lockcheck gate --shard i/n` runs — their `--json` results and/or their `--junit` files —
  * into one. With JSON results it prints the combined table and checks that the shards
  * cover 1..n once each. Exit 0 when every expectation was met, 1 otherwise, 2 on bad input.
+ * The `--json` results of `lockcheck fuzz --shard i/n` merge into the campaign's result
+ * (src/runner/fuzz-merge.ts): exit 1 if it found a violation, 0 if not.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { Command } from "commander";
@@ -12,6 +14,13 @@ import type { GateReport } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
 import { type JUnitSuite, mergeJUnitSuites, parseJUnit, renderJUnit } from "../../report/junit.js";
 import { formatInputError, type InputError } from "../../result.js";
+import {
+  type FuzzShardResult,
+  fuzzShardProblems,
+  fuzzShardSchema,
+  type MergedFuzz,
+  mergeFuzzShards,
+} from "../../runner/fuzz-merge.js";
 import { gateJUnitSuites, mergeGateReports } from "../../runner/gate.js";
 
 interface MergeFlags {
@@ -29,8 +38,13 @@ const reportSchema = z.looseObject({
 
 export function mergeCommand(): Command {
   return new Command("merge")
-    .description("combine the JSON results and/or JUnit files of sharded `lockcheck gate` runs")
-    .argument("<files...>", "outputs of `lockcheck gate --json` (.json) and/or `--junit` (.xml)")
+    .description(
+      "combine the JSON results and/or JUnit files of sharded `lockcheck gate` runs, or the JSON results of sharded `lockcheck fuzz` runs",
+    )
+    .argument(
+      "<files...>",
+      "outputs of `lockcheck gate --json` (.json) and/or `--junit` (.xml), or of `lockcheck fuzz --shard i/n --json`",
+    )
     .option("--junit <file>", "write the combined JUnit XML here")
     .option("--json", "print the combined JSON result on stdout")
     .action(async (files: string[], flags: MergeFlags) => {
@@ -59,6 +73,7 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
   const errc = colorsFor(process.stderr);
   const errors: InputError[] = [];
   const reports: GateReport[] = [];
+  const fuzzShards: FuzzShardResult[] = [];
   const junits: JUnitSuite[][] = [];
   for (const file of files) {
     let text: string;
@@ -81,14 +96,24 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
       errors.push({ file, message: `neither JUnit XML nor JSON: ${(e as Error).message}` });
       continue;
     }
+    if ((data as { kind?: unknown } | null)?.kind === "fuzz-shard") {
+      const shard = fuzzShardSchema.safeParse(data);
+      if (shard.success) fuzzShards.push(shard.data);
+      else errors.push({ file, message: "not the output of `lockcheck fuzz --shard i/n --json`" });
+      continue;
+    }
     const parsed = reportSchema.safeParse(data);
     if (!parsed.success) errors.push({ file, message: "not the output of `lockcheck gate --json`" });
     else reports.push(parsed.data as unknown as GateReport);
+  }
+  if (fuzzShards.length > 0 && (reports.length > 0 || junits.length > 0)) {
+    errors.push({ message: "fuzz shards merge only with each other, not with gate results" });
   }
   if (errors.length > 0) {
     for (const e of errors) process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
     return 2;
   }
+  if (fuzzShards.length > 0) return mergeFuzz(fuzzShards, flags);
   const problems = shardProblems(reports);
   for (const p of problems) process.stderr.write(`${errc.red("error")}: ${p}\n`);
 
@@ -118,4 +143,31 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
   }
   if (problems.length > 0) return 2;
   return failures === 0 && (merged?.ok ?? true) ? 0 : 1;
+}
+
+function mergeFuzz(shards: readonly FuzzShardResult[], flags: MergeFlags): number {
+  const errc = colorsFor(process.stderr);
+  const problems = fuzzShardProblems(shards);
+  for (const p of problems) process.stderr.write(`${errc.red("error")}: ${p}\n`);
+  if (problems.length > 0) return 2;
+  if (flags.junit !== undefined) {
+    process.stderr.write(`${errc.red("error")}: --junit: fuzz shards have no JUnit form; use --json\n`);
+    return 2;
+  }
+  const merged = mergeFuzzShards(shards);
+  if (flags.json === true) process.stdout.write(`${JSON.stringify(merged)}\n`);
+  else process.stdout.write(`${fuzzMergeText(merged)}\n`);
+  return merged.violation ? 1 : 0;
+}
+
+function fuzzMergeText(m: MergedFuzz): string {
+  const c = colorsFor(process.stdout);
+  const what = `${m.target} (${m.resource}), seed ${m.seed}, faults ${m.faults}, ${m.shards} shards`;
+  const stop = m.interrupted ? " (a shard's time limit stopped it early)" : "";
+  if (!m.violation) return `${c.green("no violation")} in ${m.runs} runs of ${what}${stop}`;
+  return [
+    `${c.bold(c.red("violation found"))} in run ${m.foundAtRun} of ${what}${stop}`,
+    ...(m.dir === undefined ? [] : [`saved ${m.dir}/ by the shard that found it`]),
+    ...(m.replay === undefined ? [] : [`replay: ${c.bold(m.replay)}`]),
+  ].join("\n");
 }

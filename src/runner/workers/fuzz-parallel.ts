@@ -1,0 +1,260 @@
+/**
+ * `fuzz` on several cores. Worker threads (fuzz-worker.ts) and this thread run blocks of the
+ * seed's run indices (run-block.ts); this coordinator hands the blocks out in index order and
+ * stops once the lowest failing index is known (blocks.ts). That run is then replayed and
+ * shrunk here, in this thread, by the sequential `fuzz` started at that index: the same seed
+ * gives the same runs, the same first counterexample and the same shrunk schedule whatever the
+ * number of workers.
+ *
+ * This thread searches too (`workers` counts it): it starts at once, while the threads load,
+ * so a violation in the first runs costs no more than in a sequential search, and its code is
+ * warm for the shrinking that follows. It yields to its event loop between runs, so that the
+ * workers' messages and the time limit are handled. Threads join only when the work left looks
+ * worth it: a thread costs about a second of CPU to load and warm up its compiled code, so a
+ * search this thread finishes in a second or two runs here alone. Who runs which block never
+ * changes the result.
+ *
+ * Only deterministic targets that another thread can load (by name or from their module)
+ * are searched in parallel; any other target runs sequentially, in this thread.
+ */
+import type { Worker } from "node:worker_threads";
+import type { Arbitrary } from "fast-check";
+import type { Schedule } from "../../schedule/schedule.js";
+import type { Target } from "../../targets/target.js";
+import { type FuzzOptions, type FuzzResult, fuzz, fuzzScheduleArb } from "../fuzz.js";
+import { SearchFrontier } from "./blocks.js";
+import { startWorker } from "./pool.js";
+import type { FromWorker, SearchSetup } from "./protocol.js";
+import { runBlock } from "./run-block.js";
+import { targetSpec } from "./target-spec.js";
+
+const DEFAULT_RUNS = 1000;
+
+/**
+ * Runs `fuzz(o)` on `workers` threads when `o.target` allows it, else sequentially in this
+ * thread. `o.startAt` with `o.runs` searches only the indices [startAt, startAt + runs)
+ * (a shard of a campaign).
+ */
+export async function fuzzOnCores(
+  o: FuzzOptions,
+  workers: number,
+  parallel: ParallelOptions = {},
+): Promise<FuzzResult> {
+  const spec = workers > 1 && o.target.deterministic ? targetSpec(o.target) : null;
+  if (spec === null) return fuzz(o);
+  return fuzzParallel(o, workers, spec, parallel);
+}
+
+export interface ParallelOptions {
+  /**
+   * Whether this thread searches too, as one of the `workers` (default true). False: every
+   * block runs on a worker thread (tests use it to exercise the threads alone).
+   */
+  searchHere?: boolean;
+  /** Start the threads at once rather than when the work left looks worth it (tests). */
+  threadsAtOnce?: boolean;
+}
+
+async function fuzzParallel(
+  o: FuzzOptions,
+  workers: number,
+  spec: string,
+  parallel: ParallelOptions,
+): Promise<FuzzResult> {
+  const searchHere = parallel.searchHere ?? true;
+  const started = Date.now();
+  const resource = o.resource ?? o.target.resources[0];
+  const from = o.startAt ?? 0;
+  const total = o.runs ?? (o.timeLimitMs !== undefined ? Number.POSITIVE_INFINITY : DEFAULT_RUNS);
+  const frontier = new SearchFrontier(from, from + total);
+  const setup: SearchSetup = {
+    target: spec,
+    resource,
+    seed: o.seed,
+    faults: [...o.faults],
+    ...(o.options === undefined ? {} : { options: o.options }),
+    ...(o.workload === undefined ? {} : { workload: o.workload }),
+    ...(o.faultBounds === undefined ? {} : { faultBounds: o.faultBounds }),
+  };
+  const report = () =>
+    o.onProgress?.({
+      phase: "search",
+      runs: from + frontier.passedTotal(),
+      shrinkRuns: 0,
+      violations: frontier.lowestFailure() === null ? 0 : 1,
+    });
+  const deadline = o.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeLimitMs;
+  const here: LocalSearch = { target: o.target, arb: fuzzScheduleArb({ ...o, resource }), seed: o.seed };
+  const outcome = await search(setup, searchHere ? here : null, frontier, {
+    threads: searchHere ? workers - 1 : workers,
+    threadsAtOnce: parallel.threadsAtOnce === true || !searchHere,
+    deadline,
+    onChange: report,
+  });
+  const base = { target: o.target.name, resource, seed: o.seed };
+  if (outcome.fatal !== undefined) {
+    return {
+      ...base,
+      runs: from + frontier.passedPrefix(),
+      elapsedMs: Date.now() - started,
+      interrupted: false,
+      counterexample: null,
+      error: { message: `a search worker failed: ${outcome.fatal}`, schedule: null },
+    };
+  }
+  const failure = frontier.lowestFailure();
+  if (failure === null) {
+    return {
+      ...base,
+      runs: from + frontier.passedPrefix(),
+      elapsedMs: Date.now() - started,
+      interrupted: outcome.interrupted,
+      counterexample: null,
+      error: null,
+    };
+  }
+  // The sequential search, started at the failing index, finds it again at once and shrinks it.
+  const { timeLimitMs: _, ...rest } = o;
+  const replayed = await fuzz({ ...rest, resource, startAt: failure, runs: 1 });
+  return { ...replayed, elapsedMs: Date.now() - started, interrupted: outcome.interrupted };
+}
+
+interface SearchOutcome {
+  interrupted: boolean;
+  fatal?: string;
+}
+
+/** What this thread needs to search blocks itself. */
+interface LocalSearch {
+  target: Target;
+  arb: Arbitrary<Schedule>;
+  seed: number;
+}
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** How often the coordinator considers starting the threads. */
+const THREAD_CHECK_MS = 250;
+/** Threads start once the work left (estimated at this thread's pace) is longer than this. */
+const THREADS_WORTH_MS = 1500;
+
+interface SearchPlan {
+  threads: number;
+  threadsAtOnce: boolean;
+  deadline: number;
+  onChange: () => void;
+}
+
+/**
+ * Runs blocks on this thread (unless `here` is null) and `plan.threads` workers until the
+ * frontier is decided or exhausted, or the deadline.
+ */
+function search(
+  setup: SearchSetup,
+  here: LocalSearch | null,
+  frontier: SearchFrontier,
+  plan: SearchPlan,
+): Promise<SearchOutcome> {
+  const { threads, deadline, onChange } = plan;
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const workers: Worker[] = [];
+    let busy = 0;
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let threadCheck: NodeJS.Timeout | undefined;
+    let local: Promise<void> = Promise.resolve();
+    const finish = (outcome: SearchOutcome) => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      if (threadCheck !== undefined) clearTimeout(threadCheck);
+      // This thread's run in progress ends first (it checks `settled` between runs).
+      void Promise.all([local, ...workers.map((w) => w.terminate())]).then(() => resolve(outcome));
+    };
+    const searchHere = async (here: LocalSearch): Promise<void> => {
+      for (;;) {
+        if (settled) return;
+        const block = frontier.next();
+        if (block === null) {
+          if (busy === 0) finish({ interrupted: false });
+          return;
+        }
+        busy++;
+        const r = await runBlock(here.target, here.arb, here.seed, block.start, block.count, {
+          passed(passed) {
+            frontier.progress(block.start, passed);
+            onChange();
+          },
+          between: yieldToEventLoop,
+          abandoned: () => settled || !frontier.useful(block.start),
+        });
+        busy--;
+        if (settled) return;
+        if (!r.abandoned) {
+          frontier.finish(block.start, r.failedAt);
+          onChange();
+        }
+        if (frontier.decided()) {
+          finish({ interrupted: false });
+          return;
+        }
+      }
+    };
+    const feed = (w: Worker) => {
+      const block = frontier.next();
+      if (block === null) {
+        if (busy === 0) finish({ interrupted: false });
+        return;
+      }
+      busy++;
+      w.postMessage({ type: "block", start: block.start, count: block.count });
+    };
+    const onMessage = (w: Worker, m: FromWorker) => {
+      if (settled) return;
+      if (m.type === "ready") feed(w);
+      else if (m.type === "progress") {
+        frontier.progress(m.start, m.passed);
+        onChange();
+      } else if (m.type === "done") {
+        busy--;
+        frontier.finish(m.start, m.failedAt);
+        onChange();
+        if (frontier.decided()) finish({ interrupted: false });
+        else feed(w);
+      } else finish({ interrupted: false, fatal: m.message });
+    };
+    if (Number.isFinite(deadline)) {
+      timer = setTimeout(() => finish({ interrupted: true }), Math.max(0, deadline - Date.now()));
+    }
+    const startThreads = () => {
+      for (let k = 0; k < threads; k++) {
+        const w = startWorker(import.meta.url, "./fuzz-worker", setup);
+        workers.push(w);
+        w.on("message", (m: FromWorker) => onMessage(w, m));
+        w.on("error", (e) => finish({ interrupted: false, fatal: e.message }));
+        w.on("exit", (code) => finish({ interrupted: false, fatal: `a worker exited early (code ${code})` }));
+      }
+    };
+    /** Whether the work left, at this thread's pace so far, is worth the threads' start-up. */
+    const threadsWorthIt = (): boolean => {
+      if (frontier.lowestFailure() !== null) return false;
+      const passed = frontier.passedTotal();
+      const elapsed = Date.now() - started;
+      if (passed === 0) return true;
+      const leftMs = Math.min((frontier.remaining() * elapsed) / passed, deadline - Date.now());
+      return leftMs > THREADS_WORTH_MS;
+    };
+    const considerThreads = () => {
+      threadCheck = undefined;
+      if (settled) return;
+      if (threadsWorthIt()) startThreads();
+      else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
+    };
+    if (plan.threadsAtOnce) startThreads();
+    else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
+    if (here !== null) {
+      local = searchHere(here).catch((e: unknown) => finish({ interrupted: false, fatal: String(e) }));
+    }
+  });
+}

@@ -1,0 +1,27 @@
+/** Messages between the coordinator of a parallel search and its worker threads. */
+import type { FaultBounds, FaultCategory, WorkloadBounds } from "../../../generators/bounds.js";
+import type { ResourceMode, ScheduleOptions } from "../../schedule/schedule.js";
+
+/** What every worker of one search gets at start (structured-cloneable). */
+export interface SearchSetup {
+  /** A target name or `module:<absolute path>` (target-spec.ts). */
+  target: string;
+  resource: ResourceMode;
+  seed: number;
+  faults: readonly FaultCategory[];
+  options?: Partial<ScheduleOptions>;
+  workload?: Partial<WorkloadBounds>;
+  faultBounds?: Partial<Omit<FaultBounds, "categories">>;
+}
+
+export type ToWorker = { type: "block"; start: number; count: number } | { type: "stop" };
+
+export type FromWorker =
+  /** Worker is set up and takes blocks. */
+  | { type: "ready" }
+  /** The first `passed` runs of the block at `start` passed. */
+  | { type: "progress"; start: number; passed: number }
+  /** The block at `start` finished: all passed, or the run at `failedAt` failed (or threw). */
+  | { type: "done"; start: number; failedAt: number | null }
+  /** The worker cannot search (e.g. its target did not load). */
+  | { type: "fatal"; message: string };
