@@ -101,3 +101,27 @@ function timeline(ops: readonly Op[]): string {
     })
     .join("\n");
 }
+
+/**
+ * Whether another client was granted the lock while `client` was paused (between its first
+ * `pause` and the `resume` after it). Under a heavily loaded machine an etcd leader change can
+ * renew the paused client's lease, so nobody takes over and the fence has nothing to refuse.
+ */
+export function takenOverWhilePaused(ops: readonly Op[], client: number): boolean {
+  const node = `client:${client}`;
+  const pause = ops.find((o) => isNemesisOp(o) && o.f === "pause" && o.node === node);
+  if (pause === undefined) return false;
+  const resume = ops.find(
+    (o) => isNemesisOp(o) && o.f === "resume" && o.node === node && o.time >= pause.time,
+  );
+  const end = resume?.time ?? Number.POSITIVE_INFINITY;
+  return ops.some(
+    (o) =>
+      !isNemesisOp(o) &&
+      o.process !== client &&
+      o.f === "acquire" &&
+      o.type === "ok" &&
+      o.time > pause.time &&
+      o.time < end,
+  );
+}
