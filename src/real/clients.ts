@@ -14,11 +14,13 @@ import type { RealWorld } from "./world.js";
 
 export interface PauseRequest {
   clientId: number;
-  checkpoint: string;
-  occurrence: number;
   durationMs: number;
   /** ns since t0, stamped by the child just before it stopped itself. */
   time: number;
+  /** What the nemesis records as the pause's value. */
+  value: Record<string, unknown>;
+  /** For the progress line, e.g. "pause-at client:0@acquired". */
+  label: string;
 }
 
 export interface ClientFleet {
@@ -92,6 +94,11 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence, durationMs: f.durationMs }]
           : [],
       ),
+      pauseInCall: schedule.faults.flatMap((f) =>
+        f.kind === "pause-in-call" && f.client === plan.id
+          ? [{ call: f.call, occurrence: f.occurrence, afterMs: f.afterMs, durationMs: f.durationMs }]
+          : [],
+      ),
       eventsFile: clientEventsFile(opts.eventsDir, plan.id),
     };
     return new Promise<void>((resolve, reject) => {
@@ -109,10 +116,21 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           case "event":
             events++;
             return;
-          case "pause-me":
+          case "pause-me": {
             proc.notePausedBySelf();
-            opts.onPauseRequest({ clientId: plan.id, ...msg });
+            const { checkpoint, occurrence, durationMs, time } = msg;
+            const value = { checkpoint, occurrence, durationMs };
+            const label = `pause-at client:${plan.id}@${checkpoint}`;
+            opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;
+          }
+          case "pause-in-call": {
+            proc.notePausedBySelf();
+            const { type: _, time, ...value } = msg;
+            const label = `pause-in-call client:${plan.id} ${msg.call}#${msg.occurrence}+${msg.afterMs}ms`;
+            opts.onPauseRequest({ clientId: plan.id, durationMs: msg.durationMs, time, value, label });
+            return;
+          }
           case "failed":
             failures.push(`client:${plan.id}: ${msg.message}`);
             clearTimeout(timer);

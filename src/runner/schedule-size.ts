@@ -25,6 +25,8 @@ function faultMagnitude(f: Fault): number {
       return f.durationMs + f.at;
     case "pause-at":
       return f.durationMs + f.occurrence;
+    case "pause-in-call":
+      return f.durationMs + f.occurrence + f.afterMs;
     case "crash":
       return (f.restartAfterMs ?? 0) + f.at;
     case "partition":

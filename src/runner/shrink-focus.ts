@@ -21,6 +21,7 @@ import type { Op } from "../history/op.js";
 import type { Checkpoint, ClientPlan, Fault, Schedule } from "../schedule/schedule.js";
 import {
   type CycleSpan,
+  callHits,
   checkpointHits,
   cycleHit,
   cycleSpans,
@@ -50,6 +51,7 @@ function clientOf(ref: string): number | undefined {
 function targetClient(f: Fault): number | undefined {
   switch (f.kind) {
     case "pause-at":
+    case "pause-in-call":
       return f.client;
     case "pause":
     case "crash":
@@ -157,11 +159,12 @@ function focusedClientFault(
   const history = spans.byClient.get(client) ?? [];
   const hit = fired === undefined ? undefined : cycleHit(history, f, fired);
   if (hit === undefined || !kept.includes(hit.cycle)) return null;
-  if (f.kind !== "pause-at") return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
+  if (f.kind !== "pause-at" && f.kind !== "pause-in-call")
+    return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
   let passedInDropped = 0;
   for (const span of history) {
     if (span.cycle < hit.cycle && !kept.includes(span.cycle))
-      passedInDropped += checkpointHits(span, f.checkpoint);
+      passedInDropped += f.kind === "pause-at" ? checkpointHits(span, f.checkpoint) : callHits(span, f.call);
   }
   const occurrence = f.occurrence - passedInDropped;
   return occurrence < 0 ? null : { ...f, occurrence };
@@ -193,8 +196,8 @@ function focusedFaults(
   return out;
 }
 
-function isPause(f: Fault): f is Extract<Fault, { kind: "pause" | "pause-at" }> {
-  return f.kind === "pause" || f.kind === "pause-at";
+function isPause(f: Fault): f is Extract<Fault, { kind: "pause" | "pause-at" | "pause-in-call" }> {
+  return f.kind === "pause" || f.kind === "pause-at" || f.kind === "pause-in-call";
 }
 
 /**
