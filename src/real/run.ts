@@ -25,6 +25,7 @@ import type { Reaper } from "./hygiene/reaper.js";
 import { startReaper } from "./hygiene/reaper.js";
 import { registerUndo } from "./hygiene/undo.js";
 import { createNemesis, type Nemesis } from "./nemesis.js";
+import type { SharedServers } from "./shared-world.js";
 import { ensureClockShim } from "./shim/build.js";
 import { type RealWorld, type ServerKind, startWorld, type WorldSpec } from "./world.js";
 
@@ -48,6 +49,8 @@ export interface RealRunOptions {
   cluster?: "process" | "docker";
   /** Images and Compose file for `cluster: "docker"`. */
   docker?: DockerRunOptions;
+  /** Run on these servers (started once, reset after the run) instead of starting a world. */
+  shared?: SharedServers;
 }
 
 export interface RealProgress {
@@ -120,7 +123,7 @@ export async function runReal(
     return err(`resource fenced-txn needs an etcd target, not ${schedule.target}`);
   }
   let clockShim: string | null = null;
-  if (!onDocker && needsClockShim(schedule, target.servers)) {
+  if (!onDocker && opts.shared === undefined && needsClockShim(schedule, target.servers)) {
     const shim = ensureClockShim(opts.cc);
     if (!shim.ok) return err(shim.error);
     clockShim = shim.value;
@@ -154,9 +157,12 @@ export async function runReal(
     reaper,
   };
   // A docker world also reports container operations that failed (as warnings).
-  const world: Result<RealWorld & { warnings?: () => string[] }, string> = onDocker
-    ? await (await import("./docker/world.js")).startDockerWorld(worldSpec, opts.docker ?? {})
-    : await startWorld(worldSpec);
+  const world: Result<RealWorld & { warnings?: () => string[] }, string> =
+    opts.shared !== undefined
+      ? await opts.shared.world(clientIds)
+      : onDocker
+        ? await (await import("./docker/world.js")).startDockerWorld(worldSpec, opts.docker ?? {})
+        : await startWorld(worldSpec);
   const worldMs = Date.now() - setupStart;
   if (!world.ok) {
     dismissReaper.run();

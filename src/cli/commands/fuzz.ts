@@ -30,6 +30,8 @@ interface FuzzFlags {
   shrink: boolean;
   quiet?: boolean;
   json?: boolean;
+  duration?: string;
+  cluster: string;
 }
 
 function positiveInt(name: string) {
@@ -71,6 +73,15 @@ export function fuzzCommand(): Command {
     .option("--clients <n>", "most clients in a schedule (default 4)", positiveInt("--clients"))
     .option("--out <dir>", "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>)")
     .option("--no-shrink", "save the first failing schedule as found")
+    .option(
+      "--duration <d>",
+      "real targets: length of each run, e.g. 5s (clients keep cycling, faults keep coming; default 5s)",
+    )
+    .option(
+      "--cluster <kind>",
+      "real targets: where servers run: process (started once, reused by every run) or docker",
+      "process",
+    )
     .option("--quiet", "no progress line")
     .option("--json", "print a JSON summary on stdout instead of the human report")
     .action(async (flags: FuzzFlags) => {
@@ -82,6 +93,8 @@ interface ParsedFlags {
   resource: ResourceMode | undefined;
   faults: FaultCategory[];
   timeLimitMs: number | undefined;
+  /** Length of each real run (--duration). */
+  runMs: number | undefined;
 }
 
 function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: false; error: InputError } {
@@ -117,7 +130,19 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
     if (!d.ok) return d;
     timeLimitMs = d.value;
   }
-  return { ok: true, value: { resource, faults, timeLimitMs } };
+  let runMs: number | undefined;
+  if (flags.duration !== undefined) {
+    const d = parseDuration(flags.duration, "--duration");
+    if (!d.ok) return d;
+    runMs = d.value;
+  }
+  if (flags.cluster !== "process" && flags.cluster !== "docker") {
+    return {
+      ok: false,
+      error: { field: "--cluster", message: `expected process or docker, got "${flags.cluster}"` },
+    };
+  }
+  return { ok: true, value: { resource, faults, timeLimitMs, runMs } };
 }
 
 function sizeText(s: Schedule): string {
@@ -135,7 +160,14 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   if (!target.ok) return fail(target.error);
   const parsed = parseFlags(flags);
   if (!parsed.ok) return fail(parsed.error);
-  const { resource, faults, timeLimitMs } = parsed.value;
+  const { resource, faults, timeLimitMs, runMs } = parsed.value;
+  const real = target.value.openSession !== undefined;
+  if (!real && (runMs !== undefined || flags.cluster !== "process")) {
+    return fail({
+      field: runMs !== undefined ? "--duration" : "--cluster",
+      message: `only for real targets (redis:…, etcd:…); ${target.value.name} runs in the simulator`,
+    });
+  }
   if (resource !== undefined && !target.value.resources.includes(resource)) {
     return fail({
       field: "--resource",
@@ -165,6 +197,8 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
         ? {}
         : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
       ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
+      ...(runMs === undefined ? {} : { options: { horizonMs: runMs } }),
+      ...(flags.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
       onProgress: (p) =>
         progress.update({
           done: p.runs,
