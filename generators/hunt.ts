@@ -5,15 +5,18 @@
  * over the whole duration, with checkpoint and in-call occurrences reaching as far into the
  * run as clients get. It stays a plain, replayable schedule: every fault is listed.
  *
- * Pauses include pauses inside calls (`in-call`), which `scheduleArb` leaves out by default.
+ * Pauses include pauses inside calls (`in-call`), which `scheduleArb` leaves out by default, and
+ * checkpoint pauses aim where a write can follow (not before a release).
  */
 import fc from "fast-check";
-import type { Schedule } from "../src/schedule/schedule.js";
+import type { Checkpoint, Schedule } from "../src/schedule/schedule.js";
 import { checkBounds, defaultFaultBounds, defaultWorkloadBounds, PAUSE_KINDS } from "./bounds.js";
 import { faultArb } from "./faults/index.js";
 import { fitFaultsToClients } from "./fit.js";
 import { type ScheduleArbOptions, seedArb } from "./schedule.js";
 import { clientsArb } from "./workload.js";
+
+const HUNT_CHECKPOINTS: readonly Checkpoint[] = ["acquire-sent", "acquired", "before-write"];
 
 export interface HuntArbOptions extends ScheduleArbOptions {
   /** Mean time between two faults (default: the TTL, at least 500 ms). */
@@ -24,14 +27,17 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
   const { options } = opts;
   const workload = defaultWorkloadBounds(options, opts.workload);
   const { categories = [], ...faultOverrides } = opts.faults ?? { categories: [] };
-  // A cycle lasts about half a TTL: occurrences (0 … 2 × maxCycles - 1) reach as far as a
-  // client gets in the run.
-  const cyclesInRun = Math.max(1, Math.ceil(options.horizonMs / Math.max(1, options.ttlMs / 2)));
+  // Checkpoint and in-call occurrences (0 … 2 × maxCycles - 1) up to one per TTL of the run:
+  // about as many cycles as a contending client gets through (a cycle takes half a TTL, and
+  // there are others to wait for), so most of them fire.
+  const cyclesInRun = Math.max(1, Math.ceil(options.horizonMs / Math.max(1, options.ttlMs)));
   const faults = defaultFaultBounds(options, categories, {
     maxClients: workload.maxClients,
     maxCycles: Math.ceil(cyclesInRun / 2),
     horizonMs: options.horizonMs,
     pauses: PAUSE_KINDS,
+    // Where a pause leads to a write after the lease is gone (before a release it seldom does).
+    checkpoints: HUNT_CHECKPOINTS,
     ...faultOverrides,
   });
   checkBounds("huntScheduleArb", workload, faults);

@@ -22,7 +22,7 @@ import { probeOf, type ViolationKind, violationKind } from "./same-violation.js"
 import { type ShrinkBudget, shrinkSchedule } from "./shrink.js";
 
 /** Length of each run of a real fuzz campaign unless `options.horizonMs` says otherwise. */
-export const REAL_FUZZ_RUN_MS = 5000;
+export const REAL_FUZZ_RUN_MS = 8000;
 /** Budget of the greedy shrink pass on real servers (each candidate is a real run). */
 const REAL_SHRINK: ShrinkBudget = { maxRuns: 12, timeLimitMs: 120_000 };
 const DEFAULT_RUNS = 1000;

@@ -326,12 +326,23 @@ function* startEarlier(s: Schedule): Generator<Schedule> {
  * single cut and, when it works, keeps a violation one client alone can show (a token
  * reused after a crash) from being focused onto the two clients that happened to show it.
  */
+/** A client that repeats its cycles until the horizon runs them once instead. */
+function* stopRepeating(s: Schedule): Generator<Schedule> {
+  for (let ci = 0; ci < s.clients.length; ci++) {
+    const client = s.clients[ci];
+    if (client?.repeat !== true) continue;
+    const { repeat: _, ...once } = client;
+    yield { ...s, clients: s.clients.map((c, i) => (i === ci ? once : c)) };
+  }
+}
+
 export function* shrinkCandidates(s: Schedule, aimed: Iterable<Schedule> = []): Generator<Schedule> {
   yield* dropClients(s);
   yield* aimed;
   yield* dropFaults(s);
   yield* pausesToCheckpoints(s);
   yield* dropCycles(s);
+  yield* stopRepeating(s);
   yield* startEarlier(s);
   yield* shrinkFaults(s);
   yield* shrinkCycles(s);

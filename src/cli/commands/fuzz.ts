@@ -75,7 +75,7 @@ export function fuzzCommand(): Command {
     .option("--no-shrink", "save the first failing schedule as found")
     .option(
       "--duration <d>",
-      "real targets: length of each run, e.g. 5s (clients keep cycling, faults keep coming; default 5s)",
+      "real targets: length of each run, e.g. 5s (clients keep cycling, faults keep coming; default 8s)",
     )
     .option(
       "--cluster <kind>",
