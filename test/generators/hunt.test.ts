@@ -45,6 +45,26 @@ describe("huntScheduleArb", () => {
     expect([...kinds].sort()).toEqual(["pause", "pause-at", "pause-in-call"]);
   });
 
+  it("the delay category generates reply delays, from a server to a client", () => {
+    const delays = fc
+      .sample(
+        huntScheduleArb({
+          target: "redis:lease",
+          resource: "unfenced",
+          options,
+          faults: { categories: ["delay"] },
+        }),
+        {
+          seed: 2,
+          numRuns: 20,
+        },
+      )
+      .flatMap((s) => s.faults);
+    expect(
+      delays.some((f) => f.kind === "delay" && f.from.startsWith("server:") && f.to.startsWith("client:")),
+    ).toBe(true);
+  });
+
   it("no categories: no faults", () => {
     const [s] = fc.sample(huntScheduleArb({ target: "redis:lease", resource: "unfenced", options }), {
       seed: 1,

@@ -92,7 +92,8 @@ describe.skipIf(missing.length > 0)("pause-in-call and reply delays on real serv
       { servers: 1, ttlMs: 500, callTimeoutMs: 2000, horizonMs: 3000 },
       [
         { id: 0, cycles: [{ thinkMs: 0, holdMs: 0, writes: 0 }] },
-        { id: 1, cycles: [{ thinkMs: 0, holdMs: 0, writes: 0 }] },
+        // After client 0 released (its release's reply is held too), still inside the delay.
+        { id: 1, cycles: [{ thinkMs: 1200, holdMs: 0, writes: 0 }] },
       ],
       [{ kind: "delay", from: "server:0", to: "client:0", at: 0, durationMs: 2000, extraMs: 400 }],
     );
