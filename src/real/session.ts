@@ -12,6 +12,7 @@ import type { Schedule } from "../schedule/schedule.js";
 import type { TargetRun, TargetSession, TargetSessionOptions } from "../targets/target.js";
 import { findBinary } from "./cluster/binaries.js";
 import type { DockerRunOptions } from "./docker/world.js";
+import { registerUndo } from "./hygiene/undo.js";
 import { newRunId, type RealRunOptions, runReal } from "./run.js";
 import { type SharedServers, startSharedServers } from "./shared-world.js";
 import { ensureClockShim } from "./shim/build.js";
@@ -56,12 +57,14 @@ export async function openRealSession(
     async run(schedule: Schedule): Promise<TargetRun> {
       const runId = newRunId();
       const outDir = join(tmpdir(), `lockcheck-${runId}-out`);
+      // Removed on SIGINT/SIGTERM too (the run's own undo entries do not know this folder).
+      const removeOut = registerUndo("run folder", () => rmSync(outDir, { recursive: true, force: true }));
       try {
         const r = await runReal(schedule, { algorithm, servers: world }, { ...runOptions, outDir }, runId);
         if (!r.ok) throw new Error(`${label}: ${r.error}`);
         return { ops: r.value.ops, stats: { ...r.value.stats } };
       } finally {
-        rmSync(outDir, { recursive: true, force: true });
+        removeOut.run();
       }
     },
     serverPids: () => shared?.serverPids() ?? [],

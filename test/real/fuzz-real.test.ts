@@ -6,7 +6,9 @@
  * session nothing is left: no process, nothing stopped, no temp dir.
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { loadModule } from "../../src/custom/module-target.js";
 import type { ClientOp } from "../../src/history/op.js";
 import { realTargetFor } from "../../src/real/targets.js";
 import { fuzz } from "../../src/runner/fuzz.js";
@@ -63,6 +65,25 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(ce.verdicts.some((v) => v.valid === false)).toBe(true);
     expect(ce.schedule.clients.every((c) => c.repeat === true)).toBe(true);
     expect(ce.schedule.faults.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("a user's LockAlgorithm module on real servers (redis:my-lease) fuzzes the same way", async () => {
+    const docs = fileURLToPath(new URL("../../docs/", import.meta.url));
+    const loaded = await loadModule("module:./examples/my-lock.mjs", docs);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const real = loaded.value.real;
+    expect(real?.openSession).toBeDefined();
+    const r = await fuzz({
+      target: real!,
+      resource: "unfenced",
+      seed: 11,
+      runs: 6,
+      faults: ["pause"],
+      options: { horizonMs: 5000 },
+      shrink: false,
+    });
+    expect(r.error).toBeNull();
+    expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
   }, 120_000);
 
   it("a session reuses its servers and resets them between runs (keys, crashes, pauses)", async () => {
