@@ -8,8 +8,10 @@ import { describe, expect, it } from "vitest";
 import { checkOps } from "../../checkers/index.js";
 import { redlock } from "../../src/locks/redlock.js";
 import { redlockNocheck } from "../../src/locks/redlock-nocheck.js";
+import { fuzz } from "../../src/runner/fuzz.js";
 import type { Fault } from "../../src/schedule/schedule.js";
 import { simulate } from "../../src/sim/simulate.js";
+import { target } from "../fuzz/schedules.js";
 import { completion, invocation, MS, nemesisOps, scheduleOf, setOnce } from "./helpers.js";
 
 const inAcquire = (afterMs: number, durationMs: number, occurrence = 0): Fault => ({
@@ -77,5 +79,20 @@ describe("pause-in-call (simulator)", () => {
     // Redlock with its validity check sees the acquisition took longer than the TTL.
     const safe = checkOps((await simulate({ ...s, target: "sim:redlock" }, redlock)).ops);
     expect(safe.filter((v) => v.valid === false)).toEqual([]);
+  });
+
+  it("fuzz with only pauses inside calls finds the redlock-nocheck double grant and shrinks to one", async () => {
+    const r = await fuzz({
+      target: target("sim:redlock-nocheck"),
+      resource: "unfenced",
+      seed: 3,
+      runs: 300,
+      faults: ["pause"],
+      faultBounds: { pauses: ["in-call"] },
+    });
+    expect(r.counterexample).not.toBeNull();
+    const faults = r.counterexample!.schedule.faults;
+    expect(faults.length).toBeGreaterThan(0);
+    expect(faults.every((f) => f.kind === "pause-in-call")).toBe(true);
   });
 });
