@@ -51,6 +51,11 @@ export interface RealRunOptions {
   docker?: DockerRunOptions;
   /** Run on these servers (started once, reset after the run) instead of starting a world. */
   shared?: SharedServers;
+  /**
+   * Asked about once a second with the history so far: true ends the run there (clients
+   * killed, open calls `info`), e.g. once fuzz sees a violation it was looking for.
+   */
+  stopWhen?: (ops: Op[]) => boolean;
 }
 
 export interface RealProgress {
@@ -216,8 +221,11 @@ export async function runReal(
     // Every second: a fresh snapshot of the history on disk (so even a SIGKILL of this process
     // leaves a readable history.jsonl, at most a second old, beside the complete events/
     // files), and a progress report.
+    let stopEarly: (() => void) | undefined;
     const ticker = setInterval(() => {
-      writeHistoryAtomically(historyFile, merge());
+      const sofar = merge();
+      writeHistoryAtomically(historyFile, sofar);
+      if (opts.stopWhen?.(sofar) === true) stopEarly?.();
       opts.onProgress?.({
         elapsedMs: Date.now() - runStart,
         events: clients.eventCount(),
@@ -227,6 +235,9 @@ export async function runReal(
     let limitTimer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       clients.allExited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        stopEarly = () => resolve(false);
+      }),
       new Promise<boolean>((resolve) => {
         limitTimer = setTimeout(() => resolve(true), 2 * schedule.options.horizonMs);
       }),

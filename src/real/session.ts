@@ -7,6 +7,7 @@
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { TargetRun, TargetSession, TargetSessionOptions } from "../targets/target.js";
@@ -54,13 +55,18 @@ export async function openRealSession(
   const runOptions: Omit<RealRunOptions, "outDir"> =
     shared !== null ? { shared } : { cluster: "docker", docker: (opts.docker ?? {}) as DockerRunOptions };
   return {
-    async run(schedule: Schedule): Promise<TargetRun> {
+    async run(schedule: Schedule, stopWhen?: (ops: Op[]) => boolean): Promise<TargetRun> {
       const runId = newRunId();
       const outDir = join(tmpdir(), `lockcheck-${runId}-out`);
       // Removed on SIGINT/SIGTERM too (the run's own undo entries do not know this folder).
       const removeOut = registerUndo("run folder", () => rmSync(outDir, { recursive: true, force: true }));
       try {
-        const r = await runReal(schedule, { algorithm, servers: world }, { ...runOptions, outDir }, runId);
+        const r = await runReal(
+          schedule,
+          { algorithm, servers: world },
+          { ...runOptions, outDir, ...(stopWhen === undefined ? {} : { stopWhen }) },
+          runId,
+        );
         if (!r.ok) throw new Error(`${label}: ${r.error}`);
         return { ops: r.value.ops, stats: { ...r.value.stats } };
       } finally {

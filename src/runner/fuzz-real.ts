@@ -5,8 +5,9 @@
  *
  * Each run is a whole `lockcheck run`: its schedule is what `run --seed <s> --duration <d>`
  * generates for the run's own seed s (clients keep cycling, faults keep coming for the whole
- * run: generators/hunt.ts), so any run of a campaign can be rerun alone. fast-check's
- * integrated shrinking is not used here (each candidate is a real run of seconds); a found
+ * run: generators/hunt.ts), so any run of a campaign can be rerun alone; it ends early once its
+ * history (looked at about once a second) shows a violation. fast-check's integrated
+ * shrinking is not used here (each candidate is a real run of seconds); a found
  * violation goes through the same greedy `shrinkSchedule` pass as the simulator's, on the
  * same servers, within its budget.
  */
@@ -58,6 +59,9 @@ export function realRunSchedule(arb: fc.Arbitrary<Schedule>, seed: number, i: nu
   return { ...generated, seed: s };
 }
 
+/** A run stops at its first violation: the rest of it would only take time. */
+const violated = (ops: Op[]): boolean => violationKind(checkOps(ops, SAFETY_CHECKERS)) !== null;
+
 export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   const { target } = o;
   if (target.openSession === undefined) throw new Error(`fuzzReal: ${target.name} is not a real target`);
@@ -86,7 +90,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     while (runs < maxRuns && Date.now() < deadline) {
       schedule = realRunSchedule(arb, o.seed, runs);
       runs++;
-      const run = await session.run(schedule);
+      const run = await session.run(schedule, violated);
       const kind = violationKind(checkOps(run.ops, SAFETY_CHECKERS));
       if (kind !== null) found = { schedule, kind, at: Date.now(), ops: run.ops };
       report();
@@ -115,7 +119,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       const probe = async (s: Schedule) => {
         shrinkRuns++;
         report();
-        const r = await session.run(s);
+        const r = await session.run(s, (ops) => checkOps(ops, [kind]).some((v) => v.valid === false));
         const p = probeOf(kind, r.ops, checkOps(r.ops, [kind]));
         if (p.fails) failedOps.set(JSON.stringify(s), r.ops);
         return p;

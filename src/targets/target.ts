@@ -58,7 +58,8 @@ export interface TargetSessionOptions {
 }
 
 export interface TargetSession {
-  run(schedule: Schedule): Promise<TargetRun>;
+  /** `stopWhen`: asked now and then with the history so far; true ends the run there. */
+  run(schedule: Schedule, stopWhen?: (ops: Op[]) => boolean): Promise<TargetRun>;
   /** Pids of the servers running now (the same across runs when they are reused). */
   serverPids(): number[];
   close(): Promise<void>;

@@ -126,6 +126,26 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(await waitForNone(() => tempDirsMatching(id), 2000)).toEqual([]);
   }, 120_000);
 
+  it("a session's run ends where stopWhen says so, long before its horizon", async () => {
+    const session = await target("redis:lease").openSession!({ resource: "unfenced" });
+    try {
+      const long = schedule(
+        "redis:lease",
+        "unfenced",
+        { servers: 1, ttlMs: 500, callTimeoutMs: 200, horizonMs: 30_000 },
+        [{ id: 0, cycles: [{ thinkMs: 50, holdMs: 100, writes: 1 }], repeat: true }],
+        [],
+      );
+      const r = await session.run(long, (ops) => ops.some((o) => o.process === 0 && o.f === "write"));
+      const last = Math.max(...r.ops.map((o) => o.time)) / 1e6;
+      expect(r.ops.some((o) => o.process === 0 && o.f === "write")).toBe(true);
+      // Stopped at the first look after the first write (about a second in), not at 30 s.
+      expect(last).toBeLessThan(15_000);
+    } finally {
+      await session.close();
+    }
+  }, 120_000);
+
   it("servers start once per campaign: the same server processes serve every run", async () => {
     const t = target("redis:lease");
     const session = await t.openSession!({ resource: "unfenced" });
