@@ -19,15 +19,15 @@ const clientOp = (ops: readonly Op[], process: number, f: string, type: string):
 const nemesis = (ops: readonly Op[], f: string): NemesisOp[] =>
   ops.filter((o): o is NemesisOp => o.process === "nemesis" && o.f === f);
 
-/** Client 0 acquires once and holds; client 1 keeps trying meanwhile. */
-function contended(target: string, faults: Fault[]): Schedule {
+/** Client 0 acquires once and holds; client 1 keeps trying meanwhile (`ttlMs` 1 s unless given). */
+function contended(target: string, faults: Fault[], ttlMs = 1000): Schedule {
   return schedule(
     target,
     "unfenced",
-    { servers: 5, ttlMs: 1000, callTimeoutMs: 300, horizonMs: 5000 },
+    { servers: 5, ttlMs, callTimeoutMs: 300, horizonMs: Math.max(5000, 2 * ttlMs) },
     [
       { id: 0, cycles: [{ thinkMs: 0, holdMs: 800, writes: 4 }] },
-      { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 200, holdMs: 200, writes: 1 })) },
+      { id: 1, cycles: [{ thinkMs: 200, holdMs: 200, writes: 1 }], repeat: true },
     ],
     faults,
   );
@@ -65,17 +65,20 @@ describe.skipIf(missing.length > 0)("pause-in-call and reply delays on real serv
   });
 
   it("redis:redlock-nocheck: a delay server→client stretches the acquire; a pause 10 ms in lands inside it", async () => {
-    // Replies held 30 ms (Redlock's per-node timeout is TTL/20 = 50 ms): the pause at 10 ms
-    // catches them on the way; they wait in the socket until the resume.
+    // Replies held 60 ms (with a 4 s TTL, Redlock's per-node timeout is TTL/20 = 200 ms, a
+    // margin for a loaded machine): the pause at 10 ms catches them on the way; they wait in
+    // the socket until the resume, 6 s later, past the TTL.
     const delays: Fault[] = Array.from({ length: 5 }, (_, i) => ({
       kind: "delay",
       from: `server:${i}`,
       to: "client:0",
       at: 0,
       durationMs: 1000,
-      extraMs: 30,
+      extraMs: 60,
     }));
-    const r = await runChecked(contended("redis:redlock-nocheck", [...delays, pauseInAcquire(10, 2500)]));
+    const r = await runChecked(
+      contended("redis:redlock-nocheck", [...delays, pauseInAcquire(10, 6000)], 4000),
+    );
     track(r.runId);
     expect(r.run.warnings).toEqual([]);
     const [pause] = nemesis(r.run.ops, "pause");
