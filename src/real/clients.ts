@@ -6,6 +6,7 @@
 import { algorithmModuleUrl } from "../custom/algorithm-modules.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./client/protocol.js";
+import { pauseInCallRequest, pauseInCallSpecs } from "./faults/pause-in-call.js";
 import { clientEventsFile } from "./history.js";
 import { type ManagedProcess, spawnManaged } from "./hygiene/managed.js";
 import { nodeCommand, siblingEntry } from "./hygiene/processes.js";
@@ -94,11 +95,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence, durationMs: f.durationMs }]
           : [],
       ),
-      pauseInCall: schedule.faults.flatMap((f) =>
-        f.kind === "pause-in-call" && f.client === plan.id
-          ? [{ call: f.call, occurrence: f.occurrence, afterMs: f.afterMs, durationMs: f.durationMs }]
-          : [],
-      ),
+      pauseInCall: pauseInCallSpecs(schedule.faults, plan.id),
       eventsFile: clientEventsFile(opts.eventsDir, plan.id),
     };
     return new Promise<void>((resolve, reject) => {
@@ -124,13 +121,10 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;
           }
-          case "pause-in-call": {
+          case "pause-in-call":
             proc.notePausedBySelf();
-            const { type: _, time, ...value } = msg;
-            const label = `pause-in-call client:${plan.id} ${msg.call}#${msg.occurrence}+${msg.afterMs}ms`;
-            opts.onPauseRequest({ clientId: plan.id, durationMs: msg.durationMs, time, value, label });
+            opts.onPauseRequest(pauseInCallRequest(plan.id, msg, msg.time));
             return;
-          }
           case "failed":
             failures.push(`client:${plan.id}: ${msg.message}`);
             clearTimeout(timer);
