@@ -6,6 +6,9 @@
  *   simulator (wall-clock cycles per second there), printed as a ratio.
  * - Start-up time of the 5-node Redis fleet (plus the resource) and of the 3-member etcd
  *   cluster (plus the resource), median of 3.
+ * - Median time to the first violation of `run` and `fuzz` with pauses on redis:lease,
+ *   redis:redlock-nocheck and etcd:lock (bench/hunt.ts); seeds from BENCH_HUNT_SEEDS
+ *   (default 1,2,3), BENCH_HUNT_SEEDS= skips it.
  *
  * A lock cycle is a successful acquire, one resource write and a release. Two clients
  * contend for the lock with no think or hold time, so the figure is the throughput of the
@@ -24,6 +27,7 @@ import type { ServerKind } from "../src/real/world.js";
 import { startWorld } from "../src/real/world.js";
 import type { Schedule } from "../src/schedule/schedule.js";
 import { simulate } from "../src/sim/simulate.js";
+import { printHunt } from "./hunt.js";
 
 const CLIENTS = 2;
 const CYCLES_PER_CLIENT = 150;
@@ -138,6 +142,11 @@ async function main(): Promise<void> {
   console.log("cluster start-up (median of 3, until every server answers)");
   console.log(`  5 redis-servers + resource: ${(await startupMs("redis", 5)).toFixed(0)} ms`);
   console.log(`  3-member etcd + resource:   ${(await startupMs("etcd", 3)).toFixed(0)} ms`);
+  const seeds = (process.env.BENCH_HUNT_SEEDS ?? "1,2,3")
+    .split(",")
+    .filter((x) => x.trim() !== "")
+    .map(Number);
+  if (seeds.length > 0) await printHunt(seeds);
 }
 
 await main();

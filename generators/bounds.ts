@@ -10,9 +10,19 @@ import { type Checkpoint, checkpointSchema, type ScheduleOptions } from "../src/
 export const FAULT_CATEGORIES = ["pause", "clock", "partition", "crash", "delay"] as const;
 export type FaultCategory = (typeof FAULT_CATEGORIES)[number];
 
-/** Kinds of pause: a client at a time, a client at a checkpoint (`pause-at`), a server. */
-export const PAUSE_KINDS = ["client", "checkpoint", "server"] as const;
+/**
+ * Kinds of pause: a client at a time, a client at a checkpoint (`pause-at`), a server, a
+ * client some ms into one of its calls (`pause-in-call`).
+ */
+export const PAUSE_KINDS = ["client", "checkpoint", "server", "in-call"] as const;
 export type PauseKind = (typeof PAUSE_KINDS)[number];
+
+/**
+ * The pauses the `pause` category generates unless bounds say otherwise. Pauses in calls are
+ * asked for explicitly (real runs and real fuzzing do): adding them here would change every
+ * simulator schedule generated from a given seed.
+ */
+export const DEFAULT_PAUSE_KINDS: readonly PauseKind[] = ["client", "checkpoint", "server"];
 
 export interface WorkloadBounds {
   minClients: number;
@@ -47,6 +57,8 @@ export interface FaultBounds {
   /** Checkpoints `pause-at` faults aim at. */
   checkpoints: readonly Checkpoint[];
   maxPauseMs: number;
+  /** How far into a call a `pause-in-call` lands, at most. */
+  maxPauseAfterMs: number;
   maxPartitionMs: number;
   maxClockJumpMs: number;
   /** Clock drift rate bound, as a fraction (0.5: up to 50% fast or slow). */
@@ -89,9 +101,10 @@ export function defaultFaultBounds(
     maxClients: 4,
     leader: false,
     maxCycles: 4,
-    pauses: PAUSE_KINDS,
+    pauses: DEFAULT_PAUSE_KINDS,
     checkpoints: checkpointSchema.options,
     maxPauseMs: 3 * ttl,
+    maxPauseAfterMs: Math.max(1, Math.floor(ttl / 5)),
     maxPartitionMs: 2 * ttl,
     maxClockJumpMs: 2 * ttl,
     maxDriftRate: 0.9,
@@ -120,6 +133,7 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   }
   for (const k of [
     "maxPauseMs",
+    "maxPauseAfterMs",
     "maxPartitionMs",
     "maxClockJumpMs",
     "maxDelayMs",

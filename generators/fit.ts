@@ -24,6 +24,7 @@ export function fitFault(f: Fault, clients: number): Fault | null {
     case "clock-drift":
       return { ...f, node: fitNode(f.node, clients) };
     case "pause-at":
+    case "pause-in-call":
       return { ...f, client: f.client % clients };
     case "delay": {
       const from = fitNode(f.from, clients);

@@ -1,6 +1,7 @@
 /** fast-check arbitraries for lockcheck schedules: workloads, faults and whole schedules. */
 export {
   checkBounds,
+  DEFAULT_PAUSE_KINDS,
   defaultFaultBounds,
   defaultWorkloadBounds,
   FAULT_CATEGORIES,
@@ -12,6 +13,7 @@ export {
 } from "./bounds.js";
 export * from "./faults/index.js";
 export { fitFault, fitFaultsToClients } from "./fit.js";
+export { type HuntArbOptions, huntScheduleArb } from "./hunt.js";
 export { clientRefs, nodeArb, nodeSetArb, serverRefs } from "./nodes.js";
 export { type ScheduleArbOptions, scheduleArb, seedArb } from "./schedule.js";
 export { clientsArb, cycleArb, cyclesArb } from "./workload.js";

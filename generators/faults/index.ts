@@ -16,6 +16,7 @@ export { clientCrashArb, crashArb, serverCrashArb } from "./crash.js";
 export { delayArb } from "./delay.js";
 export { partitionArb } from "./partition.js";
 export { clientPauseArb, pauseArb, pauseAtArb, serverPauseArb } from "./pause.js";
+export { pauseInCallArb } from "./pause-in-call.js";
 
 const CATEGORY_ARBS: Record<FaultCategory, (b: FaultBounds) => fc.Arbitrary<Fault>> = {
   pause: pauseArb,

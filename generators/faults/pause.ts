@@ -1,13 +1,15 @@
 /**
  * Pauses: a client frozen at a time (a GC pause, SIGSTOP), a client frozen at a named point
  * inside the lock algorithm (`pause-at`: right after acquiring, while acquire replies are in
- * flight, before a write or a release), and a lock server (or the current leader) frozen.
+ * flight, before a write or a release), a lock server (or the current leader) frozen, and a
+ * client frozen some ms into a call (`pause-in-call`, in pause-in-call.ts).
  * Durations shrink toward 1 ms, start times toward 0, checkpoint occurrences toward the first.
  */
 import fc from "fast-check";
 import type { FaultBounds, PauseKind } from "../bounds.js";
 import { clientRefs, nodeArb, serverRefs } from "../nodes.js";
-import type { PauseAtFault, PauseFault } from "./types.js";
+import { pauseInCallArb } from "./pause-in-call.js";
+import type { PauseAtFault, PauseFault, PauseInCallFault } from "./types.js";
 
 export function clientPauseArb(b: FaultBounds): fc.Arbitrary<PauseFault> {
   return fc.record({
@@ -37,18 +39,19 @@ export function pauseAtArb(b: FaultBounds): fc.Arbitrary<PauseAtFault> {
   });
 }
 
-const PAUSE_WEIGHTS: Record<PauseKind, number> = { checkpoint: 3, client: 2, server: 1 };
+const PAUSE_WEIGHTS: Record<PauseKind, number> = { checkpoint: 3, client: 2, server: 1, "in-call": 3 };
 
 /**
  * A pause of one of the kinds `b.pauses` allows; client pauses are the interesting ones for
  * locks, so they come first and most often.
  */
-export function pauseArb(b: FaultBounds): fc.Arbitrary<PauseFault | PauseAtFault> {
-  const make: Record<PauseKind, () => fc.Arbitrary<PauseFault | PauseAtFault>> = {
+export function pauseArb(b: FaultBounds): fc.Arbitrary<PauseFault | PauseAtFault | PauseInCallFault> {
+  const make: Record<PauseKind, () => fc.Arbitrary<PauseFault | PauseAtFault | PauseInCallFault>> = {
     checkpoint: () => pauseAtArb(b),
     client: () => clientPauseArb(b),
     server: () => serverPauseArb(b),
+    "in-call": () => pauseInCallArb(b),
   };
-  const kinds = (["checkpoint", "client", "server"] as const).filter((k) => b.pauses.includes(k));
+  const kinds = (["checkpoint", "client", "server", "in-call"] as const).filter((k) => b.pauses.includes(k));
   return fc.oneof(...kinds.map((k) => ({ arbitrary: make[k](), weight: PAUSE_WEIGHTS[k] })));
 }

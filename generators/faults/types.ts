@@ -3,6 +3,7 @@ import type { Fault } from "../../src/schedule/schedule.js";
 
 export type PauseFault = Extract<Fault, { kind: "pause" }>;
 export type PauseAtFault = Extract<Fault, { kind: "pause-at" }>;
+export type PauseInCallFault = Extract<Fault, { kind: "pause-in-call" }>;
 export type CrashFault = Extract<Fault, { kind: "crash" }>;
 export type PartitionFault = Extract<Fault, { kind: "partition" }>;
 export type ClockJumpFault = Extract<Fault, { kind: "clock-jump" }>;

@@ -8,6 +8,7 @@ import { libraryModuleUrl } from "../locks/library-modules.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { ChildConfig, ChildMessage, LibraryChildConfig, ParentMessage } from "./client/protocol.js";
 import { LOOPBACK } from "./cluster/net.js";
+import { pauseInCallRequest, pauseInCallSpecs } from "./faults/pause-in-call.js";
 import { clientEventsFile } from "./history.js";
 import { type ManagedProcess, spawnManaged } from "./hygiene/managed.js";
 import { nodeCommand, siblingEntry } from "./hygiene/processes.js";
@@ -16,11 +17,13 @@ import type { RealWorld } from "./world.js";
 
 export interface PauseRequest {
   clientId: number;
-  checkpoint: string;
-  occurrence: number;
   durationMs: number;
   /** ns since t0, stamped by the child just before it stopped itself. */
   time: number;
+  /** What the nemesis records as the pause's value. */
+  value: Record<string, unknown>;
+  /** For the progress line, e.g. "pause-at client:0@acquired". */
+  label: string;
 }
 
 export interface ClientFleet {
@@ -100,6 +103,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence, durationMs: f.durationMs }]
           : [],
       ),
+      pauseInCall: pauseInCallSpecs(schedule.faults, plan.id),
       eventsFile: clientEventsFile(opts.eventsDir, plan.id),
     };
     return new Promise<void>((resolve, reject) => {
@@ -117,9 +121,17 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           case "event":
             events++;
             return;
-          case "pause-me":
+          case "pause-me": {
             proc.notePausedBySelf();
-            opts.onPauseRequest({ clientId: plan.id, ...msg });
+            const { checkpoint, occurrence, durationMs, time } = msg;
+            const value = { checkpoint, occurrence, durationMs };
+            const label = `pause-at client:${plan.id}@${checkpoint}`;
+            opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
+            return;
+          }
+          case "pause-in-call":
+            proc.notePausedBySelf();
+            opts.onPauseRequest(pauseInCallRequest(plan.id, msg, msg.time));
             return;
           case "failed":
             failures.push(`client:${plan.id}: ${msg.message}`);

@@ -1,6 +1,6 @@
 /**
  * The real world's nemesis: starts each timed fault of the schedule at its time (ms after the
- * run's start), serves clients' `pause-at` requests, records every fault start and end as a
+ * run's start), serves clients' `pause-at` and `pause-in-call` requests, records every fault start and end as a
  * `nemesis` op, and knows which faults are active (for the progress line). One fault kind
  * per file under faults/.
  */
@@ -41,7 +41,8 @@ export interface NemesisOptions {
   partitionMode: PartitionMode;
 }
 
-type TimedFault = Exclude<Fault, { kind: "pause-at" }>;
+/** Faults that start at a time (`pause-at` and `pause-in-call` start at a client's own progress). */
+type TimedFault = Exclude<Fault, { kind: "pause-at" | "pause-in-call" }>;
 
 /** How long a started fault stays in effect, for the progress line. */
 function durationOf(f: TimedFault): number {
@@ -122,7 +123,7 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
       ctx = c;
       const startNow: Promise<void>[] = [];
       for (const fault of opts.schedule.faults) {
-        if (fault.kind === "pause-at") continue;
+        if (fault.kind === "pause-at" || fault.kind === "pause-in-call") continue;
         const begin = async (): Promise<void> => track(await startFault(c, fault), durationOf(fault));
         if (fault.at === 0) startNow.push(begin().catch((e: unknown) => void errors.push(String(e))));
         else schedule(fault.at - nowMs(), begin);

@@ -12,6 +12,7 @@ const isServer = (node: NodeRef): boolean => node.startsWith("server:");
 function touchesServer(fault: Fault): boolean {
   switch (fault.kind) {
     case "pause-at":
+    case "pause-in-call":
       return false;
     case "partition":
       return [...fault.a, ...fault.b].some(isServer);

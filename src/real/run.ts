@@ -25,6 +25,7 @@ import type { Reaper } from "./hygiene/reaper.js";
 import { startReaper } from "./hygiene/reaper.js";
 import { registerUndo } from "./hygiene/undo.js";
 import { createNemesis, type Nemesis } from "./nemesis.js";
+import type { SharedServers } from "./shared-world.js";
 import { ensureClockShim } from "./shim/build.js";
 import { type RealWorld, type ServerKind, startWorld, type WorldSpec } from "./world.js";
 
@@ -53,6 +54,13 @@ export interface RealRunOptions {
    * connect straight to these, and faults on servers or their links reach nothing.
    */
   externalServers?: readonly { host: string; port: number }[];
+  /** Run on these servers (started once, reset after the run) instead of starting a world. */
+  shared?: SharedServers;
+  /**
+   * Asked about once a second with the history so far: true ends the run there (clients
+   * killed, open calls `info`), e.g. once fuzz sees a violation it was looking for.
+   */
+  stopWhen?: (ops: Op[]) => boolean;
 }
 
 export interface RealProgress {
@@ -127,7 +135,7 @@ export async function runReal(
     return err(`resource fenced-txn needs an etcd target, not ${schedule.target}`);
   }
   let clockShim: string | null = null;
-  if (!onDocker && needsClockShim(schedule, target.servers)) {
+  if (!onDocker && opts.shared === undefined && needsClockShim(schedule, target.servers)) {
     const shim = ensureClockShim(opts.cc);
     if (!shim.ok) return err(shim.error);
     clockShim = shim.value;
@@ -165,9 +173,12 @@ export async function runReal(
     reaper,
   };
   // A docker world also reports container operations that failed (as warnings).
-  const world: Result<RealWorld & { warnings?: () => string[] }, string> = onDocker
-    ? await (await import("./docker/world.js")).startDockerWorld(worldSpec, opts.docker ?? {})
-    : await startWorld(worldSpec);
+  const world: Result<RealWorld & { warnings?: () => string[] }, string> =
+    opts.shared !== undefined
+      ? await opts.shared.world(clientIds)
+      : onDocker
+        ? await (await import("./docker/world.js")).startDockerWorld(worldSpec, opts.docker ?? {})
+        : await startWorld(worldSpec);
   const worldMs = Date.now() - setupStart;
   if (!world.ok) {
     dismissReaper.run();
@@ -222,8 +233,11 @@ export async function runReal(
     // Every second: a fresh snapshot of the history on disk (so even a SIGKILL of this process
     // leaves a readable history.jsonl, at most a second old, beside the complete events/
     // files), and a progress report.
+    let stopEarly: (() => void) | undefined;
     const ticker = setInterval(() => {
-      writeHistoryAtomically(historyFile, merge());
+      const sofar = merge();
+      writeHistoryAtomically(historyFile, sofar);
+      if (opts.stopWhen?.(sofar) === true) stopEarly?.();
       opts.onProgress?.({
         elapsedMs: Date.now() - runStart,
         events: clients.eventCount(),
@@ -233,6 +247,9 @@ export async function runReal(
     let limitTimer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
       clients.allExited.then(() => false),
+      new Promise<boolean>((resolve) => {
+        stopEarly = () => resolve(false);
+      }),
       new Promise<boolean>((resolve) => {
         limitTimer = setTimeout(() => resolve(true), 2 * schedule.options.horizonMs);
       }),

@@ -482,7 +482,13 @@ function startFault(op: NemesisOp, kind: FaultKind, t: number, endMs: number): F
   const lanes = op.node ? [op.node] : [];
   if (kind === "pause") {
     const d = numberIn(op.value, ["durationMs", "duration", "ms"]);
-    return { ...base, lanes, label: d === undefined ? "pause" : `pause ${d} ms` };
+    // A pause-in-call says which call it landed in (and whether that call was still open).
+    const call = stringIn(op.value, "call");
+    const inCall =
+      call === undefined
+        ? ""
+        : ` ${(op.value as Record<string, unknown>).inCall === false ? "after" : "in"} ${call} #${numberIn(op.value, ["occurrence"]) ?? 0}`;
+    return { ...base, lanes, label: `${d === undefined ? "pause" : `pause ${d} ms`}${inCall}` };
   }
   if (kind === "delay") {
     const extra = numberIn(op.value, ["extraMs", "delayMs", "ms"]);

@@ -8,7 +8,7 @@
  * acquire invoke is cycle n of its plan and hands out grant "<client>:<n>".
  */
 import { type AcquireOp, isNemesisOp, type Op } from "../history/op.js";
-import type { Checkpoint, Fault } from "../schedule/schedule.js";
+import type { CallKind, Checkpoint, Fault } from "../schedule/schedule.js";
 
 export interface CycleSpan {
   client: number;
@@ -94,13 +94,26 @@ export function checkpointHits(span: CycleSpan, checkpoint: Checkpoint): number 
   }
 }
 
+/** How many calls of kind `call` a cycle invoked (the count `pause-in-call` occurrences use). */
+export function callHits(span: CycleSpan, call: CallKind): number {
+  switch (call) {
+    case "acquire":
+      return 1;
+    case "write":
+      return span.writes;
+    case "release":
+      return span.releases;
+  }
+}
+
 /**
  * The cycle a fault that fired at `ms` hit: a checkpoint pause hits the last cycle whose
  * acquire had been sent; a timed fault hits the cycle the client was in or thinking before
  * (undefined once the client was done).
  */
 export function cycleHit(spans: readonly CycleSpan[], f: Fault, ms: number): CycleSpan | undefined {
-  if (f.kind === "pause-at") return spans.findLast((s) => s.acquireSentMs <= ms);
+  if (f.kind === "pause-at" || f.kind === "pause-in-call")
+    return spans.findLast((s) => s.acquireSentMs <= ms);
   return spans.find((s) => ms <= s.endMs);
 }
 
@@ -111,19 +124,18 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /**
  * When a fault fired (ms), or undefined if the history shows it never did. Timed faults fire
  * at `at`; a `pause-at` fires when the nemesis recorded a pause of that client at that
- * checkpoint and occurrence.
+ * checkpoint and occurrence; a `pause-in-call` when it recorded one of that call and occurrence.
  */
 export function firedAtMs(f: Fault, ops: readonly Op[]): number | undefined {
-  if (f.kind !== "pause-at") return f.at;
+  if (f.kind !== "pause-at" && f.kind !== "pause-in-call") return f.at;
   const node = `client:${f.client}`;
+  const same = (v: Record<string, unknown>): boolean =>
+    f.kind === "pause-at"
+      ? v.checkpoint === f.checkpoint && v.occurrence === f.occurrence
+      : v.call === f.call && v.occurrence === f.occurrence;
   const op = ops.find(
     (o) =>
-      o.process === "nemesis" &&
-      o.f === "pause" &&
-      o.node === node &&
-      isObject(o.value) &&
-      o.value.checkpoint === f.checkpoint &&
-      o.value.occurrence === f.occurrence,
+      o.process === "nemesis" && o.f === "pause" && o.node === node && isObject(o.value) && same(o.value),
   );
   return op === undefined ? undefined : op.time / NS_PER_MS;
 }

@@ -68,6 +68,8 @@ export interface FuzzOptions {
    * shrink a failure that workers found (src/runner/workers/).
    */
   startAt?: number;
+  /** Real targets: where their servers run (fuzz-real.ts). */
+  real?: { cluster?: "process" | "docker"; docker?: Record<string, unknown> };
 }
 
 export interface FuzzProgress {
@@ -136,6 +138,8 @@ export function fuzzScheduleArb(o: FuzzOptions): fc.Arbitrary<Schedule> {
 }
 
 export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
+  // Real targets hunt with whole runs on servers they start once (fuzz-real.ts).
+  if (o.target.openSession !== undefined) return (await import("./fuzz-real.js")).fuzzReal(o);
   const started = Date.now();
   const resource = o.resource ?? o.target.resources[0];
   let runs = o.startAt ?? 0;

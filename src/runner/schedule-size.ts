@@ -17,6 +17,8 @@ export interface ScheduleSize {
   workloadMs: number;
   /** Sum of client ids (so that closing gaps in the numbering counts as shrinking). */
   clientIds: number;
+  /** Clients that repeat their cycles until the horizon (each counts like one more cycle). */
+  repeating: number;
 }
 
 function faultMagnitude(f: Fault): number {
@@ -25,6 +27,8 @@ function faultMagnitude(f: Fault): number {
       return f.durationMs + f.at;
     case "pause-at":
       return f.durationMs + f.occurrence;
+    case "pause-in-call":
+      return f.durationMs + f.occurrence + f.afterMs;
     case "crash":
       return (f.restartAfterMs ?? 0) + f.at;
     case "partition":
@@ -60,12 +64,13 @@ export function scheduleSize(s: Schedule): ScheduleSize {
     faultMs,
     workloadMs,
     clientIds,
+    repeating: s.clients.filter((c) => c.repeat === true).length,
   };
 }
 
 /** A single number ordering schedules by size (see the top of this file). */
 export function scheduleWeight(s: Schedule): number {
   const z = scheduleSize(s);
-  const count = z.clients * 1e4 + z.cycles * 1e3 + z.faults * 1e3 + z.writes * 10;
+  const count = z.clients * 1e4 + (z.cycles + z.repeating) * 1e3 + z.faults * 1e3 + z.writes * 10;
   return count * 1e9 + z.faultMs + z.workloadMs + z.clientIds;
 }

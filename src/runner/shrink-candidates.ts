@@ -49,6 +49,7 @@ export function faultWithoutClient(f: Fault, removed: number, renumber: boolean)
       return node === null ? null : { ...f, node };
     }
     case "pause-at":
+    case "pause-in-call":
       if (f.client === removed) return null;
       return renumber && f.client > removed ? { ...f, client: f.client - 1 } : f;
     case "delay": {
@@ -107,6 +108,7 @@ function renameClient(f: Fault, from: number, to: number, rename: (r: NodeRef) =
     case "clock-drift":
       return { ...f, node: rename(f.node) };
     case "pause-at":
+    case "pause-in-call":
       return f.client === from ? { ...f, client: to } : f;
     case "delay":
       return { ...f, from: rename(f.from), to: rename(f.to) };
@@ -122,10 +124,9 @@ function renameClient(f: Fault, from: number, to: number, rename: (r: NodeRef) =
  * to line up timing, and a longer pause removes that need; later steps shorten it again.
  */
 function withLongerPauses(s: Schedule): Schedule | null {
-  if (!s.faults.some((f) => f.kind === "pause" || f.kind === "pause-at")) return null;
-  const faults = s.faults.map((f) =>
-    f.kind === "pause" || f.kind === "pause-at" ? { ...f, durationMs: 2 * f.durationMs } : f,
-  );
+  const isPause = (f: Fault) => f.kind === "pause" || f.kind === "pause-at" || f.kind === "pause-in-call";
+  if (!s.faults.some(isPause)) return null;
+  const faults = s.faults.map((f) => (isPause(f) ? { ...f, durationMs: 2 * f.durationMs } : f));
   return { ...s, faults };
 }
 
@@ -164,11 +165,15 @@ function withCycles(s: Schedule, clientIndex: number, cycles: Cycle[]): Schedule
   return { ...s, clients: s.clients.map((c, i) => (i === clientIndex ? { ...c, cycles } : c)) };
 }
 
-/** The client's `pause-at` faults fire one occurrence earlier (after one of its cycles is dropped). */
+/**
+ * The client's `pause-at` and `pause-in-call` faults fire one occurrence earlier (after one of
+ * its cycles is dropped).
+ */
 function withEarlierCheckpoints(s: Schedule, clientId: number): Schedule | null {
   let changed = false;
   const faults = s.faults.map((f) => {
-    if (f.kind !== "pause-at" || f.client !== clientId || f.occurrence === 0) return f;
+    if (f.kind !== "pause-at" && f.kind !== "pause-in-call") return f;
+    if (f.client !== clientId || f.occurrence === 0) return f;
     changed = true;
     return { ...f, occurrence: f.occurrence - 1 };
   });
@@ -233,6 +238,11 @@ function* smallerFault(f: Fault): Generator<Fault> {
     case "pause-at":
       for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
       for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+      return;
+    case "pause-in-call":
+      for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
+      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+      for (const a of smallerInts(f.afterMs, 0)) yield { ...f, afterMs: a };
       return;
     case "crash":
       if (f.restartAfterMs !== null)
@@ -316,12 +326,23 @@ function* startEarlier(s: Schedule): Generator<Schedule> {
  * single cut and, when it works, keeps a violation one client alone can show (a token
  * reused after a crash) from being focused onto the two clients that happened to show it.
  */
+/** A client that repeats its cycles until the horizon runs them once instead. */
+function* stopRepeating(s: Schedule): Generator<Schedule> {
+  for (let ci = 0; ci < s.clients.length; ci++) {
+    const client = s.clients[ci];
+    if (client?.repeat !== true) continue;
+    const { repeat: _, ...once } = client;
+    yield { ...s, clients: s.clients.map((c, i) => (i === ci ? once : c)) };
+  }
+}
+
 export function* shrinkCandidates(s: Schedule, aimed: Iterable<Schedule> = []): Generator<Schedule> {
   yield* dropClients(s);
   yield* aimed;
   yield* dropFaults(s);
   yield* pausesToCheckpoints(s);
   yield* dropCycles(s);
+  yield* stopRepeating(s);
   yield* startEarlier(s);
   yield* shrinkFaults(s);
   yield* shrinkCycles(s);

@@ -21,6 +21,7 @@ import { isNemesisOp, type Op } from "../history/op.js";
 import type { Checkpoint, ClientPlan, Fault, Schedule } from "../schedule/schedule.js";
 import {
   type CycleSpan,
+  callHits,
   checkpointHits,
   cycleHit,
   cycleSpans,
@@ -50,6 +51,7 @@ function clientOf(ref: string): number | undefined {
 function targetClient(f: Fault): number | undefined {
   switch (f.kind) {
     case "pause-at":
+    case "pause-in-call":
       return f.client;
     case "pause":
     case "crash":
@@ -157,11 +159,12 @@ function focusedClientFault(
   const history = spans.byClient.get(client) ?? [];
   const hit = fired === undefined ? undefined : cycleHit(history, f, fired);
   if (hit === undefined || !kept.includes(hit.cycle)) return null;
-  if (f.kind !== "pause-at") return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
+  if (f.kind !== "pause-at" && f.kind !== "pause-in-call")
+    return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
   let passedInDropped = 0;
   for (const span of history) {
     if (span.cycle < hit.cycle && !kept.includes(span.cycle))
-      passedInDropped += checkpointHits(span, f.checkpoint);
+      passedInDropped += f.kind === "pause-at" ? checkpointHits(span, f.checkpoint) : callHits(span, f.call);
   }
   const occurrence = f.occurrence - passedInDropped;
   return occurrence < 0 ? null : { ...f, occurrence };
@@ -193,8 +196,8 @@ function focusedFaults(
   return out;
 }
 
-function isPause(f: Fault): f is Extract<Fault, { kind: "pause" | "pause-at" }> {
-  return f.kind === "pause" || f.kind === "pause-at";
+function isPause(f: Fault): f is Extract<Fault, { kind: "pause" | "pause-at" | "pause-in-call" }> {
+  return f.kind === "pause" || f.kind === "pause-at" || f.kind === "pause-in-call";
 }
 
 /**
@@ -250,6 +253,32 @@ function pauseOfHolder(
   return { kind: "pause-at", client: holder.client, checkpoint, occurrence, durationMs };
 }
 
+/**
+ * The pauses of the holder to try: at its checkpoints (holderCheckpoints); when the schedule's
+ * pauses are all inside calls, inside the holder's acquire instead, as far in as the earliest
+ * of them (so that shrinking keeps to the kind of pause the fuzzer was given).
+ */
+function holderPauses(s: Schedule, keep: Keep, spans: HistorySpans, holder: CycleSpan): Fault[] {
+  const pauses = s.faults.filter(isPause);
+  const lengths = pauseLengths(s);
+  if (pauses.length > 0 && pauses.every((f) => f.kind === "pause-in-call")) {
+    const afterMs = Math.min(...pauses.map((f) => (f.kind === "pause-in-call" ? f.afterMs : 0)));
+    const kept = keep.get(holder.client) ?? [];
+    const occurrence = kept.filter((c) => c < holder.cycle).length;
+    return lengths.map((durationMs) => ({
+      kind: "pause-in-call",
+      client: holder.client,
+      call: "acquire",
+      occurrence,
+      afterMs,
+      durationMs,
+    }));
+  }
+  return holderCheckpoints(s, holder).flatMap((checkpoint) =>
+    lengths.map((durationMs) => pauseOfHolder(keep, spans, holder, checkpoint, durationMs)),
+  );
+}
+
 /** Candidates that keep only what one of the run's anomalies involves (see the top of this file). */
 export function* focusCandidates(s: Schedule, ev: FailureEvidence): Generator<Schedule> {
   const spans = cycleSpans(ev.ops);
@@ -271,13 +300,8 @@ export function* focusCandidates(s: Schedule, ev: FailureEvidence): Generator<Sc
     // paused client the newer grant (paused while its acquire was in flight, it learns of
     // the grant last).
     const held = involved.flatMap((who) =>
-      holderCheckpoints(s, who).flatMap((checkpoint) =>
-        pauseLengths(s).flatMap((durationMs) =>
-          plans.map((starts) => ({
-            clients: focusedClients(s, keep, spans, starts),
-            faults: [pauseOfHolder(keep, spans, who, checkpoint, durationMs)],
-          })),
-        ),
+      holderPauses(s, keep, spans, who).flatMap((pause) =>
+        plans.map((starts) => ({ clients: focusedClients(s, keep, spans, starts), faults: [pause] })),
       ),
     );
     for (const f of held) yield { ...s, ...f };

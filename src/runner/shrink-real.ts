@@ -24,7 +24,7 @@ import { findTarget } from "../targets/index.js";
 import type { Target } from "../targets/target.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { widenings } from "./robust-failure.js";
-import { probeViolation, type ViolationKind } from "./same-violation.js";
+import { probeOf, probeViolation, type ViolationKind } from "./same-violation.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 import { shrinkRobustly } from "./shrink-robust.js";
 
@@ -46,6 +46,11 @@ export interface RealShrinkOptions {
   evidence?: FailureEvidence;
   /** Called before every real run and every simulator candidate. */
   onRun?: (world: "sim" | "real") => void;
+  /**
+   * Runs a candidate on real servers and returns its history; default `target.run` (fresh
+   * servers per run). Real fuzz passes its session's servers, started once (fuzz-real.ts).
+   */
+  runOnServers?: (s: Schedule, kind: ViolationKind) => Promise<Op[]>;
 }
 
 export interface RealShrinkResult {
@@ -99,7 +104,10 @@ export async function shrinkOnRealServers(
       o.onRun?.("real");
       realRuns++;
       ran++;
-      const p = await probeViolation(target, s, o.kind);
+      const p =
+        o.runOnServers === undefined
+          ? await probeViolation(target, s, o.kind)
+          : probeOfRun(o.kind, await o.runOnServers(s, o.kind));
       if (p.fails) {
         failed++;
         evidence ??= p.evidence;
@@ -195,4 +203,8 @@ export async function shrinkOnRealServers(
   // once so far (or the caller's evidence is all there is): confirm it.
   final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
   return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted);
+}
+
+function probeOfRun(kind: ViolationKind, ops: Op[]): ShrinkProbe {
+  return probeOf(kind, ops, checkOps(ops, [kind]));
 }

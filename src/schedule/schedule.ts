@@ -43,6 +43,12 @@ export type Cycle = z.infer<typeof cycleSchema>;
 export const clientPlanSchema = z.strictObject({
   id: z.number().int().nonnegative(),
   cycles: z.array(cycleSchema),
+  /**
+   * Start over with the first cycle after the last, until the horizon (a client that keeps
+   * cycling for the whole run, as `lockcheck run --duration` generates). Absent: run each
+   * cycle once.
+   */
+  repeat: z.literal(true).optional(),
 });
 export type ClientPlan = z.infer<typeof clientPlanSchema>;
 
@@ -60,6 +66,24 @@ export const pauseAtFaultSchema = z.strictObject({
   client: z.number().int().nonnegative(),
   checkpoint: checkpointSchema,
   occurrence: z.number().int().nonnegative(),
+  durationMs: positiveMs,
+});
+
+/** Client calls a `pause-in-call` fault can aim at (the ops of the history). */
+export const callKindSchema = z.enum(["acquire", "release", "write"]);
+export type CallKind = z.infer<typeof callKindSchema>;
+
+/**
+ * Pause a client `afterMs` after it invoked its `occurrence`-th (0-based) call of kind `call`,
+ * for `durationMs`: a GC pause that lands while the call is in flight (requests sent, replies
+ * not yet read) if the call takes longer than `afterMs`, and just after it otherwise.
+ */
+export const pauseInCallFaultSchema = z.strictObject({
+  kind: z.literal("pause-in-call"),
+  client: z.number().int().nonnegative(),
+  call: callKindSchema,
+  occurrence: z.number().int().nonnegative(),
+  afterMs: ms,
   durationMs: positiveMs,
 });
 
@@ -114,6 +138,7 @@ export const delayFaultSchema = z.strictObject({
 export const faultSchema = z.discriminatedUnion("kind", [
   pauseFaultSchema,
   pauseAtFaultSchema,
+  pauseInCallFaultSchema,
   crashFaultSchema,
   partitionFaultSchema,
   clockJumpFaultSchema,

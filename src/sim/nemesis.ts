@@ -18,11 +18,12 @@ import { recordNemesis } from "./recorder.js";
 import { after, at } from "./scheduler.js";
 import { resolveNodeRef, type SimWorld } from "./world.js";
 
-type TimedFault = Exclude<Fault, { kind: "pause-at" }>;
+/** Faults that start at a time (`pause-at` and `pause-in-call` start at a client's own progress). */
+type TimedFault = Exclude<Fault, { kind: "pause-at" | "pause-in-call" }>;
 
 export function scheduleFaults(w: SimWorld): void {
   for (const fault of w.schedule.faults) {
-    if (fault.kind === "pause-at") continue;
+    if (fault.kind === "pause-at" || fault.kind === "pause-in-call") continue;
     at(w.core, fault.at, () => startFault(w, fault));
   }
 }
@@ -95,7 +96,12 @@ function startFault(w: SimWorld, fault: TimedFault): void {
   }
 }
 
-function pauseFor(w: SimWorld, node: SimNode, durationMs: number, value: Record<string, unknown>): void {
+export function pauseFor(
+  w: SimWorld,
+  node: SimNode,
+  durationMs: number,
+  value: Record<string, unknown>,
+): void {
   recordNemesis(w.history, "pause", node.name, value);
   pauseNode(node);
   after(w.core, durationMs, () => {

@@ -18,6 +18,7 @@ import { runClient } from "../workload/client.js";
 import { noteAction } from "./batch.js";
 import { createClientEnv } from "./client-env.js";
 import { scheduleFaults } from "./nemesis.js";
+import { withPausesInCall } from "./pause-in-call.js";
 import { clientRecorder, closeOpenCalls } from "./recorder.js";
 import { runLoop } from "./scheduler.js";
 import { createWorld, type SimWorld, type WorldOptions } from "./world.js";
@@ -103,7 +104,8 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
   schedule.clients.forEach((plan, i) => {
     const node = nodes[i]!;
     const env = createClientEnv(w, plan.id, node);
-    runClient(env, algorithm, plan, workload, clientRecorder(w.history, plan.id, node)).then(
+    const rec = withPausesInCall(w, plan.id, node, clientRecorder(w.history, plan.id, node));
+    runClient(env, algorithm, plan, workload, rec).then(
       () => {
         noteAction(node);
         finished++;

@@ -59,6 +59,10 @@ function realTarget(
         rmSync(outDir, { recursive: true, force: true });
       }
     },
+    async openSession(opts) {
+      const { openRealSession } = await import("./real-session.js");
+      return openRealSession(world, algorithm, { ...opts, servers: opts.servers ?? options.servers });
+    },
   };
 }
 

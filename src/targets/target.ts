@@ -37,4 +37,30 @@ export interface Target {
   /** True if the same schedule always yields the same history (the simulator). */
   readonly deterministic: boolean;
   run(schedule: Schedule): Promise<TargetRun>;
+  /**
+   * Real targets: a runner of many schedules on servers started once and reset between runs
+   * (what `fuzz` uses); its `close` stops them. Absent for the simulator (nothing to reuse).
+   */
+  openSession?(opts: TargetSessionOptions): Promise<TargetSession>;
+}
+
+export interface TargetSessionOptions {
+  /** Resource mode of every schedule the session runs. */
+  resource: ResourceMode;
+  /** Servers in the world (default: the target's). */
+  servers?: number;
+  /** Start redis-servers with the clock shim, for server clock faults. */
+  clockFaults?: boolean;
+  /** Where servers run; docker worlds are started per run, not shared. */
+  cluster?: "process" | "docker";
+  /** Options of the docker backend (images, Compose file, log). */
+  docker?: Record<string, unknown>;
+}
+
+export interface TargetSession {
+  /** `stopWhen`: asked now and then with the history so far; true ends the run there. */
+  run(schedule: Schedule, stopWhen?: (ops: Op[]) => boolean): Promise<TargetRun>;
+  /** Pids of the servers running now (the same across runs when they are reused). */
+  serverPids(): number[];
+  close(): Promise<void>;
 }

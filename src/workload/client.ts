@@ -52,7 +52,7 @@ export async function runClient(
   const started = env.now();
   const lock = options.lockName;
   let attempt = 0;
-  for (const cycle of plan.cycles) {
+  for (const cycle of cyclesOf(plan, env, started)) {
     if (cycle.thinkMs > 0) await env.sleep(cycle.thinkMs);
     if (env.now() - started >= options.horizonMs) return;
 
@@ -72,6 +72,20 @@ export async function runClient(
     await env.checkpoint("acquired");
     await holdAndWrite(env, cycle.holdMs, cycle.writes, lock, grant, token, rec);
     await release(env, algorithm, outcome.handle, lock, grant, rec);
+  }
+}
+
+/**
+ * The plan's cycles in order; with `repeat`, over and over (the caller stops at the horizon),
+ * unless a whole pass took no time on the client's clock (it would never reach the horizon).
+ */
+function* cyclesOf(plan: ClientPlan, env: LockEnv, started: number): Generator<ClientPlan["cycles"][number]> {
+  yield* plan.cycles;
+  if (plan.repeat !== true || plan.cycles.length === 0) return;
+  let passStart = started;
+  for (let now = env.now(); now !== passStart; now = env.now()) {
+    passStart = now;
+    yield* plan.cycles;
   }
 }
 

@@ -16,7 +16,7 @@ const options: ScheduleOptions = {
 };
 
 const KINDS_OF: Record<FaultCategory, Fault["kind"][]> = {
-  pause: ["pause", "pause-at"],
+  pause: ["pause", "pause-at", "pause-in-call"],
   clock: ["clock-jump", "clock-drift"],
   partition: ["partition"],
   crash: ["crash"],
@@ -31,6 +31,7 @@ function nodesOf(f: Fault): NodeRef[] {
     case "clock-drift":
       return [f.node];
     case "pause-at":
+    case "pause-in-call":
       return [`client:${f.client}`];
     case "delay":
       return [f.from, f.to];

@@ -39,6 +39,8 @@ interface FuzzFlags {
   json?: boolean;
   workers?: number;
   shard?: string;
+  duration?: string;
+  cluster: string;
 }
 
 function positiveInt(name: string) {
@@ -102,6 +104,15 @@ export function fuzzCommand(): Command {
       "--shard <i/n>",
       "search only the i-th of n equal ranges of the --runs schedules (one CI job each; combine with `lockcheck merge`)",
     )
+    .option(
+      "--duration <d>",
+      "real targets: length of each run, e.g. 5s (clients keep cycling, faults keep coming; default 8s)",
+    )
+    .option(
+      "--cluster <kind>",
+      "real targets: where servers run: process (started once, reused by every run) or docker",
+      "process",
+    )
     .option("--quiet", "no progress line")
     .option("--json", "print a JSON summary on stdout instead of the human report")
     .addHelpText(
@@ -124,6 +135,8 @@ interface ParsedFlags {
   faults: FaultCategory[];
   timeLimitMs: number | undefined;
   shard: Shard | null;
+  /** Length of each real run (--duration). */
+  runMs: number | undefined;
 }
 
 function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: false; error: InputError } {
@@ -174,7 +187,19 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
     }
     shard = parsedShard.value;
   }
-  return { ok: true, value: { resource, faults, timeLimitMs, shard } };
+  let runMs: number | undefined;
+  if (flags.duration !== undefined) {
+    const d = parseDuration(flags.duration, "--duration");
+    if (!d.ok) return d;
+    runMs = d.value;
+  }
+  if (flags.cluster !== "process" && flags.cluster !== "docker") {
+    return {
+      ok: false,
+      error: { field: "--cluster", message: `expected process or docker, got "${flags.cluster}"` },
+    };
+  }
+  return { ok: true, value: { resource, faults, timeLimitMs, shard, runMs } };
 }
 
 function sizeText(s: Schedule): string {
@@ -192,7 +217,14 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   if (!target.ok) return fail(target.error);
   const parsed = parseFlags(flags);
   if (!parsed.ok) return fail(parsed.error);
-  const { resource, faults, timeLimitMs, shard } = parsed.value;
+  const { resource, faults, timeLimitMs, shard, runMs } = parsed.value;
+  const real = target.value.openSession !== undefined;
+  if (!real && (runMs !== undefined || flags.cluster !== "process")) {
+    return fail({
+      field: runMs !== undefined ? "--duration" : "--cluster",
+      message: `only for real targets (redis:…, etcd:…); ${target.value.name} runs in the simulator`,
+    });
+  }
   if (resource !== undefined && !target.value.resources.includes(resource)) {
     return fail({
       field: "--resource",
@@ -231,6 +263,8 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
         : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
       ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
       marginMs: flags.margin > 0 ? flags.margin : (false as const),
+      ...(runMs === undefined ? {} : { options: { horizonMs: runMs } }),
+      ...(flags.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
       onProgress: (p: FuzzProgress) =>
         progress.update({
           done: p.runs - from,

@@ -17,7 +17,7 @@ import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
-import { fuzzScheduleArb } from "../../runner/fuzz.js";
+import { realHuntArb } from "../../runner/fuzz-real.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
 import { type Fault, type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
@@ -88,7 +88,7 @@ export function runCommand(): Command {
     .option("--seed <n>", "seed for the generated schedule (default: random, printed)", seedArg)
     .option(
       "--duration <d>",
-      "how long clients keep starting lock cycles, e.g. 20s (the run stops at twice this)",
+      "how long clients keep cycling and faults keep coming, e.g. 20s (the run stops at twice this)",
       "20s",
     )
     .option("--clients <n>", "most clients in a generated schedule (default 4)", positiveInt)
@@ -283,20 +283,8 @@ async function draftPlan(
     });
   }
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
-  const { ttlMs } = target.value.defaults;
-  const horizonMs = duration.value;
-  // Enough lock cycles to keep the clients busy for the whole duration.
-  const maxCycles = Math.min(200, Math.max(1, Math.ceil(horizonMs / ttlMs)));
-  const maxClients = flags.clients ?? 4;
-  const arb = fuzzScheduleArb({
-    target: target.value,
-    seed,
-    faults: faults.value,
-    ...(resource === undefined ? {} : { resource }),
-    options: { horizonMs },
-    workload: { maxClients, maxCycles },
-    faultBounds: { maxClients, maxCycles, maxFaults: Math.max(4, Math.ceil(horizonMs / 5000)) },
-  });
+  // Clients keep cycling and faults keep coming for the whole duration (generators/hunt.ts).
+  const arb = realHuntArb(target.value, faults.value, duration.value, flags.clients ?? 4, resource);
   const [generated] = fc.sample(arb, { seed, numRuns: 1 });
   if (generated === undefined) return err({ message: "could not generate a schedule" });
   return ok({ target: target.value, schedule: { ...generated, seed }, categories: faults.value });

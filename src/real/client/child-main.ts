@@ -20,6 +20,7 @@ import { connectRedis, redisApi } from "../adapters/redis.js";
 import { redisResourceApi } from "../adapters/resource.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { createClientClock } from "./clock.js";
+import { withPausesInCall } from "./pause-in-call.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
 
@@ -105,8 +106,12 @@ async function run(config: ChildConfig): Promise<void> {
   send({ type: "ready" });
   t0 = await started;
   const recorder = createFileRecorder(config.eventsFile, t0, (kind) => send({ type: "event", kind }));
+  const rec = withPausesInCall(recorder, config.pauseInCall ?? [], (fired) => {
+    const time = Number(process.hrtime.bigint() - t0);
+    send({ type: "pause-in-call", ...fired, time }, () => process.kill(process.pid, "SIGSTOP"));
+  });
   try {
-    await runClient(env, algorithm, config.plan, config.workload, recorder);
+    await runClient(env, algorithm, config.plan, config.workload, rec);
   } finally {
     recorder.close();
     for (const c of redisConns) c.disconnect();

@@ -24,6 +24,7 @@ import { RESOURCE_NODE, redisResourceApi } from "../adapters/resource.js";
 import type { Send } from "./checkpoint.js";
 import { createCheckpoint } from "./checkpoint.js";
 import type { ClientClock } from "./clock.js";
+import { withPausesInCall } from "./pause-in-call.js";
 import type { ChildConfig, LibraryChildConfig } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
 
@@ -186,8 +187,13 @@ export async function runLibraryClient(
   io.send({ type: "ready" });
   t0 = await io.started;
   const recorder = createFileRecorder(config.eventsFile, t0, (kind) => io.send({ type: "event", kind }));
+  // A pause inside a call stops this whole process, the library's own timers included.
+  const rec = withPausesInCall(recorder, config.pauseInCall ?? [], (fired) => {
+    const time = Number(process.hrtime.bigint() - t0);
+    io.send({ type: "pause-in-call", ...fired, time }, () => process.kill(process.pid, "SIGSTOP"));
+  });
   try {
-    await runClient(env, algorithm, config.plan, config.workload, recorder);
+    await runClient(env, algorithm, config.plan, config.workload, rec);
   } finally {
     recorder.close();
     resourceConn?.disconnect();

@@ -10,6 +10,7 @@
  */
 import type { Checkpoint, ClientPlan, ResourceMode } from "../../schedule/schedule.js";
 import type { CompletionFields, InvokeFields } from "../../workload/client.js";
+import type { PauseInCallFired, PauseInCallSpec } from "./pause-in-call.js";
 
 /** Everything a child needs to run one client; sent once, as the first message. */
 export interface ChildConfig {
@@ -37,6 +38,8 @@ export interface ChildConfig {
   resource: { mode: ResourceMode; port: number | null };
   /** This client's `pause-at` faults. */
   pauseAt: { checkpoint: Checkpoint; occurrence: number; durationMs: number }[];
+  /** This client's `pause-in-call` faults (absent: none). */
+  pauseInCall?: PauseInCallSpec[];
   /** Where the child appends its events, one JSON line each. */
   eventsFile: string;
 }
@@ -67,6 +70,8 @@ export type ChildMessage =
    * `durationMs` after `time`.
    */
   | { type: "pause-me"; checkpoint: Checkpoint; occurrence: number; durationMs: number; time: number }
+  /** The same for a `pause-in-call` fault that came due (see pause-in-call.ts). */
+  | ({ type: "pause-in-call"; time: number } & PauseInCallFired)
   | { type: "done" }
   | { type: "failed"; message: string };
 

@@ -1,6 +1,7 @@
 /**
- * pause-at: a client pauses itself at a chosen point of its lock algorithm (env.checkpoint):
- * it tells the parent and SIGSTOPs itself synchronously; here the parent waits until the
+ * pause-at and pause-in-call: a client pauses itself at a chosen point of its lock algorithm
+ * (env.checkpoint), or a chosen time into one of its calls (client/pause-in-call.ts): it
+ * tells the parent and SIGSTOPs itself synchronously; here the parent waits until the
  * kernel reports the process stopped, records the pause at the time the child stamped, and
  * SIGCONTs it `durationMs` after that moment.
  */
@@ -18,12 +19,12 @@ export async function handlePauseRequest(ctx: FaultContext, req: PauseRequest): 
   while (processState(proc.pid) !== "T" && !proc.hasExited() && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 1));
   }
-  const value = { checkpoint: req.checkpoint, occurrence: req.occurrence, durationMs: req.durationMs };
+  const { value } = req;
   ctx.record("pause", name, value, req.time);
   const elapsedMs = (ctx.nowNs() - req.time) / 1e6;
   ctx.after(Math.max(0, req.durationMs - elapsedMs), () => {
     ctx.record("resume", name, value);
     proc.resume();
   });
-  return `pause-at ${name}@${req.checkpoint}`;
+  return req.label;
 }

@@ -1,0 +1,173 @@
+/**
+ * Servers started once and reused by many runs (`fuzz` on a real target): the lock servers
+ * and the resource of a real world, without client links. Each run gets a view of them as a
+ * RealWorld with its own fresh per-link proxies (so no cut or delay outlives its run); when
+ * the run stops that view, its proxies close and the servers are put back as new: resumed if
+ * a pause was cut short, restarted if a crash left them down, clock offsets reset, and every
+ * key flushed (Redis FLUSHALL; etcd: all keys deleted), so no run sees another's locks.
+ *
+ * Docker worlds are not shared (each run starts its own containers; see fuzz-real.ts).
+ */
+
+import { err, ok, type Result } from "../result.js";
+import { connectEtcd } from "./adapters/etcd.js";
+import { connectRedis } from "./adapters/redis.js";
+import type { RedisNode } from "./cluster/redis.js";
+import type { ServerProcess } from "./hygiene/managed.js";
+import { processState } from "./hygiene/processes.js";
+import { type Reaper, startReaper } from "./hygiene/reaper.js";
+import { registerUndo } from "./hygiene/undo.js";
+import { type LinkProxy, startLinkProxy } from "./proxy/link-proxy.js";
+import { newRunId } from "./run.js";
+import { type RealWorld, startWorld, type WorldSpec } from "./world.js";
+
+export interface SharedServersSpec {
+  servers: WorldSpec["servers"];
+  resource: WorldSpec["resource"];
+  redisServerBinary: string;
+  etcdBinary: string | null;
+  clockShim: string | null;
+}
+
+export interface SharedServers {
+  /** The id in the argv and temp dir of every server of this set. */
+  readonly id: string;
+  readonly spec: SharedServersSpec;
+  /** A run's view of the servers, with proxies for `clientIds`; its stop() resets the servers. */
+  world(clientIds: readonly number[]): Promise<Result<RealWorld, string>>;
+  /** Pids of the server processes running now (for checks that servers are reused). */
+  serverPids(): number[];
+  close(): Promise<void>;
+}
+
+const linkKey = (clientId: number, node: string): string => `client:${clientId}|${node}`;
+
+export async function startSharedServers(spec: SharedServersSpec): Promise<Result<SharedServers, string>> {
+  const id = newRunId();
+  const reaper: Reaper = await startReaper(id);
+  const dismissReaper = registerUndo("shared servers reaper", () => reaper.dismiss());
+  const base = await startWorld({ ...spec, runId: id, clientIds: [], reaper });
+  if (!base.ok) {
+    dismissReaper.run();
+    return err(base.error);
+  }
+  const w = base.value;
+  const redisNodes: RedisNode[] = [...w.redis, ...(w.resource === null ? [] : [w.resource])];
+  const processes = (): (ServerProcess | null)[] => [
+    ...redisNodes.map((n) => n.current()),
+    ...(w.etcd?.members.map((m) => m.current()) ?? []),
+  ];
+
+  const reset = async (): Promise<Result<void, string>> => {
+    for (const p of processes()) {
+      // Pauses nest: resume until the process runs (a pause whose end was cancelled).
+      for (let i = 0; i < 16 && p !== null && !p.hasExited() && (p.isPaused() || isStopped(p.pid)); i++)
+        p.resume();
+    }
+    for (const n of redisNodes) {
+      n.clock?.jump(-n.clock.offsetMs());
+      n.clock?.drift(0);
+      if (n.current() === null) {
+        const r = await n.restart();
+        if (!r.ok) return err(`restarting ${n.name} between runs: ${r.error}`);
+      }
+    }
+    for (const m of w.etcd?.members ?? []) {
+      if (m.current() === null) {
+        const r = await m.restart();
+        if (!r.ok) return err(`restarting etcd ${m.name} between runs: ${r.error}`);
+      }
+    }
+    return flush();
+  };
+
+  const flush = async (): Promise<Result<void, string>> => {
+    try {
+      await Promise.all(
+        redisNodes.map(async (n) => {
+          const conn = connectRedis(n.port);
+          try {
+            await conn.connect();
+            await conn.flushall();
+          } finally {
+            conn.disconnect();
+          }
+        }),
+      );
+      if (w.etcd !== null) {
+        await w.etcd.leader(10_000);
+        const client = connectEtcd(
+          w.etcd.members.map((m) => m.clientPort),
+          2000,
+        );
+        try {
+          await client.delete().all();
+        } finally {
+          client.close();
+        }
+      }
+      return ok(undefined);
+    } catch (e) {
+      return err(`flushing the shared servers between runs: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
+  const targets = (): { node: string; port: number }[] => [
+    ...w.redis.map((n) => ({ node: n.name, port: n.port })),
+    ...(w.etcd?.members.map((m) => ({ node: m.name, port: m.clientPort })) ?? []),
+    ...(w.resource === null ? [] : [{ node: "resource", port: w.resource.port }]),
+  ];
+
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await w.stop();
+    dismissReaper.run();
+  };
+  const undoClose = registerUndo("shared servers", () => void close());
+
+  return ok({
+    id,
+    spec,
+    serverPids: () => processes().flatMap((p) => (p === null || p.hasExited() ? [] : [p.pid])),
+    async world(clientIds) {
+      const cleaned = await reset();
+      if (!cleaned.ok) return cleaned;
+      const links = new Map<string, LinkProxy>();
+      for (const cid of clientIds) {
+        for (const t of targets()) links.set(linkKey(cid, t.node), await startLinkProxy(t.port));
+      }
+      const portOf = (cid: number, node: string): number => links.get(linkKey(cid, node))!.port;
+      let stopped = false;
+      return ok({
+        spec: { ...w.spec, clientIds },
+        dir: w.dir,
+        redis: w.redis,
+        etcd: w.etcd,
+        resource: w.resource,
+        link: (cid, node) => links.get(linkKey(cid, node)),
+        portsFor: (cid) => ({
+          redisPorts: w.redis.map((n) => portOf(cid, n.name)),
+          etcdPorts: w.etcd?.members.map((m) => portOf(cid, m.name)) ?? [],
+          resourcePort: w.resource === null ? null : portOf(cid, "resource"),
+        }),
+        async stop() {
+          if (stopped) return;
+          stopped = true;
+          await Promise.all([...links.values()].map((p) => p.close()));
+          // Servers paused by the run must not stay frozen until the next one starts.
+          for (const p of processes()) for (let i = 0; i < 16 && p !== null && p.isPaused(); i++) p.resume();
+        },
+      });
+    },
+    async close() {
+      undoClose.cancel();
+      await close();
+    },
+  });
+}
+
+function isStopped(pid: number): boolean {
+  return processState(pid) === "T";
+}

@@ -1,0 +1,178 @@
+/**
+ * `fuzz` on a real target (one with `openSession`): runs that hunt, one after another, on
+ * servers started once and reset between runs (src/real/shared-world.ts), until a safety
+ * violation, the run budget or the time limit.
+ *
+ * Each run is a whole `lockcheck run`: its schedule is what `run --seed <s> --duration <d>`
+ * generates for the run's own seed s (clients keep cycling, faults keep coming for the whole
+ * run: generators/hunt.ts), so any run of a campaign can be rerun alone; it ends early once its
+ * history (looked at about once a second) shows a violation. fast-check's integrated
+ * shrinking is not used here (each candidate is a real run of seconds); a found violation is
+ * shrunk by shrink-real.ts — in the simulator twin first, with timing margins, then confirmed
+ * by real runs on the same servers that must fail repeatedly. The counterexample is always a
+ * run that failed.
+ */
+import fc from "fast-check";
+import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
+import type { Verdict } from "../../checkers/verdict.js";
+import type { FaultCategory } from "../../generators/bounds.js";
+import { huntScheduleArb } from "../../generators/hunt.js";
+import type { Op } from "../history/op.js";
+import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import type { Target, TargetSession } from "../targets/target.js";
+import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult } from "./fuzz.js";
+import { DEFAULT_MARGIN_MS } from "./robust-failure.js";
+import { probeOf, type ViolationKind, violationKind } from "./same-violation.js";
+import type { ShrinkBudget } from "./shrink.js";
+import { shrinkOnRealServers } from "./shrink-real.js";
+
+/** Length of each run of a real fuzz campaign unless `options.horizonMs` says otherwise. */
+export const REAL_FUZZ_RUN_MS = 8000;
+/** Budget of the greedy shrink pass on real servers (each candidate is a real run). */
+const REAL_SHRINK: ShrinkBudget = { maxRuns: 12, timeLimitMs: 120_000 };
+const DEFAULT_RUNS = 1000;
+
+/** The schedules `lockcheck run` generates for a real target (and each run of a real fuzz). */
+export function realHuntArb(
+  target: Target,
+  faults: readonly FaultCategory[],
+  durationMs: number,
+  maxClients: number,
+  resource?: ResourceMode,
+  options: Partial<ScheduleOptions> = {},
+): fc.Arbitrary<Schedule> {
+  return huntScheduleArb({
+    target: target.name,
+    resource: resource ?? target.resources[0],
+    options: { ...target.defaults, ...options, horizonMs: durationMs },
+    workload: { maxClients },
+    faults: { categories: faults, leader: target.hasLeader, maxClients },
+  });
+}
+
+/** The seed of run `i` (0-based) of a campaign seeded `seed`. */
+export function realRunSeed(seed: number, i: number): number {
+  return (seed + Math.imul(i, 0x9e3779b1)) >>> 0;
+}
+
+/** The schedule of run `i`: the one `lockcheck run --seed <realRunSeed(seed, i)>` generates. */
+export function realRunSchedule(arb: fc.Arbitrary<Schedule>, seed: number, i: number): Schedule {
+  const s = realRunSeed(seed, i);
+  const [generated] = fc.sample(arb, { seed: s, numRuns: 1 });
+  if (generated === undefined) throw new Error("fuzz: could not generate a schedule");
+  return { ...generated, seed: s };
+}
+
+/** A run stops at its first violation: the rest of it would only take time. */
+const violated = (ops: Op[]): boolean => violationKind(checkOps(ops, SAFETY_CHECKERS)) !== null;
+
+export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
+  const { target } = o;
+  if (target.openSession === undefined) throw new Error(`fuzzReal: ${target.name} is not a real target`);
+  const started = Date.now();
+  const resource = o.resource ?? target.resources[0];
+  const maxClients = o.workload?.maxClients ?? o.faultBounds?.maxClients ?? 4;
+  const { horizonMs = REAL_FUZZ_RUN_MS, ...options } = o.options ?? {};
+  const arb = realHuntArb(target, o.faults, horizonMs, maxClients, resource, options);
+  const maxRuns = o.runs ?? (o.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
+  const deadline = o.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeLimitMs;
+  const base = { target: target.name, resource, seed: o.seed };
+  let runs = 0;
+  let shrinkRuns = 0;
+  let phase: FuzzProgress["phase"] = "search";
+  let found: { schedule: Schedule; kind: ViolationKind; at: number; ops: Op[] } | null = null;
+  const report = () => o.onProgress?.({ phase, runs, shrinkRuns, violations: found === null ? 0 : 1 });
+
+  const session: TargetSession = await target.openSession({
+    resource,
+    clockFaults: o.faults.includes("clock"),
+    ...(o.real?.cluster === undefined ? {} : { cluster: o.real.cluster }),
+    ...(o.real?.docker === undefined ? {} : { docker: o.real.docker }),
+  });
+  let schedule: Schedule | null = null;
+  try {
+    while (runs < maxRuns && Date.now() < deadline) {
+      schedule = realRunSchedule(arb, o.seed, runs);
+      runs++;
+      const run = await session.run(schedule, violated);
+      const kind = violationKind(checkOps(run.ops, SAFETY_CHECKERS));
+      if (kind !== null) found = { schedule, kind, at: Date.now(), ops: run.ops };
+      report();
+      if (found !== null) break;
+    }
+    const interrupted = found === null && runs < maxRuns;
+    if (found === null)
+      return {
+        ...base,
+        runs,
+        elapsedMs: Date.now() - started,
+        interrupted,
+        counterexample: null,
+        error: null,
+      };
+
+    // The counterexample is always a run that failed: the found one, or the last failing
+    // candidate of the shrink pass (a real schedule need not fail again when rerun).
+    const { kind } = found;
+    let minimal = found.schedule;
+    let final: { ops: Op[]; verdicts: Verdict[] } = { ops: found.ops, verdicts: checkOps(found.ops) };
+    let passSteps = 0;
+    let how: FuzzCounterexample["shrink"] = "off";
+    if (o.shrink !== false) {
+      phase = "shrink";
+      // Simulator twin first (with timing margins), then real runs on this session's servers
+      // that must fail repeatedly (shrink-real.ts).
+      const margin = o.marginMs === false ? 0 : (o.marginMs ?? DEFAULT_MARGIN_MS);
+      const r = await shrinkOnRealServers(target, found.schedule, {
+        kind,
+        marginMs: margin,
+        ...(o.realRuns === undefined ? {} : o.realRuns),
+        budget: o.shrink ?? REAL_SHRINK,
+        evidence: probeOf(kind, found.ops, checkOps(found.ops, [kind])).evidence!,
+        runOnServers: async (s, k) =>
+          (await session.run(s, (ops) => checkOps(ops, [k]).some((v) => v.valid === false))).ops,
+        onRun: () => {
+          shrinkRuns++;
+          report();
+        },
+      });
+      if (r.failingRun !== null) {
+        minimal = r.schedule;
+        final = r.failingRun;
+        passSteps = r.steps;
+        how = "real";
+      } else how = "not-kept";
+    }
+    return {
+      ...base,
+      runs,
+      elapsedMs: Date.now() - started,
+      interrupted: false,
+      counterexample: {
+        foundAtRun: runs,
+        original: found.schedule,
+        schedule: minimal,
+        ops: final.ops,
+        verdicts: final.verdicts,
+        fcShrinks: 0,
+        passSteps,
+        shrinkRuns,
+        shrinkMs: Date.now() - found.at,
+        shrink: how,
+      },
+      error: null,
+    };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return {
+      ...base,
+      runs,
+      elapsedMs: Date.now() - started,
+      interrupted: false,
+      counterexample: null,
+      error: { message, schedule },
+    };
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * `huntScheduleArb`: schedules for runs that hunt over a whole duration — every client
+ * repeats its cycles until the horizon, faults come at about one per `faultEveryMs` spread
+ * over the whole run, pauses include pauses inside calls — and the simulator honours `repeat`.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { huntScheduleArb } from "../../generators/hunt.js";
+import { scheduleSchema } from "../../src/schedule/schedule.js";
+import { simulate } from "../../src/sim/simulate.js";
+import { invocation, scheduleOf, setOnce } from "../sim/helpers.js";
+
+const options = {
+  lockName: "lock",
+  ttlMs: 500,
+  callTimeoutMs: 200,
+  horizonMs: 20_000,
+  latencyMs: { min: 0, max: 0 },
+  lossRate: 0,
+  servers: 1,
+};
+
+describe("huntScheduleArb", () => {
+  const arb = huntScheduleArb({
+    target: "redis:lease",
+    resource: "unfenced",
+    options,
+    faults: { categories: ["pause"] },
+  });
+  const samples = fc.sample(arb, { seed: 5, numRuns: 40 });
+
+  it("valid schedules whose clients all repeat, with one fault per TTL of the duration", () => {
+    for (const s of samples) {
+      expect(scheduleSchema.safeParse(s).success).toBe(true);
+      expect(s.clients.every((c) => c.repeat === true)).toBe(true);
+      expect(s.faults.length).toBe(40);
+    }
+  });
+
+  it("spreads timed faults over the whole duration and generates pauses inside calls", () => {
+    const times = samples.flatMap((s) => s.faults.flatMap((f) => ("at" in f ? [f.at] : [])));
+    expect(Math.max(...times)).toBeGreaterThan(0.9 * options.horizonMs);
+    expect(times.filter((t) => t > options.horizonMs / 2).length).toBeGreaterThan(times.length / 4);
+    const kinds = new Set(samples.flatMap((s) => s.faults.map((f) => f.kind)));
+    expect([...kinds].sort()).toEqual(["pause", "pause-at", "pause-in-call"]);
+  });
+
+  it("the delay category generates reply delays, from a server to a client", () => {
+    const delays = fc
+      .sample(
+        huntScheduleArb({
+          target: "redis:lease",
+          resource: "unfenced",
+          options,
+          faults: { categories: ["delay"] },
+        }),
+        {
+          seed: 2,
+          numRuns: 20,
+        },
+      )
+      .flatMap((s) => s.faults);
+    expect(
+      delays.some((f) => f.kind === "delay" && f.from.startsWith("server:") && f.to.startsWith("client:")),
+    ).toBe(true);
+  });
+
+  it("no categories: no faults", () => {
+    const [s] = fc.sample(huntScheduleArb({ target: "redis:lease", resource: "unfenced", options }), {
+      seed: 1,
+      numRuns: 1,
+    });
+    expect(s?.faults).toEqual([]);
+  });
+});
+
+describe("repeat (simulator)", () => {
+  it("a repeating client starts its cycles over until the horizon; without repeat it stops after them", async () => {
+    const cycles = [{ thinkMs: 100, holdMs: 0, writes: 0 }];
+    const base = scheduleOf({ options: { horizonMs: 1000 } });
+    const once = await simulate({ ...base, clients: [{ id: 0, cycles }] }, setOnce);
+    const again = await simulate({ ...base, clients: [{ id: 0, cycles, repeat: true }] }, setOnce);
+    const acquires = (ops: typeof once.ops) =>
+      ops.filter((o) => o.process === 0 && o.f === "acquire" && o.type === "invoke");
+    expect(acquires(once.ops)).toHaveLength(1);
+    // A cycle takes 100 ms think + a 20 ms call: about 8 in a 1 s horizon, none after it.
+    expect(acquires(again.ops).length).toBeGreaterThan(5);
+    expect(acquires(again.ops).every((o) => o.time <= 1000 * 1e6)).toBe(true);
+    expect(invocation(again.ops, 0, "acquire", 1).time).toBeGreaterThan(
+      invocation(again.ops, 0, "acquire", 0).time,
+    );
+  });
+
+  it("a repeating plan that takes no time runs once instead of forever", async () => {
+    const base = scheduleOf({ options: { horizonMs: 1000, latencyMs: { min: 0, max: 0 } } });
+    const r = await simulate(
+      { ...base, clients: [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 0, writes: 0 }], repeat: true }] },
+      setOnce,
+    );
+    expect(r.ops.filter((o) => o.process === 0 && o.f === "acquire" && o.type === "invoke")).toHaveLength(1);
+  });
+});

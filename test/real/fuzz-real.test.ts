@@ -1,0 +1,160 @@
+/**
+ * `fuzz` on real targets (issue 11, item 3): runs that hunt on servers started once. A short
+ * fuzz of redis:lease with pauses finds the stale write; a session reuses its servers (the
+ * same server processes serve every run) and puts them back as new between runs: keys
+ * flushed, a server crashed and not restarted comes back, a paused one runs again. After the
+ * session nothing is left: no process, nothing stopped, no temp dir.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadModule } from "../../src/custom/module-target.js";
+import type { ClientOp } from "../../src/history/op.js";
+import { fuzz } from "../../src/runner/fuzz.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { realTargetFor } from "../../src/targets/real.js";
+import type { Target, TargetSession } from "../../src/targets/target.js";
+import {
+  missingBinaries,
+  processesMatching,
+  schedule,
+  stoppedProcessesMatching,
+  tempDirsMatching,
+  waitForNone,
+} from "./helpers.js";
+
+const missing = missingBinaries(["redis-server"]);
+
+function target(name: string): Target {
+  const t = realTargetFor(name);
+  if (t === undefined) throw new Error(`no real target ${name}`);
+  return t;
+}
+
+/** Client 0 acquires and holds for a long time; client 1 tries once after 300 ms. */
+function holdAndTry(faults: Schedule["faults"]): Schedule {
+  return schedule(
+    "redis:lease",
+    "unfenced",
+    { servers: 1, ttlMs: 5000, callTimeoutMs: 300, horizonMs: 1500 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 900, writes: 1 }] },
+      { id: 1, cycles: [{ thinkMs: 300, holdMs: 0, writes: 0 }] },
+    ],
+    faults,
+  );
+}
+
+const acquired = (ops: readonly { process: unknown; f?: string; type: string }[], p: number) =>
+  (ops as ClientOp[]).find((o) => o.process === p && o.f === "acquire" && o.type !== "invoke")?.type;
+
+describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
+  it("a short fuzz of redis:lease with pauses finds the stale write", async () => {
+    const r = await fuzz({
+      target: target("redis:lease"),
+      resource: "unfenced",
+      seed: 11,
+      runs: 6,
+      faults: ["pause"],
+      options: { horizonMs: 5000 },
+      shrink: false,
+    });
+    expect(r.error).toBeNull();
+    expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
+    const ce = r.counterexample!;
+    expect(ce.verdicts.some((v) => v.valid === false)).toBe(true);
+    expect(ce.schedule.clients.every((c) => c.repeat === true)).toBe(true);
+    expect(ce.schedule.faults.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("a user's LockAlgorithm module on real servers (redis:my-lease) fuzzes the same way", async () => {
+    const docs = fileURLToPath(new URL("../../docs/", import.meta.url));
+    const loaded = await loadModule("module:./examples/my-lock.mjs", docs);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const real = loaded.value.real;
+    expect(real?.openSession).toBeDefined();
+    const r = await fuzz({
+      target: real!,
+      resource: "unfenced",
+      seed: 11,
+      runs: 6,
+      faults: ["pause"],
+      options: { horizonMs: 5000 },
+      shrink: false,
+    });
+    expect(r.error).toBeNull();
+    expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
+  }, 120_000);
+
+  it("a session reuses its servers and resets them between runs (keys, crashes, pauses)", async () => {
+    const session: TargetSession = await target("redis:lease").openSession!({ resource: "unfenced" });
+    let id = "";
+    try {
+      const pids = session.serverPids();
+      expect(pids).toHaveLength(2); // server:0 and the resource
+      // The servers carry the session's id in their argv (what the leftover checks look for).
+      id = readFileSync(`/proc/${pids[0]}/cmdline`, "utf8").match(/lcrun[0-9a-f]+/)?.[0] ?? "";
+      // Run 1: client 0 holds the 5 s lease and is crashed: the key would outlive the run.
+      const first = await session.run(
+        holdAndTry([{ kind: "crash", node: "client:0", at: 100, restartAfterMs: null }]),
+      );
+      expect(acquired(first.ops, 0)).toBe("ok");
+      expect(acquired(first.ops, 1)).not.toBe("ok"); // held (the lease retries until it gives up)
+      // Run 2: flushed, so client 0 gets the lock again; the server is crashed for good meanwhile,
+      // and the resource paused past the end of the run.
+      const second = await session.run(
+        holdAndTry([
+          { kind: "crash", node: "server:0", at: 600, restartAfterMs: null },
+          { kind: "pause", node: "resource", at: 700, durationMs: 60_000 },
+        ]),
+      );
+      expect(acquired(second.ops, 0)).toBe("ok");
+      // Run 3: the server was restarted and the resource resumed: a normal run.
+      const third = await session.run(holdAndTry([]));
+      expect(acquired(third.ops, 0)).toBe("ok");
+      expect(third.ops.find((o) => o.process === 0 && o.f === "write" && o.type !== "invoke")?.type).toBe(
+        "ok",
+      );
+      // The resource process is the same one throughout; server:0 was restarted once, by the reset.
+      expect(session.serverPids()[1]).toBe(pids[1]);
+    } finally {
+      await session.close();
+    }
+    expect(id).not.toBe("");
+    expect(await waitForNone(() => processesMatching(id), 5000)).toEqual([]);
+    expect(stoppedProcessesMatching(id)).toEqual([]);
+    expect(await waitForNone(() => tempDirsMatching(id), 2000)).toEqual([]);
+  }, 120_000);
+
+  it("a session's run ends where stopWhen says so, long before its horizon", async () => {
+    const session = await target("redis:lease").openSession!({ resource: "unfenced" });
+    try {
+      const long = schedule(
+        "redis:lease",
+        "unfenced",
+        { servers: 1, ttlMs: 500, callTimeoutMs: 200, horizonMs: 30_000 },
+        [{ id: 0, cycles: [{ thinkMs: 50, holdMs: 100, writes: 1 }], repeat: true }],
+        [],
+      );
+      const r = await session.run(long, (ops) => ops.some((o) => o.process === 0 && o.f === "write"));
+      const last = Math.max(...r.ops.map((o) => o.time)) / 1e6;
+      expect(r.ops.some((o) => o.process === 0 && o.f === "write")).toBe(true);
+      // Stopped at the first look after the first write (about a second in), not at 30 s.
+      expect(last).toBeLessThan(15_000);
+    } finally {
+      await session.close();
+    }
+  }, 120_000);
+
+  it("servers start once per campaign: the same server processes serve every run", async () => {
+    const t = target("redis:lease");
+    const session = await t.openSession!({ resource: "unfenced" });
+    try {
+      const before = session.serverPids();
+      for (let i = 0; i < 3; i++) await session.run(holdAndTry([]));
+      expect(session.serverPids()).toEqual(before);
+    } finally {
+      await session.close();
+    }
+  }, 120_000);
+});
