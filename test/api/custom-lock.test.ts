@@ -83,6 +83,32 @@ describe("a LockAlgorithm module", () => {
     const missing = await resolveTarget("module:./missing.mjs", dir);
     expect(missing.ok).toBe(false);
   });
+
+  it("a would-be library adapter (connect + servers) is told which field is wrong", async () => {
+    const cases = [
+      [
+        "servers-mysql",
+        'servers: "mysql", fencing: false',
+        "servers",
+        'must be "redis" or "etcd", got "mysql"',
+      ],
+      ["count-zero", 'servers: "redis", count: 0, fencing: false', "count", "from 1 to 9, got 0"],
+      ["no-fencing", 'servers: "etcd"', "fencing", "expected true or false"],
+    ] as const;
+    for (const [name, fields, field, message] of cases) {
+      await writeFile(
+        join(dir, `${name}.mjs`),
+        `export default { name: "${name}", ${fields}, connect() {} };\n`,
+      );
+      const r = await resolveTarget(`module:./${name}.mjs`, dir);
+      expect(r.ok, name).toBe(false);
+      if (!r.ok) {
+        expect(r.error.file).toBe(join(dir, `${name}.mjs`));
+        expect(r.error.field).toBe(field);
+        expect(r.error.message).toContain(message);
+      }
+    }
+  });
 });
 
 describe("a plain lock module", () => {
