@@ -10,7 +10,7 @@
  * is tested for real.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -96,6 +96,10 @@ async function runUntilPaused(
 describe.skipIf(missing.length > 0)("interrupting a real run", () => {
   it("SIGINT: exits 130, nothing left running or paused, temp dirs gone, partial history readable", async () => {
     const outDir = join(work, "sigint");
+    // The folder holds an earlier run's results: they must not survive next to this run's.
+    mkdirSync(outDir, { recursive: true });
+    for (const f of ["history.jsonl", "verdict.json", "report.html"])
+      writeFileSync(join(outDir, f), "earlier run\n");
     const { runner, runId, exited } = await runUntilPaused(outDir);
     // server, resource, two clients and the reaper
     expect(processesMatching(runId).length).toBe(5);
@@ -104,6 +108,8 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     expect(await exited).toBe(130);
     expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
     expect(tempDirsMatching(runId)).toEqual([]);
+    expect(existsSync(join(outDir, "verdict.json"))).toBe(false);
+    expect(existsSync(join(outDir, "report.html"))).toBe(false);
     const history = await readHistoryFile(join(outDir, "history.jsonl"));
     expect(history.ok).toBe(true);
     if (history.ok) {
