@@ -178,6 +178,20 @@ describe("--target module:… on the command line", () => {
     expect(eq).toEqual({ ok: true, argv: ["replay", "x.json", "--target=plain:memory-lease"] });
     const bad = await preloadModuleTargets(["fuzz", "--target", "module:./nope.mjs"], DOCS);
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.error.message).toContain("cannot import");
+    if (!bad.ok) expect(bad.error.message).toBe("cannot import: no such file");
+    if (!bad.ok) expect(bad.error.file).toBe(join(DOCS, "nope.mjs"));
+  });
+
+  it("a module importing a package its folder cannot resolve says where packages are looked up", async () => {
+    await writeFile(
+      join(dir, "needs-package.mjs"),
+      'import "lockcheck-no-such-package";\nexport default {};\n',
+    );
+    const r = await resolveTarget("module:./needs-package.mjs", dir);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.message).toContain("Cannot find package 'lockcheck-no-such-package'");
+      expect(r.error.message).toContain("install the package in the project that holds it");
+    }
   });
 });
