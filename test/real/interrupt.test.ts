@@ -10,7 +10,15 @@
  * is tested for real.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -116,6 +124,47 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
       expect(history.value.ops.length).toBeGreaterThan(10);
       expect(history.value.ops.some((o) => o.process === "nemesis" && o.f === "pause")).toBe(true);
     }
+  }, 120_000);
+
+  it("SIGINT during fuzz of a real target: exits 130 and leaves nothing in its temp folder", async () => {
+    // Its own TMPDIR: every server dir, reaper file and per-run folder of the fuzz lands there.
+    const tmp = mkdtempSync(join(work, "fuzz-tmp-"));
+    const runner = spawn(
+      process.execPath,
+      [
+        "--import",
+        import.meta.resolve("tsx"),
+        cli,
+        "fuzz",
+        "--target",
+        "redis:lease",
+        "--faults",
+        "pause",
+        "--runs",
+        "50",
+        "--seed",
+        "1",
+        "--quiet",
+      ],
+      { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp } },
+    );
+    const exited = new Promise<number | null>((resolve) =>
+      runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+    );
+    const runFolder = (): string | undefined =>
+      readdirSync(tmp).find((n) => n.endsWith("-out") && existsSync(join(tmp, n, "run.json")));
+    await until("a fuzz run under way", () => runFolder() !== undefined, 60_000);
+    const { runId } = JSON.parse(readFileSync(join(tmp, runFolder()!, "run.json"), "utf8")) as {
+      runId: string;
+    };
+    // Mid-run: its servers and clients are up.
+    await until("the run's servers and clients", () => processesMatching(runId).length >= 4, 60_000);
+    runner.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
+    // (tsx keeps its compile cache there too: that one is not lockcheck's.)
+    const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
+    expect(await waitForNone(leftover, 5000)).toEqual([]);
   }, 120_000);
 
   it("SIGKILL of the runner: the reaper and the clients clean up by themselves; the history on disk is readable", async () => {
