@@ -111,6 +111,54 @@ describe("a LockAlgorithm module", () => {
   });
 });
 
+describe("a LockAlgorithm that answers outside its contract", () => {
+  const oneCycle = (target: string): Schedule => ({
+    version: 1,
+    target,
+    resource: "unfenced",
+    seed: 1,
+    options: {
+      lockName: "lock",
+      ttlMs: 100,
+      callTimeoutMs: 50,
+      horizonMs: 600,
+      latencyMs: { min: 1, max: 1 },
+      lossRate: 0,
+      servers: 1,
+    },
+    clients: [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 10, writes: 1 }] }],
+    faults: [],
+  });
+  const cases = [
+    ["answers-ok", '{ outcome: "ok" }', '{ outcome: "released" }', 'acquire() returned outcome "ok"'],
+    ["answers-nothing", "undefined", '{ outcome: "released" }', "acquire() returned undefined"],
+    [
+      "token-number",
+      '{ outcome: "granted", token: 7, handle: {} }',
+      '{ outcome: "released" }',
+      "acquire() returned a grant whose token is number; expected a bigint",
+    ],
+    ["release-true", '{ outcome: "granted", token: null, handle: {} }', "true", "release() returned boolean"],
+  ] as const;
+  for (const [name, acquired, released, message] of cases) {
+    it(`${name}: the run fails naming the lock and what it returned`, async () => {
+      await writeFile(
+        join(dir, `${name}.mjs`),
+        `export default { name: "${name}", servers: "redis", fencing: false, async acquire() { return ${acquired}; }, async release() { return ${released}; } };\n`,
+      );
+      const t = await resolveTarget(`module:./${name}.mjs`, dir);
+      if (!t.ok) throw new Error(JSON.stringify(t.error));
+      const e = await t.value.run(oneCycle(t.value.name)).then(
+        () => null,
+        (x: unknown) => x as Error,
+      );
+      // The simulator names the client and keeps the lock's error as the cause.
+      expect(e?.message).toBe(`simulate: client 0 (${name}) threw`);
+      expect((e?.cause as Error | undefined)?.message).toContain(`lock ${name}: ${message}`);
+    });
+  }
+});
+
 describe("a plain lock module", () => {
   const schedule = (resource: "unfenced" | "fenced"): Schedule => ({
     version: 1,
