@@ -7,7 +7,7 @@
  * found (or an expectation unmet), 2 unknown verdict or bad input.
  */
 import { readFileSync } from "node:fs";
-import { Command } from "commander";
+import { Command, type CommanderError } from "commander";
 import { argvWithModuleTargets } from "../custom/preload.js";
 import { commands } from "./commands/index.js";
 
@@ -47,12 +47,19 @@ const program = new Command("lockcheck")
   )
   .version(packageVersion(), "-V, --version")
   .showHelpAfterError("(run with --help for usage)")
-  .exitOverride((e) => {
-    // commander's own usage errors (unknown option, missing argument) are bad input: exit 2.
-    process.exit(e.exitCode === 0 ? 0 : 2);
-  });
+  .exitOverride(usageErrorExit);
 
-for (const make of commands) program.addCommand(make());
+// commander's own usage errors (unknown option, missing argument, an option value its parser
+// refused) are bad input: exit 2. Subcommands added with addCommand do not inherit this.
+function usageErrorExit(e: CommanderError): never {
+  process.exit(e.exitCode === 0 ? 0 : 2);
+}
+
+for (const make of commands) {
+  const command = make();
+  command.exitOverride(usageErrorExit).showHelpAfterError("(run with --help for usage)");
+  program.addCommand(command);
+}
 
 // `--target module:./my-lock.js` becomes the name the module registers (docs/custom-locks.md).
 await program.parseAsync(await argvWithModuleTargets(process.argv));

@@ -103,6 +103,38 @@ function libraryTargetFor(lock: LibraryLock): Target {
   );
 }
 
+/**
+ * A module that has `connect` and names `servers` means to be a library adapter (a plain lock
+ * has no `servers`): say which field keeps it from being one, instead of taking it for a plain
+ * lock and then saying that has no real-server target.
+ */
+function libraryAdapterProblem(x: unknown): { field: string; message: string } | null {
+  if (typeof x !== "object" || x === null) return null;
+  const o = x as Record<string, unknown>;
+  if (typeof o.connect !== "function" || o.servers === undefined) return null;
+  if (o.servers !== "redis" && o.servers !== "etcd")
+    return {
+      field: "servers",
+      message: `a library adapter's servers must be "redis" or "etcd", got ${JSON.stringify(o.servers)} (docs/libraries.md)`,
+    };
+  if (
+    o.count !== undefined &&
+    !(Number.isInteger(o.count) && (o.count as number) >= 1 && (o.count as number) <= 9)
+  )
+    return {
+      field: "count",
+      message: `expected a whole number of servers from 1 to 9, got ${JSON.stringify(o.count)}`,
+    };
+  if (typeof o.name !== "string")
+    return { field: "name", message: "expected a string (lowercase letters, digits, dashes)" };
+  if (typeof o.fencing !== "boolean")
+    return {
+      field: "fencing",
+      message: `expected true or false (whether grants carry a token), got ${JSON.stringify(o.fencing)}`,
+    };
+  return null;
+}
+
 /** The targets of one module: its own, and for a Redis/etcd-style LockAlgorithm the real one. */
 export interface LoadedModule {
   /** `sim:<name>` or `plain:<name>`; for a library adapter its real target. */
@@ -141,6 +173,8 @@ export async function loadModule(
   let target: Target | null = null;
   let algorithmOptions: Partial<ScheduleOptions> = {};
   const library = isLibraryLock(exported) ? exported : null;
+  const adapterProblem = library === null ? libraryAdapterProblem(exported) : null;
+  if (adapterProblem !== null) return err({ file: path, ...adapterProblem });
   if (library !== null) {
     // Its target is made once the name is checked (it registers a real target).
   } else if (isLockAlgorithm(exported)) {

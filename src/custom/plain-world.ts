@@ -13,7 +13,13 @@ import type { LockEnv, ResourceWrite, ResourceWriteResult } from "../env/env.js"
 import { fanOut } from "../env/fan-out.js";
 import type { ClientOp, NemesisF, Op } from "../history/op.js";
 import type { LockAlgorithm, LockHandle } from "../locks/lock.js";
-import { type PlainGrant, type PlainLock, type PlainLockClient, tokenOf } from "../locks/plain-lock.js";
+import {
+  type PlainGrant,
+  type PlainLock,
+  type PlainLockClient,
+  plainClientProblem,
+  tokenOf,
+} from "../locks/plain-lock.js";
 import type { Checkpoint, Fault, Schedule } from "../schedule/schedule.js";
 import type { TargetRun } from "../targets/target.js";
 import { type ClientRecorder, runClient } from "../workload/client.js";
@@ -250,7 +256,10 @@ export async function runPlain(schedule: Schedule, lock: PlainLock): Promise<Tar
   try {
     for (const c of schedule.clients) {
       const clock = clocks.get(c.id)!;
-      clients.set(c.id, await lock.connect({ clientId: c.id, now: () => clockNow(clock) }));
+      const client = await lock.connect({ clientId: c.id, now: () => clockNow(clock) });
+      const problem = plainClientProblem(client);
+      if (problem !== null) throw new TypeError(`plain lock ${lock.name}: ${problem}`);
+      clients.set(c.id, client);
     }
     for (const start of faultTimers) start();
 

@@ -68,6 +68,29 @@ export function isPlainLock(x: unknown): x is PlainLock {
   return typeof o.name === "string" && typeof o.connect === "function" && typeof o.fencing === "boolean";
 }
 
+/**
+ * Why the value `connect()` returned is not a client — a method missing or not a function —
+ * or null when it is one. Checked once per client so that a broken adapter is an error, not a
+ * run whose every call "threw" and whose history is then trivially valid.
+ */
+export function plainClientProblem(client: unknown): string | null {
+  if (typeof client !== "object" || client === null)
+    return `connect() returned ${client === null ? "null" : typeof client}; expected a client { acquire, release, write?, close? }`;
+  const o = client as Record<string, unknown>;
+  for (const [method, required] of [
+    ["acquire", true],
+    ["release", true],
+    ["write", false],
+    ["close", false],
+  ] as const) {
+    const v = o[method];
+    if (v === undefined && !required) continue;
+    if (typeof v !== "function")
+      return `connect() returned a client whose ${method} is ${v === undefined ? "missing" : `a ${typeof v}`}; expected a function ${method}(…)${required ? "" : " or none"}`;
+  }
+  return null;
+}
+
 /** BigInt token from what a library returned; undefined when there is none. */
 export function tokenOf(grant: PlainGrant): bigint | undefined {
   const t = grant.token;

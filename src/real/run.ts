@@ -144,6 +144,10 @@ export async function runReal(
   const eventsDir = join(opts.outDir, "events");
   // Children append to their events files: start from empty ones (the folder may be reused).
   rmSync(eventsDir, { recursive: true, force: true });
+  // An earlier run's history, verdict and report must not sit next to this run's schedule
+  // when this one is interrupted or fails before writing its own.
+  for (const stale of ["history.jsonl", "verdict.json", "report.html"])
+    rmSync(join(opts.outDir, stale), { force: true });
   mkdirSync(eventsDir, { recursive: true });
   writeFileSync(join(opts.outDir, "schedule.json"), `${JSON.stringify(schedule, null, 2)}\n`);
   // Who ran this folder: the run id is in the argv of every process and temp dir of the run.

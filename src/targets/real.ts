@@ -49,14 +49,20 @@ function realTarget(
     deterministic: false,
     async run(schedule: Schedule): Promise<TargetRun> {
       const { runReal, newRunId } = await import("../real/run.js");
+      const { registerUndo } = await import("../real/hygiene/undo.js");
       const runId = newRunId();
       const outDir = join(tmpdir(), `lockcheck-${runId}-out`);
+      // An undo, not only `finally`: on SIGINT/SIGTERM the process exits from the undo list.
+      // Registered before the run's own undos, so it runs after them (they write into it).
+      const removeOutDir = registerUndo(`run folder ${outDir}`, () =>
+        rmSync(outDir, { recursive: true, force: true }),
+      );
       try {
         const r = await runReal(schedule, { algorithm, servers: world }, { outDir }, runId);
         if (!r.ok) throw new Error(`${world}:${lockName}: ${r.error}`);
         return { ops: r.value.ops, stats: { ...r.value.stats } };
       } finally {
-        rmSync(outDir, { recursive: true, force: true });
+        removeOutDir.run();
       }
     },
     async openSession(opts) {

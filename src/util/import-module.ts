@@ -1,4 +1,5 @@
 /** Importing a user's module (a gate config, a custom lock), JavaScript or TypeScript. */
+import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import { pathToFileURL } from "node:url";
 import { err, type InputError, ok, type Result } from "../result.js";
@@ -10,6 +11,8 @@ import { err, type InputError, ok, type Result } from "../result.js";
  * compiled to .js first.
  */
 export async function importModule(path: string): Promise<Result<Record<string, unknown>, InputError>> {
+  // Node's own message would name lockcheck's file as the importer: say it plainly.
+  if (!existsSync(path)) return err({ file: path, message: "cannot import: no such file" });
   const url = pathToFileURL(path).href;
   const isTs = [".ts", ".mts", ".cts"].includes(extname(path));
   try {
@@ -23,7 +26,9 @@ export async function importModule(path: string): Promise<Result<Record<string, 
     const hint =
       isTs && code === "ERR_UNKNOWN_FILE_EXTENSION"
         ? " (install tsx — npm i -D tsx — or compile it to .js: this Node cannot import TypeScript)"
-        : "";
+        : code === "ERR_MODULE_NOT_FOUND" && /Cannot find package/.test((e as Error).message)
+          ? " (a module's imports resolve from its own folder upwards: install the package in the project that holds it)"
+          : "";
     return err({ file: path, message: `cannot import: ${(e as Error).message}${hint}` });
   }
 }

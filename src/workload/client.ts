@@ -59,6 +59,8 @@ export async function runClient(
     const grant = grantId(env.clientId, attempt++);
     const acq = rec.invoke({ f: "acquire", lock });
     const outcome = await algorithm.acquire(env, { lock, ttlMs: options.ttlMs, owner: grant });
+    const problem = acquireAnswerProblem(outcome);
+    if (problem !== null) throw new TypeError(`lock ${algorithm.name}: acquire() ${problem}`);
     if (outcome.outcome === "denied") {
       rec.complete(acq, "fail", { error: outcome.reason });
       continue;
@@ -126,7 +128,38 @@ async function release(
   await env.checkpoint("before-release");
   const rel = rec.invoke({ f: "release", lock, grant });
   const r = await algorithm.release(env, handle);
+  const problem = releaseAnswerProblem(r);
+  if (problem !== null) throw new TypeError(`lock ${algorithm.name}: release() ${problem}`);
   if (r.outcome === "released") rec.complete(rel, "ok");
   else if (r.outcome === "not-held") rec.complete(rel, "fail", { error: "not-held" });
   else rec.complete(rel, "info", { error: r.reason });
+}
+
+const shown = (x: unknown): string =>
+  x === null ? "null" : typeof x === "string" ? JSON.stringify(x) : typeof x;
+
+/**
+ * What is wrong with an acquire answer (a user's lock module can return anything), or null.
+ * Without this a typo such as `{ outcome: "ok" }` would be taken for a grant.
+ */
+function acquireAnswerProblem(a: unknown): string | null {
+  const expected =
+    'expected { outcome: "granted", token: bigint | null, handle } or { outcome: "denied" | "unknown", reason }';
+  if (typeof a !== "object" || a === null) return `returned ${shown(a)}; ${expected}`;
+  const o = a as Record<string, unknown>;
+  if (o.outcome === "denied" || o.outcome === "unknown") return null;
+  if (o.outcome !== "granted") return `returned outcome ${shown(o.outcome)}; ${expected}`;
+  if (o.token !== null && typeof o.token !== "bigint")
+    return `returned a grant whose token is ${shown(o.token)}; expected a bigint, or null without fencing`;
+  if (typeof o.handle !== "object" || o.handle === null)
+    return `returned a grant without a handle; ${expected}`;
+  return null;
+}
+
+function releaseAnswerProblem(r: unknown): string | null {
+  const expected = 'expected { outcome: "released" | "not-held" } or { outcome: "unknown", reason }';
+  if (typeof r !== "object" || r === null) return `returned ${shown(r)}; ${expected}`;
+  const outcome = (r as Record<string, unknown>).outcome;
+  if (outcome === "released" || outcome === "not-held" || outcome === "unknown") return null;
+  return `returned outcome ${shown(outcome)}; ${expected}`;
 }

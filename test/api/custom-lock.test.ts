@@ -83,6 +83,80 @@ describe("a LockAlgorithm module", () => {
     const missing = await resolveTarget("module:./missing.mjs", dir);
     expect(missing.ok).toBe(false);
   });
+
+  it("a would-be library adapter (connect + servers) is told which field is wrong", async () => {
+    const cases = [
+      [
+        "servers-mysql",
+        'servers: "mysql", fencing: false',
+        "servers",
+        'must be "redis" or "etcd", got "mysql"',
+      ],
+      ["count-zero", 'servers: "redis", count: 0, fencing: false', "count", "from 1 to 9, got 0"],
+      ["no-fencing", 'servers: "etcd"', "fencing", "expected true or false"],
+    ] as const;
+    for (const [name, fields, field, message] of cases) {
+      await writeFile(
+        join(dir, `${name}.mjs`),
+        `export default { name: "${name}", ${fields}, connect() {} };\n`,
+      );
+      const r = await resolveTarget(`module:./${name}.mjs`, dir);
+      expect(r.ok, name).toBe(false);
+      if (!r.ok) {
+        expect(r.error.file).toBe(join(dir, `${name}.mjs`));
+        expect(r.error.field).toBe(field);
+        expect(r.error.message).toContain(message);
+      }
+    }
+  });
+});
+
+describe("a LockAlgorithm that answers outside its contract", () => {
+  const oneCycle = (target: string): Schedule => ({
+    version: 1,
+    target,
+    resource: "unfenced",
+    seed: 1,
+    options: {
+      lockName: "lock",
+      ttlMs: 100,
+      callTimeoutMs: 50,
+      horizonMs: 600,
+      latencyMs: { min: 1, max: 1 },
+      lossRate: 0,
+      servers: 1,
+    },
+    clients: [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 10, writes: 1 }] }],
+    faults: [],
+  });
+  const cases = [
+    ["answers-ok", '{ outcome: "ok" }', '{ outcome: "released" }', 'acquire() returned outcome "ok"'],
+    ["answers-nothing", "undefined", '{ outcome: "released" }', "acquire() returned undefined"],
+    [
+      "token-number",
+      '{ outcome: "granted", token: 7, handle: {} }',
+      '{ outcome: "released" }',
+      "acquire() returned a grant whose token is number; expected a bigint",
+    ],
+    ["release-true", '{ outcome: "granted", token: null, handle: {} }', "true", "release() returned boolean"],
+  ] as const;
+  for (const [name, acquired, released, message] of cases) {
+    it(`${name}: the run fails naming the lock and what it returned`, async () => {
+      await writeFile(
+        join(dir, `${name}.mjs`),
+        `export default { name: "${name}", servers: "redis", fencing: false, async acquire() { return ${acquired}; }, async release() { return ${released}; } };\n`,
+      );
+      const t = await resolveTarget(`module:./${name}.mjs`, dir);
+      if (!t.ok) throw new Error(JSON.stringify(t.error));
+      const e = await t.value.run(oneCycle(t.value.name)).then(
+        () => null,
+        (x: unknown) => x as Error,
+      );
+      // The simulator names the client and keeps the lock's error as the cause.
+      expect(e?.message).toBe(`simulate: client 0 (${name}) threw`);
+      expect((e?.cause as Error | undefined)?.message).toContain(`lock ${name}: ${message}`);
+    });
+  }
 });
 
 describe("a plain lock module", () => {
@@ -152,6 +226,20 @@ describe("--target module:… on the command line", () => {
     expect(eq).toEqual({ ok: true, argv: ["replay", "x.json", "--target=plain:memory-lease"] });
     const bad = await preloadModuleTargets(["fuzz", "--target", "module:./nope.mjs"], DOCS);
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.error.message).toContain("cannot import");
+    if (!bad.ok) expect(bad.error.message).toBe("cannot import: no such file");
+    if (!bad.ok) expect(bad.error.file).toBe(join(DOCS, "nope.mjs"));
+  });
+
+  it("a module importing a package its folder cannot resolve says where packages are looked up", async () => {
+    await writeFile(
+      join(dir, "needs-package.mjs"),
+      'import "lockcheck-no-such-package";\nexport default {};\n',
+    );
+    const r = await resolveTarget("module:./needs-package.mjs", dir);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.message).toContain("Cannot find package 'lockcheck-no-such-package'");
+      expect(r.error.message).toContain("install the package in the project that holds it");
+    }
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { prepareSchedule } from "../../src/cli/commands/run-library.js";
 import { fuzz } from "../../src/index.js";
 import { isLibraryLock } from "../../src/locks/library-lock.js";
-import { isPlainLock } from "../../src/locks/plain-lock.js";
+import { isPlainLock, plainClientProblem } from "../../src/locks/plain-lock.js";
 import { splitFaultsForExternalServers } from "../../src/real/reachable-faults.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 
@@ -71,6 +71,28 @@ describe("library adapter modules", () => {
     expect(isLibraryLock({ ...library, servers: "zk" })).toBe(false);
     expect(isLibraryLock({ ...library, count: 0 })).toBe(false);
     expect(isLibraryLock({ ...library, count: 1.5 })).toBe(false);
+  });
+
+  it("what connect() returns must be a client: acquire and release functions, write and close optional", () => {
+    const acquire = async () => null;
+    const release = async () => true;
+    expect(plainClientProblem({ acquire, release })).toBeNull();
+    expect(
+      plainClientProblem({ acquire, release, write: async () => true, close: async () => {} }),
+    ).toBeNull();
+    expect(plainClientProblem({ release })).toBe(
+      "connect() returned a client whose acquire is missing; expected a function acquire(…)",
+    );
+    expect(plainClientProblem({ acquire, release: "yes" })).toBe(
+      "connect() returned a client whose release is a string; expected a function release(…)",
+    );
+    expect(plainClientProblem({ acquire, release, close: 1 })).toBe(
+      "connect() returned a client whose close is a number; expected a function close(…) or none",
+    );
+    expect(plainClientProblem(undefined)).toBe(
+      "connect() returned undefined; expected a client { acquire, release, write?, close? }",
+    );
+    expect(plainClientProblem(null)).toMatch(/^connect\(\) returned null;/);
   });
 
   it("passed as an object to the API, it is refused with the way to pass it", async () => {

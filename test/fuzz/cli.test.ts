@@ -149,4 +149,18 @@ describe("lockcheck fuzz / replay / shrink", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/bad\.json: version: /);
   });
+
+  it("a subcommand's usage errors are bad input too (exit 2), with the pointer to --help", () => {
+    const seed = lockcheck("run", "--seed", "abc");
+    expect(seed.code).toBe(2);
+    expect(seed.stderr).toContain("option '--seed <n>' argument 'abc' is invalid");
+    expect(seed.stderr).toContain("(run with --help for usage)");
+    const runs = lockcheck("fuzz", "--runs", "x");
+    expect(runs.code).toBe(2);
+    expect(runs.stderr).toContain("--runs must be a positive integer");
+    expect(lockcheck("fuzz", "--bogus").code).toBe(2);
+    expect(lockcheck("shrink").stderr).toContain("missing required argument 'schedule'");
+    expect(lockcheck("shrink").code).toBe(2);
+    expect(lockcheck("run", "--help").code).toBe(0);
+  });
 });

@@ -95,6 +95,22 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
     expect(second.stdout).toMatch(/stale-write\s+INVALID/);
   });
 
+  it("an adapter whose connect() returns no acquire is bad input naming the file (exit 2), not a valid run", () => {
+    const adapter = join(work, "no-acquire.mjs");
+    writeFileSync(
+      adapter,
+      'export default { name: "no-acquire", servers: "redis", fencing: false, connect() { return { async release() { return true; } }; } };\n',
+    );
+    const out = join(work, "no-acquire-run");
+    const r = lockcheck(["run", "--target", `module:${adapter}`, "--seed", "1", "--out", out], work);
+    runFolders.push(out);
+    expect(r.status, r.stderr + r.stdout).toBe(2);
+    expect(r.stderr).toContain(
+      `${adapter}: connect() returned a client whose acquire is missing; expected a function acquire(…)`,
+    );
+    expect(r.stdout).not.toMatch(/valid/);
+  });
+
   describe("on a redis-server the user runs (--redis-endpoints)", () => {
     let server: RedisNode | null = null;
     beforeAll(async () => {

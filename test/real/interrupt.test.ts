@@ -10,7 +10,15 @@
  * is tested for real.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -96,6 +104,10 @@ async function runUntilPaused(
 describe.skipIf(missing.length > 0)("interrupting a real run", () => {
   it("SIGINT: exits 130, nothing left running or paused, temp dirs gone, partial history readable", async () => {
     const outDir = join(work, "sigint");
+    // The folder holds an earlier run's results: they must not survive next to this run's.
+    mkdirSync(outDir, { recursive: true });
+    for (const f of ["history.jsonl", "verdict.json", "report.html"])
+      writeFileSync(join(outDir, f), "earlier run\n");
     const { runner, runId, exited } = await runUntilPaused(outDir);
     // server, resource, two clients and the reaper
     expect(processesMatching(runId).length).toBe(5);
@@ -104,12 +116,55 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     expect(await exited).toBe(130);
     expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
     expect(tempDirsMatching(runId)).toEqual([]);
+    expect(existsSync(join(outDir, "verdict.json"))).toBe(false);
+    expect(existsSync(join(outDir, "report.html"))).toBe(false);
     const history = await readHistoryFile(join(outDir, "history.jsonl"));
     expect(history.ok).toBe(true);
     if (history.ok) {
       expect(history.value.ops.length).toBeGreaterThan(10);
       expect(history.value.ops.some((o) => o.process === "nemesis" && o.f === "pause")).toBe(true);
     }
+  }, 120_000);
+
+  it("SIGINT during fuzz of a real target: exits 130 and leaves nothing in its temp folder", async () => {
+    // Its own TMPDIR: every server dir, reaper file and per-run folder of the fuzz lands there.
+    const tmp = mkdtempSync(join(work, "fuzz-tmp-"));
+    const runner = spawn(
+      process.execPath,
+      [
+        "--import",
+        import.meta.resolve("tsx"),
+        cli,
+        "fuzz",
+        "--target",
+        "redis:lease",
+        "--faults",
+        "pause",
+        "--runs",
+        "50",
+        "--seed",
+        "1",
+        "--quiet",
+      ],
+      { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp } },
+    );
+    const exited = new Promise<number | null>((resolve) =>
+      runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+    );
+    const runFolder = (): string | undefined =>
+      readdirSync(tmp).find((n) => n.endsWith("-out") && existsSync(join(tmp, n, "run.json")));
+    await until("a fuzz run under way", () => runFolder() !== undefined, 60_000);
+    const { runId } = JSON.parse(readFileSync(join(tmp, runFolder()!, "run.json"), "utf8")) as {
+      runId: string;
+    };
+    // Mid-run: its servers and clients are up.
+    await until("the run's servers and clients", () => processesMatching(runId).length >= 4, 60_000);
+    runner.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
+    // (tsx keeps its compile cache there too: that one is not lockcheck's.)
+    const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
+    expect(await waitForNone(leftover, 5000)).toEqual([]);
   }, 120_000);
 
   it("SIGKILL of the runner: the reaper and the clients clean up by themselves; the history on disk is readable", async () => {

@@ -69,7 +69,10 @@ function seedArg(text: string): number {
 export function fuzzCommand(): Command {
   return new Command("fuzz")
     .description("search for schedules (workload + faults) that make a lock target accept a stale write")
-    .requiredOption("--target <name>", `what to fuzz, e.g. sim:redlock (one of: ${targetNames().join(", ")})`)
+    .requiredOption(
+      "--target <name>",
+      `what to fuzz, e.g. sim:redlock (one of: ${targetNames().join(", ")}), or module:./your-lock.mjs (docs/custom-locks.md, docs/libraries.md)`,
+    )
     .option(
       "--resource <mode>",
       "how the protected resource treats tokens: unfenced, fenced or fenced-txn (default: the target's)",

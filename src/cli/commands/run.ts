@@ -75,7 +75,10 @@ export function runCommand(): Command {
     .description(
       "run a schedule against real redis-server / etcd processes with real faults, and check the history",
     )
-    .option("--target <name>", `real target: ${REAL_NAMES.join(", ")} (default: from --schedule)`)
+    .option(
+      "--target <name>",
+      `real target: ${REAL_NAMES.join(", ")}, or module:./your-lock.mjs (a lock algorithm or a library adapter: docs/custom-locks.md, docs/libraries.md) (default: from --schedule)`,
+    )
     .option(
       "--resource <mode>",
       "protected resource: unfenced, fenced, or fenced-txn (etcd only) (default: the target's)",

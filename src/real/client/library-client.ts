@@ -16,7 +16,12 @@ import type { CallResult, LockEnv, ResourceApi } from "../../env/env.js";
 import { fanOut } from "../../env/fan-out.js";
 import { isLibraryLock, type LibraryLock } from "../../locks/library-lock.js";
 import type { LockAlgorithm, LockHandle } from "../../locks/lock.js";
-import { type PlainGrant, type PlainLockClient, tokenOf } from "../../locks/plain-lock.js";
+import {
+  type PlainGrant,
+  type PlainLockClient,
+  plainClientProblem,
+  tokenOf,
+} from "../../locks/plain-lock.js";
 import { runClient } from "../../workload/client.js";
 import { callWithDeadline, errorText } from "../adapters/call.js";
 import { connectRedis } from "../adapters/redis.js";
@@ -148,6 +153,8 @@ export async function runLibraryClient(
     endpoints: library.endpoints,
     options: library.options,
   });
+  const problem = plainClientProblem(client);
+  if (problem !== null) throw new TypeError(`${fileURLToPath(library.module)}: ${problem}`);
   const ownWrite = client.write === undefined ? undefined : client.write.bind(client);
   let resourceConn: Redis | null = null;
   if (ownWrite === undefined) {
