@@ -35,8 +35,10 @@ export interface ClientFleet {
   readonly allExited: Promise<void>;
   /** Client events recorded so far (from the children's reports; for progress only). */
   eventCount(): number;
-  /** Clients that reported a failure of lockcheck's own code, with the message. */
+  /** Clients that stopped on an error, with the message (the library's own, or lockcheck's). */
   failures(): string[];
+  /** Of those, the clients lockcheck could not drive (not the library's own stray errors). */
+  brokenClients(): string[];
   crash(id: number): Promise<void>;
   crashed(): ReadonlySet<number>;
   send(id: number, msg: ParentMessage): void;
@@ -63,6 +65,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
   const procs = new Map<number, ManagedProcess>();
   const crashed = new Set<number>();
   const failures: string[] = [];
+  const broken: string[] = [];
   let events = 0;
 
   const readyAll = schedule.clients.map((plan) => {
@@ -135,6 +138,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             return;
           case "failed":
             failures.push(`client:${plan.id}: ${msg.message}`);
+            if (msg.library !== true) broken.push(`client:${plan.id}`);
             clearTimeout(timer);
             reject(new Error(`client:${plan.id} failed: ${msg.message}`));
             return;
@@ -163,6 +167,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
     allExited: Promise.all([...procs.values()].map((p) => p.exited)).then(() => undefined),
     eventCount: () => events,
     failures: () => [...failures],
+    brokenClients: () => [...broken],
     async crash(id) {
       const p = procs.get(id);
       if (p === undefined || p.hasExited()) return;

@@ -87,6 +87,11 @@ export interface RealRun {
   };
   /** Things that went wrong in lockcheck's own machinery (fault not applied, client crashed by a bug). */
   warnings: string[];
+  /**
+   * Clients that stopped because lockcheck could not drive them (an adapter outside its
+   * contract, a bug): their workload did not happen, so a "valid" verdict means nothing.
+   */
+  brokenClients: string[];
 }
 
 const RUN_ID_PREFIX = "lcrun";
@@ -275,6 +280,7 @@ export async function runReal(
       historyFile,
       stats: { setupMs, worldMs, runMs, teardownMs, timedOut: timedOut ? 1 : 0 },
       warnings: [...clients.failures(), ...faults.errors(), ...(world.value.warnings?.() ?? [])],
+      brokenClients: clients.brokenClients(),
     });
   } finally {
     nemesis?.stop();

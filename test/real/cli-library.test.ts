@@ -111,6 +111,34 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
     expect(r.stdout).not.toMatch(/valid/);
   });
 
+  it("a run whose clients stopped on an error of their own lock code is not trusted (exit 2), though every checker says valid", () => {
+    // A LockAlgorithm-shaped module whose acquire answers outside the contract: every client
+    // stops at its first acquire, so the few ops recorded are "valid" but mean nothing.
+    const lock = join(work, "undefined-acquire.mjs");
+    writeFileSync(
+      lock,
+      'export default { name: "undefined-acquire", servers: "redis", fencing: false, acquire() {}, release() {} };\n',
+    );
+    const out = join(work, "undefined-acquire-run");
+    const r = lockcheck(
+      ["run", "--target", `module:${lock}`, "--seed", "1", "--duration", "2s", "--out", out],
+      work,
+    );
+    runFolders.push(out);
+    expect(r.status, r.stderr + r.stdout).toBe(2);
+    expect(r.stderr).toContain("acquire() returned undefined");
+    expect(r.stdout).toMatch(/not trusted: client:\d/);
+    const json = lockcheck(
+      ["run", "--schedule", join(out, "schedule.json"), "--json", "--out", `${out}-json`],
+      work,
+    );
+    runFolders.push(`${out}-json`);
+    expect(json.status, json.stderr).toBe(2);
+    expect((JSON.parse(json.stdout) as { brokenClients?: string[] }).brokenClients?.length).toBeGreaterThan(
+      0,
+    );
+  });
+
   describe("on a redis-server the user runs (--redis-endpoints)", () => {
     let server: RedisNode | null = null;
     beforeAll(async () => {

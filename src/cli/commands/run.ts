@@ -359,7 +359,9 @@ async function runReal(flags: RunFlags): Promise<number> {
     replayCommand: again,
   });
   if (!saved.ok) return fail(saved.error);
-  const code = valid === true ? 0 : valid === false ? 1 : 2;
+  const broken = r.value.brokenClients;
+  // A violation found stands; a "valid" of a run whose clients could not be driven does not.
+  const code = valid === false ? 1 : valid === true && broken.length === 0 ? 0 : 2;
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({
@@ -369,6 +371,7 @@ async function runReal(flags: RunFlags): Promise<number> {
         out: outDir,
         stats: r.value.stats,
         ...(external === null ? {} : { servers: external.flag, ignoredFaults: ignored.length }),
+        ...(broken.length === 0 ? {} : { brokenClients: broken }),
       })}\n`,
     );
     return code;
@@ -381,6 +384,11 @@ async function runReal(flags: RunFlags): Promise<number> {
     ...(external === null
       ? []
       : [`on your servers (${external.flag}): only client faults applied; ignoredFaults: ${ignored.length}`]),
+    ...(broken.length === 0 || valid === false
+      ? []
+      : [
+          `${c.red("not trusted")}: ${broken.join(", ")} stopped on an error (warnings above), so part of the workload never ran; exit 2`,
+        ]),
     `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: ${again}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -132,7 +132,11 @@ function reportStrayErrors(send: Send): void {
   const die = (e: unknown): void => {
     const text = e instanceof Error ? (e.stack ?? e.message) : String(e);
     send(
-      { type: "failed", message: `the library threw outside a call; the client process exits: ${text}` },
+      {
+        type: "failed",
+        message: `the library threw outside a call; the client process exits: ${text}`,
+        library: true,
+      },
       () => process.exit(1),
     );
   };

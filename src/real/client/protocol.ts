@@ -73,7 +73,11 @@ export type ChildMessage =
   /** The same for a `pause-in-call` fault that came due (see pause-in-call.ts). */
   | ({ type: "pause-in-call"; time: number } & PauseInCallFired)
   | { type: "done" }
-  | { type: "failed"; message: string };
+  /**
+   * The child stops. `library`: the user's library threw outside any call (the process ends as
+   * the service would: part of what is tested); otherwise lockcheck could not drive the client.
+   */
+  | { type: "failed"; message: string; library?: true };
 
 /** One line of a child's events file. Tokens are decimal strings (they may exceed 2^53). */
 export type EventLine =
