@@ -189,10 +189,11 @@ export async function shrinkOnRealServers(
   };
   const shrunk = await shrinkSchedule(schedule, probe, o.budget ?? DEFAULT_BUDGET, o.evidence, aim);
   let result = shrunk.schedule;
-  // Wider pauses, if the failure survives them (one candidate: real runs are dear).
+  // Wider pauses, if the failure survives them (one candidate: real runs are dear). Tried even
+  // when the budget ran out: the pass may have left a pause a hair above what fails.
   const [wider] = widenings(result, o.marginMs);
   let final: Repeated | null = null;
-  if (wider !== undefined && !shrunk.budgetExhausted) {
+  if (wider !== undefined) {
     const w = await repeated(wider);
     if (w.fails) {
       result = wider;
