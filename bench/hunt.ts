@@ -14,7 +14,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
+import { resolveTarget } from "../src/custom/module-target.js";
 import type { Op } from "../src/history/op.js";
 import { runReal } from "../src/real/run.js";
 import { fuzz } from "../src/runner/fuzz.js";
@@ -24,6 +26,7 @@ import { realTargetFor } from "../src/targets/real.js";
 import type { Target } from "../src/targets/target.js";
 
 export interface HuntCase {
+  /** A built-in real target, or `module:<path>` (a library adapter, docs/libraries.md). */
   target: string;
   resource: ResourceMode;
 }
@@ -44,7 +47,12 @@ export function firstViolationMs(ops: readonly Op[]): number | null {
   return first;
 }
 
-function realTarget(name: string): Target {
+async function realTarget(name: string): Promise<Target> {
+  if (name.startsWith("module:")) {
+    const r = await resolveTarget(name);
+    if (!r.ok) throw new Error(`${name}: ${r.error.message}`);
+    return r.value;
+  }
   const t = realTargetFor(name);
   if (t === undefined) throw new Error(`no real target ${name}`);
   return t;
@@ -52,11 +60,11 @@ function realTarget(name: string): Target {
 
 /** `lockcheck run --seed <seed> --duration 20s --faults pause`: ms to the first violation, or null. */
 export async function runTimeToViolation(c: HuntCase, seed: number): Promise<number | null> {
-  const target = realTarget(c.target);
+  const target = await realTarget(c.target);
   const schedule = realRunSchedule(realHuntArb(target, ["pause"], RUN_MS, 4, c.resource), seed, 0);
   const out = mkdtempSync(join(tmpdir(), "lockcheck-bench-hunt-"));
   try {
-    const servers = c.target.startsWith("etcd:") ? "etcd" : "redis";
+    const servers = target.name.startsWith("etcd:") ? "etcd" : "redis";
     const r = await runReal(schedule, { algorithm: target.algorithm, servers }, { outDir: out });
     if (!r.ok) throw new Error(r.error);
     const at = firstViolationMs(r.value.ops);
@@ -73,7 +81,7 @@ export async function fuzzTimeToViolation(
 ): Promise<{ ms: number | null; runs: number }> {
   const started = performance.now();
   const r = await fuzz({
-    target: realTarget(c.target),
+    target: await realTarget(c.target),
     resource: c.resource,
     seed,
     faults: ["pause"],
@@ -91,11 +99,26 @@ export function medianOrNull(xs: readonly (number | null)[]): number | null {
   return Number.isFinite(m) ? m : null;
 }
 
+const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
+const library = (file: string): HuntCase => ({ target: `module:${LIBRARIES}${file}`, resource: "unfenced" });
+
 export const HUNT_CASES: readonly HuntCase[] = [
   { target: "redis:lease", resource: "unfenced" },
   { target: "redis:redlock-nocheck", resource: "unfenced" },
   { target: "etcd:lock", resource: "unfenced" },
+  // The lock libraries of docs/libraries.md, as they are, in lockcheck's client processes.
+  library("redlock-v5.mjs"),
+  library("sesamecare-redlock.mjs"),
+  library("redis-semaphore-mutex.mjs"),
+  library("redis-semaphore-redlock-mutex.mjs"),
+  library("etcd3-lock.mjs"),
 ];
+
+/** `BENCH_HUNT_ONLY=redlock,etcd3` keeps the cases whose target contains one of the words. */
+function selectedCases(): readonly HuntCase[] {
+  const only = (process.env.BENCH_HUNT_ONLY ?? "").split(",").filter((w) => w.trim() !== "");
+  return only.length === 0 ? HUNT_CASES : HUNT_CASES.filter((c) => only.some((w) => c.target.includes(w)));
+}
 
 const secs = (ms: number | null): string => (ms === null ? "not found" : `${(ms / 1000).toFixed(1)} s`);
 
@@ -104,12 +127,15 @@ export async function printHunt(seeds: readonly number[]): Promise<void> {
   console.log(
     `time to first violation with --faults pause (median of seeds ${seeds.join(",")}; run: --duration 20s; fuzz: 8 s runs, limit ${FUZZ_LIMIT_MS / 1000} s)`,
   );
-  for (const c of HUNT_CASES) {
+  for (const c of selectedCases()) {
     const runs: (number | null)[] = [];
     for (const s of seeds) runs.push(await runTimeToViolation(c, s));
     const fuzzes: { ms: number | null; runs: number }[] = [];
     for (const s of seeds) fuzzes.push(await fuzzTimeToViolation(c, s));
-    const name = `${c.target} (${c.resource})`.padEnd(32);
+    const shown = c.target.startsWith("module:")
+      ? `module:${c.target.slice(c.target.lastIndexOf("/") + 1)}`
+      : c.target;
+    const name = `${shown} (${c.resource})`.padEnd(44);
     console.log(
       `  ${name} run  ${secs(medianOrNull(runs)).padStart(9)}  [${runs.map(secs).join(", ")}]` +
         `   fuzz ${secs(medianOrNull(fuzzes.map((f) => f.ms))).padStart(9)}  [${fuzzes.map((f) => `${secs(f.ms)} (${f.runs} runs)`).join(", ")}]`,

@@ -7,8 +7,9 @@
  * - Start-up time of the 5-node Redis fleet (plus the resource) and of the 3-member etcd
  *   cluster (plus the resource), median of 3.
  * - Median time to the first violation of `run` and `fuzz` with pauses on redis:lease,
- *   redis:redlock-nocheck and etcd:lock (bench/hunt.ts); seeds from BENCH_HUNT_SEEDS
- *   (default 1,2,3), BENCH_HUNT_SEEDS= skips it.
+ *   redis:redlock-nocheck, etcd:lock and the library adapters of docs/libraries.md
+ *   (bench/hunt.ts); seeds from BENCH_HUNT_SEEDS (default 1,2,3), BENCH_HUNT_SEEDS= skips it,
+ *   BENCH_HUNT_ONLY=word,… keeps the cases whose target contains a word.
  *
  * A lock cycle is a successful acquire, one resource write and a release. Two clients
  * contend for the lock with no think or hold time, so the figure is the throughput of the
