@@ -8,7 +8,7 @@
  * prefix is replaced) or is generated from `--seed` with the same generators as `fuzz`.
  */
 import { randomInt } from "node:crypto";
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import fc from "fast-check";
 import { checkOps } from "../../../checkers/index.js";
 import { combineValidity } from "../../../checkers/verdict.js";
@@ -16,13 +16,15 @@ import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds
 import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
 import { colorsFor } from "../../report/colors.js";
-import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
+import { err, type InputError, ok, type Result } from "../../result.js";
 import { realHuntArb } from "../../runner/fuzz-real.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
-import { type Fault, type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
+import type { Fault, Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
-import type { Target } from "../../targets/target.js";
+import { supportedResource, type Target } from "../../targets/target.js";
 import { parseDuration } from "../../util/duration.js";
+import { printInputError } from "../errors.js";
+import { parseClusterFlag, parseFaultsFlag, parseResourceFlag, seedArg, wholeNumberArg } from "../flags.js";
 import { formatVerdictLines } from "./replay.js";
 import {
   type ExternalServers,
@@ -57,19 +59,6 @@ interface RunFlags extends LibraryRunFlags {
 
 const REAL_NAMES = REAL_TARGETS.map((t) => t.name);
 
-function seedArg(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
-    throw new InvalidArgumentError("the seed must be an integer in 0..4294967295");
-  return n;
-}
-
-function positiveInt(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
-  return n;
-}
-
 export function runCommand(): Command {
   return new Command("run")
     .description(
@@ -94,7 +83,11 @@ export function runCommand(): Command {
       "how long clients keep cycling and faults keep coming, e.g. 20s (the run stops at twice this)",
       "20s",
     )
-    .option("--clients <n>", "most clients in a generated schedule (default 4)", positiveInt)
+    .option(
+      "--clients <n>",
+      "most clients in a generated schedule (default 4)",
+      wholeNumberArg(1, "expected a positive integer"),
+    )
     .option(
       "--schedule <file>",
       "run this schedule (schedule.json or a run folder) instead of generating one",
@@ -175,23 +168,6 @@ interface Plan {
   ignored: Fault[];
 }
 
-function parseFaults(text: string): Result<FaultCategory[], InputError> {
-  const out: FaultCategory[] = [];
-  for (const f of text
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== "" && x !== "none")) {
-    if (!(FAULT_CATEGORIES as readonly string[]).includes(f)) {
-      return err({
-        field: "--faults",
-        message: `unknown fault category "${f}"; expected some of ${FAULT_CATEGORIES.join(", ")} (or none)`,
-      });
-    }
-    out.push(f as FaultCategory);
-  }
-  return ok(out);
-}
-
 function pickTarget(name: string | undefined, fromSchedule: string | undefined): Result<Target, InputError> {
   const wanted = name ?? fromSchedule;
   if (wanted === undefined)
@@ -236,19 +212,11 @@ async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
 async function draftPlan(
   flags: RunFlags,
 ): Promise<Result<{ target: Target; schedule: Schedule; categories?: FaultCategory[] }, InputError>> {
-  let resource: ResourceMode | undefined;
-  if (flags.resource !== undefined) {
-    const r = resourceModeSchema.safeParse(flags.resource);
-    if (!r.success)
-      return err({
-        field: "--resource",
-        message: `expected one of ${resourceModeSchema.options.join(", ")}`,
-      });
-    resource = r.data;
-  }
-  if (flags.cluster !== "process" && flags.cluster !== "docker") {
-    return err({ field: "--cluster", message: `expected process or docker, got "${flags.cluster}"` });
-  }
+  const parsedResource = parseResourceFlag(flags.resource);
+  if (!parsedResource.ok) return parsedResource;
+  const resource = parsedResource.value;
+  const cluster = parseClusterFlag(flags.cluster);
+  if (!cluster.ok) return cluster;
   if (flags.partitionMode !== "cut" && flags.partitionMode !== "blackhole") {
     return err({
       field: "--partition-mode",
@@ -265,25 +233,19 @@ async function draftPlan(
       target: target.value.name,
       resource: resource ?? loaded.value.resource,
     };
-    if (!target.value.resources.includes(schedule.resource)) {
-      return err({
-        field: "resource",
-        message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${schedule.resource}`,
-      });
-    }
+    const supported = supportedResource(target.value, schedule.resource, "resource");
+    if (!supported.ok) return supported;
     return ok({ target: target.value, schedule });
   }
   const target = pickTarget(flags.target, undefined);
   if (!target.ok) return target;
-  const faults = parseFaults(flags.faults);
+  const faults = parseFaultsFlag(flags.faults);
   if (!faults.ok) return faults;
   const duration = parseDuration(flags.duration, "--duration");
   if (!duration.ok) return duration;
-  if (resource !== undefined && !target.value.resources.includes(resource)) {
-    return err({
-      field: "--resource",
-      message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
-    });
+  if (resource !== undefined) {
+    const supported = supportedResource(target.value, resource, "--resource");
+    if (!supported.ok) return supported;
   }
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
   // Clients keep cycling and faults keep coming for the whole duration (generators/hunt.ts).
@@ -307,12 +269,8 @@ function dockerOptions(flags: RunFlags, say: (line: string) => void): DockerRunO
 
 async function runReal(flags: RunFlags): Promise<number> {
   const errc = colorsFor(process.stderr);
-  const fail = (e: InputError): number => {
-    process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
-  };
   const planned = await plan(flags);
-  if (!planned.ok) return fail(planned.error);
+  if (!planned.ok) return printInputError(planned.error);
   const { target, schedule, external, ignored } = planned.value;
   const outDir = flags.out ?? defaultRunDir(target.name, schedule.seed, 0).replace(/-0$/, "-real");
   const quiet = flags.quiet === true || flags.json === true;
@@ -323,10 +281,12 @@ async function runReal(flags: RunFlags): Promise<number> {
     `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
   );
 
+  if (target.realWorld === undefined)
+    return printInputError({ field: "--target", message: `${target.name} does not run on real servers` });
   const { runReal: run } = await import("../../real/run.js");
   const r = await run(
     schedule,
-    { algorithm: target.algorithm, servers: target.name.startsWith("etcd:") ? "etcd" : "redis" },
+    { algorithm: target.algorithm, servers: target.realWorld },
     {
       outDir,
       partitionMode: flags.partitionMode as PartitionMode,
@@ -344,7 +304,7 @@ async function runReal(flags: RunFlags): Promise<number> {
         ),
     },
   );
-  if (!r.ok) return fail({ message: r.error });
+  if (!r.ok) return printInputError({ message: r.error });
   for (const w of r.value.warnings) say(`${errc.yellow("warning")}: ${w}`);
   if (external !== null && ignored.length > 0)
     say(`${errc.yellow("warning")}: ${ignoredFaultsLine(external, ignored)}`);
@@ -358,7 +318,7 @@ async function runReal(flags: RunFlags): Promise<number> {
     verdicts,
     replayCommand: again,
   });
-  if (!saved.ok) return fail(saved.error);
+  if (!saved.ok) return printInputError(saved.error);
   const code = valid === true ? 0 : valid === false ? 1 : 2;
   if (flags.json === true) {
     process.stdout.write(

@@ -10,12 +10,11 @@
  * real servers, neither a smaller schedule nor the input failed again often enough): exit 3,
  * nothing saved — never a "counterexample" whose own run passed.
  */
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import type { Verdict } from "../../../checkers/verdict.js";
 import type { Op } from "../../history/op.js";
 import { colorsFor } from "../../report/colors.js";
 import { startProgress } from "../../report/progress.js";
-import { formatInputError, type InputError } from "../../result.js";
 import { type CheckedRun, isViolation, runAndCheck } from "../../runner/execute.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../../runner/same-violation.js";
@@ -28,6 +27,8 @@ import { formatTimeline } from "../../runner/timeline.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import { findTarget, type Target } from "../../targets/index.js";
 import { parseDuration } from "../../util/duration.js";
+import { printInputError } from "../errors.js";
+import { marginArg, positiveIntArg } from "../flags.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ShrinkFlags {
@@ -48,42 +49,27 @@ export const EXIT_NOT_KEPT = 3;
 /** Default wall-clock limit of shrinking on real servers (without --time-limit). */
 const REAL_TIME_LIMIT_MS = 120_000;
 
-function positiveInt(name: string) {
-  return (text: string): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
-    return n;
-  };
-}
-
-function nonNegativeInt(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError("--margin must be a whole number of ms ≥ 0");
-  return n;
-}
-
 export function shrinkCommand(): Command {
   return new Command("shrink")
     .description("shrink a failing schedule to a minimal one that still fails")
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--target <name>", "run on this target instead of the schedule's own")
     .option("--out <dir>", "run folder for the result (default lockcheck-out/<target>-<seed>-shrunk)")
-    .option("--max-runs <n>", "most candidate runs", positiveInt("--max-runs"), 1000)
+    .option("--max-runs <n>", "most candidate runs", positiveIntArg("--max-runs"), 1000)
     .option(
       "--time-limit <duration>",
       `stop shrinking after this long, e.g. 60s (real targets: default ${REAL_TIME_LIMIT_MS / 1000}s)`,
     )
-    .option("--runs <n>", "real targets: runs per candidate", positiveInt("--runs"), 2)
+    .option("--runs <n>", "real targets: runs per candidate", positiveIntArg("--runs"), 2)
     .option(
       "--need <k>",
       "real targets: failing runs (of --runs) a candidate needs (default: all)",
-      positiveInt("--need"),
+      positiveIntArg("--need"),
     )
     .option(
       "--margin <ms>",
       "timing margin a shrunk schedule must keep (it must also fail with every pause, offset and start moved by this much); 0: shrink to the bare minimum",
-      nonNegativeInt,
+      marginArg,
       DEFAULT_MARGIN_MS,
     )
     .option("--no-sim", "real targets: shrink on real servers only, not in the simulator twin first")
@@ -107,26 +93,21 @@ smaller schedule nor the input failed again on --need of --runs real runs (nothi
 }
 
 async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
-  const errc = colorsFor(process.stderr);
-  const fail = (e: InputError): number => {
-    process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
-  };
   const loaded = await loadScheduleArg(path);
-  if (!loaded.ok) return fail(loaded.error);
+  if (!loaded.ok) return printInputError(loaded.error);
   const name = flags.target ?? loaded.value.target;
   const target = findTarget(name, flags.target === undefined ? "target" : "--target");
-  if (!target.ok) return fail(target.error);
+  if (!target.ok) return printInputError(target.error);
   const schedule = { ...loaded.value, target: name };
   let timeLimitMs: number | undefined;
   if (flags.timeLimit !== undefined) {
     const d = parseDuration(flags.timeLimit, "--time-limit");
-    if (!d.ok) return fail(d.error);
+    if (!d.ok) return printInputError(d.error);
     timeLimitMs = d.value;
   }
   const c = colorsFor(process.stdout);
   if (flags.need !== undefined && flags.need > flags.runs) {
-    return fail({ field: "--need", message: `${flags.need} is more than --runs ${flags.runs}` });
+    return printInputError({ field: "--need", message: `${flags.need} is more than --runs ${flags.runs}` });
   }
   const real = !target.value.deterministic;
   // A real schedule may pass on one run and fail on the next: look for a failure --runs times.
@@ -174,7 +155,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     verdicts: final.verdicts,
     replayCommand: replay,
   });
-  if (!saved.ok) return fail(saved.error);
+  if (!saved.ok) return printInputError(saved.error);
   const before = scheduleSize(schedule);
   const after = scheduleSize(shrunk.schedule);
   const out = [
