@@ -1,9 +1,26 @@
 /** How the subcommands print bad input and warnings on stderr. */
 import { colorsFor } from "../report/colors.js";
-import { formatInputError, type InputError } from "../result.js";
+import { formatInputError, formatLocatedInputError, type InputError } from "../result.js";
 
-/** Prints `error: <the error>` on stderr and returns exit status 2. */
-export function printInputError(e: InputError): 2 {
-  process.stderr.write(`${colorsFor(process.stderr).red("error")}: ${formatInputError(e)}\n`);
+/** "fields": `file: line N: field: message`; "located": `file:line: field: message`. */
+type InputErrorStyle = "fields" | "located";
+
+function format(e: InputError, style: InputErrorStyle): string {
+  return style === "located" ? formatLocatedInputError(e) : formatInputError(e);
+}
+
+/** Prints `error: <text>` on stderr for each error (InputErrors formatted) and returns exit status 2. */
+export function printInputError(
+  errors: InputError | string | readonly (InputError | string)[],
+  style: InputErrorStyle = "fields",
+): 2 {
+  const red = colorsFor(process.stderr).red("error");
+  for (const e of Array.isArray(errors) ? errors : [errors])
+    process.stderr.write(`${red}: ${typeof e === "string" ? e : format(e, style)}\n`);
   return 2;
+}
+
+/** Prints `warning: <the warning>` on stderr. */
+export function printInputWarning(w: InputError, style: InputErrorStyle = "fields"): void {
+  process.stderr.write(`${colorsFor(process.stderr).yellow("warning")}: ${format(w, style)}\n`);
 }

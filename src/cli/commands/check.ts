@@ -31,6 +31,7 @@ import { writeHistory } from "../../history/write.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { formatCheckReport } from "../check-format.js";
+import { printInputError, printInputWarning } from "../errors.js";
 import { wholeNumberArg } from "../flags.js";
 
 const LINEARIZABLE = "linearizable";
@@ -99,12 +100,6 @@ export function checkCommand(): Command {
     });
 }
 
-/** `file:line: field: message`, leaving out the parts an error does not have. */
-export function formatLocatedError(e: InputError): string {
-  const where = e.file === undefined ? "" : e.line === undefined ? `${e.file}: ` : `${e.file}:${e.line}: `;
-  return `${where}${e.field === undefined ? "" : `${e.field}: `}${e.message}`;
-}
-
 function selectCheckers(
   names: string[],
 ): Result<{ streaming: CheckerName[]; linearizable: boolean }, string> {
@@ -165,9 +160,8 @@ function exportHistory(from: string, to: string): Promise<Result<void, InputErro
 }
 
 export async function runCheck(path: string, flags: CheckFlags): Promise<number> {
-  const errOut = colorsFor(process.stderr);
   const failWith = (errors: InputError[]): number => {
-    for (const e of errors) process.stderr.write(`${errOut.red("error")}: ${formatLocatedError(e)}\n`);
+    printInputError(errors, "located");
     if (flags.json) process.stdout.write(`${JSON.stringify({ history: path, valid: "unknown", errors })}\n`);
     return 2;
   };
@@ -190,7 +184,7 @@ export async function runCheck(path: string, flags: CheckFlags): Promise<number>
     if (!r.ok) return failWith([r.error.file === undefined ? { file: path, ...r.error } : r.error]);
     verdicts.push(r.value);
   }
-  for (const w of warnings) process.stderr.write(`${errOut.yellow("warning")}: ${formatLocatedError(w)}\n`);
+  for (const w of warnings) printInputWarning(w, "located");
   if (flags.export !== undefined) {
     if (ops === undefined)
       return failWith([
