@@ -10,7 +10,7 @@ import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError } from "../result.js";
 import type { FuzzCounterexample, FuzzProgress } from "../runner/fuzz.js";
-import { defaultRunDir, saveRun } from "../runner/save.js";
+import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/save.js";
 import { formatTimeline } from "../runner/timeline.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
@@ -130,14 +130,9 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   const replay =
     dir === null
       ? `lockcheck fuzz --target ${typeof o.target === "string" ? o.target : result.target} --resource ${resource} --seed ${seed} --runs ${ce.foundAtRun}`
-      : `lockcheck replay ${dir}/schedule.json`;
+      : replayCommand(dir);
   if (dir !== null) {
-    const saved = await saveRun(dir, {
-      schedule: ce.schedule,
-      ops: ce.ops,
-      verdicts: ce.verdicts,
-      replayCommand: replay,
-    });
+    const saved = await saveReplayableRun(dir, ce, replay);
     if (!saved.ok) throw new Error(`fuzz: cannot save the counterexample: ${formatInputError(saved.error)}`);
   }
   return {

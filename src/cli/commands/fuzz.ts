@@ -15,7 +15,7 @@ import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../../runner/
 import { type RunRange, shardRange } from "../../runner/fuzz-shard.js";
 import { parseShard } from "../../runner/gate.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
-import { defaultRunDir, saveRun } from "../../runner/save.js";
+import { defaultRunDir, saveReplayableRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { formatTimeline } from "../../runner/timeline.js";
 import { fuzzOnCores } from "../../runner/workers/fuzz-parallel.js";
@@ -278,14 +278,9 @@ async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | nu
     return 0;
   }
   const dir = flags.out ?? defaultRunDir(result.target, result.seed, ce.foundAtRun);
-  const replay = `lockcheck replay ${dir}/schedule.json`;
-  const saved = await saveRun(dir, {
-    schedule: ce.schedule,
-    ops: ce.ops,
-    verdicts: ce.verdicts,
-    replayCommand: replay,
-  });
+  const saved = await saveReplayableRun(dir, ce);
   if (!saved.ok) return printInputError(saved.error);
+  const replay = saved.value;
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,

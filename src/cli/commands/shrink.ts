@@ -18,7 +18,7 @@ import { startProgress } from "../../report/progress.js";
 import { type CheckedRun, isViolation, runAndCheck } from "../../runner/execute.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../../runner/same-violation.js";
-import { defaultRunDir, saveRun } from "../../runner/save.js";
+import { defaultRunDir, saveReplayableRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { type ShrinkBudget, shrinkSchedule } from "../../runner/shrink.js";
 import { shrinkOnRealServers } from "../../runner/shrink-real.js";
@@ -148,14 +148,13 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     return EXIT_NOT_KEPT;
   }
   const dir = flags.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
-  const replay = `lockcheck replay ${dir}/schedule.json`;
-  const saved = await saveRun(dir, {
+  const saved = await saveReplayableRun(dir, {
     schedule: shrunk.schedule,
     ops: final.ops,
     verdicts: final.verdicts,
-    replayCommand: replay,
   });
   if (!saved.ok) return printInputError(saved.error);
+  const replay = saved.value;
   const before = scheduleSize(schedule);
   const after = scheduleSize(shrunk.schedule);
   const out = [
