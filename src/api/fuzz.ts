@@ -79,6 +79,20 @@ export interface FuzzReport {
   counterexample: Counterexample | null;
 }
 
+/**
+ * The runner's options for what the library and the cli's flags both say: most clients,
+ * whether to shrink, and the timing margin (0: none).
+ */
+export function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) {
+  return {
+    ...(o.clients === undefined
+      ? {}
+      : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
+    ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
+    ...(o.marginMs === undefined ? {} : { marginMs: o.marginMs > 0 ? o.marginMs : (false as const) }),
+  };
+}
+
 /** Rejects with a LockcheckInputError on bad options, and with an Error if lockcheck itself fails. */
 export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   const target = await targetFrom(o.target);
@@ -102,11 +116,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       ...(o.runs === undefined ? {} : { runs: o.runs }),
       ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
       ...(o.options === undefined ? {} : { options: o.options }),
-      ...(o.clients === undefined
-        ? {}
-        : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
-      ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
-      ...(o.marginMs === undefined ? {} : { marginMs: o.marginMs > 0 ? o.marginMs : (false as const) }),
+      ...searchOptions(o),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
     },
     o.workers ?? 1,

@@ -1,4 +1,5 @@
-/** How the subcommands print bad input and warnings on stderr. */
+/** How the subcommands print bad input and warnings on stderr, and the exit status of a verdict. */
+import type { Validity } from "../../checkers/verdict.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError, formatLocatedInputError, type InputError } from "../result.js";
 
@@ -23,4 +24,9 @@ export function printInputError(
 /** Prints `warning: <the warning>` on stderr. */
 export function printInputWarning(w: InputError, style: InputErrorStyle = "fields"): void {
   process.stderr.write(`${colorsFor(process.stderr).yellow("warning")}: ${format(w, style)}\n`);
+}
+
+/** Exit status of a combined verdict: 0 valid, 1 a violation, 2 unknown. */
+export function exitCodeOf(valid: Validity): 0 | 1 | 2 {
+  return valid === true ? 0 : valid === false ? 1 : 2;
 }

@@ -31,7 +31,7 @@ import { writeHistory } from "../../history/write.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { formatCheckReport } from "../check-format.js";
-import { printInputError, printInputWarning } from "../errors.js";
+import { exitCodeOf, printInputError, printInputWarning } from "../errors.js";
 import { wholeNumberArg } from "../flags.js";
 
 const LINEARIZABLE = "linearizable";
@@ -203,5 +203,5 @@ export async function runCheck(path: string, flags: CheckFlags): Promise<number>
   };
   if (flags.json) process.stdout.write(`${JSON.stringify(outcome)}\n`);
   else process.stdout.write(formatCheckReport(outcome, colorsFor(process.stdout)));
-  return outcome.valid === true ? 0 : outcome.valid === false ? 1 : 2;
+  return exitCodeOf(outcome.valid);
 }

@@ -7,6 +7,7 @@
 import { randomInt } from "node:crypto";
 import { Command } from "commander";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
+import { searchOptions } from "../../api/fuzz.js";
 import { colorsFor } from "../../report/colors.js";
 import type { Shard } from "../../report/gate-result.js";
 import { startProgress } from "../../report/progress.js";
@@ -218,11 +219,11 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
       ...(runs === undefined ? {} : { runs }),
       ...(range === null ? {} : { startAt: range.from }),
       ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
-      ...(flags.clients === undefined
-        ? {}
-        : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
-      ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
-      marginMs: flags.margin > 0 ? flags.margin : (false as const),
+      ...searchOptions({
+        ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+        shrink: flags.shrink,
+        marginMs: flags.margin,
+      }),
       ...(runMs === undefined ? {} : { options: { horizonMs: runMs } }),
       ...(flags.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
       onProgress: (p: FuzzProgress) =>

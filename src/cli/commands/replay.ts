@@ -8,7 +8,7 @@ import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
 import { replaySchedule } from "../../runner/replay.js";
 import { formatTimeline } from "../../runner/timeline.js";
-import { printInputError } from "../errors.js";
+import { exitCodeOf, printInputError } from "../errors.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ReplayFlags {
@@ -54,7 +54,7 @@ async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
   if (!replayed.ok) return printInputError(replayed.error);
   const { run, difference } = replayed.value;
   const valid = combineValidity(run.verdicts.map((v) => v.valid));
-  const code = difference !== null ? 1 : valid === true ? 0 : valid === false ? 1 : 2;
+  const code = difference !== null ? 1 : exitCodeOf(valid);
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference })}\n`,

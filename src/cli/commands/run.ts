@@ -23,7 +23,7 @@ import type { Fault, Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
 import { supportedResource, type Target } from "../../targets/target.js";
 import { parseDuration } from "../../util/duration.js";
-import { printInputError } from "../errors.js";
+import { exitCodeOf, printInputError } from "../errors.js";
 import { parseClusterFlag, parseFaultsFlag, parseResourceFlag, seedArg, wholeNumberArg } from "../flags.js";
 import { formatVerdictLines } from "./replay.js";
 import {
@@ -319,7 +319,7 @@ async function runReal(flags: RunFlags): Promise<number> {
     replayCommand: again,
   });
   if (!saved.ok) return printInputError(saved.error);
-  const code = valid === true ? 0 : valid === false ? 1 : 2;
+  const code = exitCodeOf(valid);
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({
