@@ -9,7 +9,6 @@
  */
 import { randomInt } from "node:crypto";
 import { Command } from "commander";
-import fc from "fast-check";
 import { checkOps } from "../../../checkers/index.js";
 import { combineValidity } from "../../../checkers/verdict.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
@@ -17,7 +16,7 @@ import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
-import { realHuntArb } from "../../runner/fuzz-real.js";
+import { realHuntArb, realRunSchedule } from "../../runner/fuzz-real.js";
 import { defaultRunDir, saveRun } from "../../runner/save.js";
 import type { Fault, Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
@@ -250,9 +249,7 @@ async function draftPlan(
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
   // Clients keep cycling and faults keep coming for the whole duration (generators/hunt.ts).
   const arb = realHuntArb(target.value, faults.value, duration.value, flags.clients ?? 4, resource);
-  const [generated] = fc.sample(arb, { seed, numRuns: 1 });
-  if (generated === undefined) return err({ message: "could not generate a schedule" });
-  return ok({ target: target.value, schedule: { ...generated, seed }, categories: faults.value });
+  return ok({ target: target.value, schedule: realRunSchedule(arb, seed, 0), categories: faults.value });
 }
 
 /** The `--cluster docker` options of a run (images, Compose file), from the flags. */
