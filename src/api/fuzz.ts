@@ -14,6 +14,7 @@ import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/save.
 import { formatTimeline } from "../runner/timeline.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import { supportedResource } from "../targets/target.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
 export interface FuzzOptions {
@@ -98,14 +99,8 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   const target = await targetFrom(o.target);
   if (!target.ok) throw new LockcheckInputError("fuzz", [target.error]);
   const resource = o.resource ?? target.value.resources[0];
-  if (!target.value.resources.includes(resource)) {
-    throw new LockcheckInputError("fuzz", [
-      {
-        field: "resource",
-        message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
-      },
-    ]);
-  }
+  const supported = supportedResource(target.value, resource, "resource");
+  if (!supported.ok) throw new LockcheckInputError("fuzz", [supported.error]);
   const seed = o.seed ?? randomInt(0, 0x7fffffff);
   const result = await fuzzOnCores(
     {
