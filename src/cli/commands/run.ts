@@ -269,6 +269,8 @@ async function runReal(flags: RunFlags): Promise<number> {
   const planned = await plan(flags);
   if (!planned.ok) return printInputError(planned.error);
   const { target, schedule, external, ignored } = planned.value;
+  if (target.realWorld === undefined)
+    return printInputError({ field: "--target", message: `${target.name} does not run on real servers` });
   const outDir = flags.out ?? defaultRunDir(target.name, schedule.seed, 0).replace(/-0$/, "-real");
   const quiet = flags.quiet === true || flags.json === true;
   const say = (line: string): void => {
@@ -278,8 +280,6 @@ async function runReal(flags: RunFlags): Promise<number> {
     `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
   );
 
-  if (target.realWorld === undefined)
-    return printInputError({ field: "--target", message: `${target.name} does not run on real servers` });
   const { runReal: run } = await import("../../real/run.js");
   const r = await run(
     schedule,
