@@ -9,15 +9,14 @@
  */
 import { randomInt } from "node:crypto";
 import { Command } from "commander";
-import { checkOps } from "../../../checkers/index.js";
-import { combineValidity } from "../../../checkers/verdict.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
+import { runOnRealServers } from "../../api/run-real.js";
 import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { realHuntArb, realRunSchedule } from "../../runner/fuzz-real.js";
-import { defaultRunDir, saveRun } from "../../runner/save.js";
+import { defaultRunDir } from "../../runner/save.js";
 import type { Fault, Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
 import { supportedResource, type Target } from "../../targets/target.js";
@@ -269,8 +268,6 @@ async function runReal(flags: RunFlags): Promise<number> {
   const planned = await plan(flags);
   if (!planned.ok) return printInputError(planned.error);
   const { target, schedule, external, ignored } = planned.value;
-  if (target.realWorld === undefined)
-    return printInputError({ field: "--target", message: `${target.name} does not run on real servers` });
   const outDir = flags.out ?? defaultRunDir(target.name, schedule.seed, 0).replace(/-0$/, "-real");
   const quiet = flags.quiet === true || flags.json === true;
   const say = (line: string): void => {
@@ -280,42 +277,29 @@ async function runReal(flags: RunFlags): Promise<number> {
     `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
   );
 
-  const { runReal: run } = await import("../../real/run.js");
-  const r = await run(
-    schedule,
-    { algorithm: target.algorithm, servers: target.realWorld },
-    {
-      outDir,
-      partitionMode: flags.partitionMode as PartitionMode,
-      ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
-      ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
-      ...(flags.cluster === "docker"
-        ? { cluster: "docker" as const, docker: dockerOptions(flags, say) }
-        : {}),
-      ...(external === null ? {} : { externalServers: external.endpoints }),
-      onProgress: (p) =>
-        say(
-          `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
-            p.activeFaults.length === 0 ? "none" : p.activeFaults.join(", ")
-          }`,
-        ),
-    },
-  );
-  if (!r.ok) return printInputError({ message: r.error });
-  for (const w of r.value.warnings) say(`${errc.yellow("warning")}: ${w}`);
-  if (external !== null && ignored.length > 0)
-    say(`${errc.yellow("warning")}: ${ignoredFaultsLine(external, ignored)}`);
   const again = `lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}${rerunFlags(external)}`;
-
-  const verdicts = checkOps(r.value.ops);
-  const valid = combineValidity(verdicts.map((v) => v.valid));
-  const saved = await saveRun(outDir, {
-    schedule,
-    ops: r.value.ops,
-    verdicts,
-    replayCommand: again,
+  const r = await runOnRealServers(target, schedule, {
+    outDir,
+    partitionMode: flags.partitionMode as PartitionMode,
+    ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
+    ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
+    ...(flags.cluster === "docker" ? { cluster: "docker" as const, docker: dockerOptions(flags, say) } : {}),
+    ...(external === null ? {} : { externalServers: external.endpoints }),
+    rerunCommand: again,
+    onProgress: (p) =>
+      say(
+        `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
+          p.activeFaults.length === 0 ? "none" : p.activeFaults.join(", ")
+        }`,
+      ),
+    onRan: (warnings) => {
+      for (const w of warnings) say(`${errc.yellow("warning")}: ${w}`);
+      if (external !== null && ignored.length > 0)
+        say(`${errc.yellow("warning")}: ${ignoredFaultsLine(external, ignored)}`);
+    },
   });
-  if (!saved.ok) return printInputError(saved.error);
+  if (!r.ok) return printInputError(r.error);
+  const { valid, verdicts } = r.value;
   const code = exitCodeOf(valid);
   if (flags.json === true) {
     process.stdout.write(
