@@ -8,6 +8,7 @@ import { err, type InputError, ok, type Result } from "../../src/result.js";
 import type { Verdict } from "../verdict.js";
 import { type CallRecord, callsFromHistory } from "./lin-calls.js";
 import { checkLinearizable, type LinearizableOptions, linearizableVerdict } from "./linearizable.js";
+import type { LinModelName } from "./model-names.js";
 import {
   type CasInput,
   type CasOutput,
@@ -21,12 +22,7 @@ import type { LinOp, Model } from "./models/model.js";
 import { mutexModel } from "./models/mutex.js";
 import { ownerMutexModel } from "./models/owner-mutex.js";
 
-export const LIN_MODEL_NAMES = ["mutex", "owner-mutex", "fenced-mutex", "cas-register", "kv"] as const;
-export type LinModelName = (typeof LIN_MODEL_NAMES)[number];
-
-export function isLinModelName(name: string): name is LinModelName {
-  return (LIN_MODEL_NAMES as readonly string[]).includes(name);
-}
+export { isLinModelName, LIN_MODEL_NAMES, type LinModelName } from "./model-names.js";
 
 /** What a decoder makes of one call: an op for the model, nothing (not the model's concern), or an error. */
 type Decoded<I, O> = Result<{ input: I; output: O | undefined } | undefined, string>;

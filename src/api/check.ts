@@ -1,9 +1,10 @@
 /** `check(history)`: runs the checkers over a recorded history (ops, or a history.jsonl path). */
-import { type CheckerName, checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
+import { type CheckerName, checkOps } from "../../checkers/index.js";
 import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
 import { readHistoryFile } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";
 import { emptyHistoryError } from "../history/read.js";
+import { isViolation } from "../runner/execute.js";
 import { LockcheckInputError } from "./target-arg.js";
 
 export interface CheckOptions {
@@ -24,8 +25,6 @@ export interface CheckReport {
   file: string | null;
 }
 
-const SAFETY: readonly string[] = SAFETY_CHECKERS;
-
 export async function check(history: readonly Op[] | string, o: CheckOptions = {}): Promise<CheckReport> {
   let ops: readonly Op[];
   if (typeof history === "string") {
@@ -40,7 +39,7 @@ export async function check(history: readonly Op[] | string, o: CheckOptions = {
     kind: "check",
     ops: ops.length,
     verdicts,
-    violation: verdicts.some((v) => SAFETY.includes(v.checker) && v.valid === false),
+    violation: isViolation(verdicts),
     valid: combineValidity(verdicts.map((v) => v.valid)),
     file: typeof history === "string" ? history : null,
   };

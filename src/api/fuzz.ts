@@ -10,10 +10,11 @@ import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError } from "../result.js";
 import type { FuzzCounterexample, FuzzProgress } from "../runner/fuzz.js";
-import { defaultRunDir, saveRun } from "../runner/save.js";
+import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/save.js";
 import { formatTimeline } from "../runner/timeline.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import { supportedResource } from "../targets/target.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
 export interface FuzzOptions {
@@ -79,19 +80,27 @@ export interface FuzzReport {
   counterexample: Counterexample | null;
 }
 
+/**
+ * The runner's options for what the library and the cli's flags both say: most clients,
+ * whether to shrink, and the timing margin (0: none).
+ */
+export function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) {
+  return {
+    ...(o.clients === undefined
+      ? {}
+      : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
+    ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
+    ...(o.marginMs === undefined ? {} : { marginMs: o.marginMs > 0 ? o.marginMs : (false as const) }),
+  };
+}
+
 /** Rejects with a LockcheckInputError on bad options, and with an Error if lockcheck itself fails. */
 export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   const target = await targetFrom(o.target);
   if (!target.ok) throw new LockcheckInputError("fuzz", [target.error]);
   const resource = o.resource ?? target.value.resources[0];
-  if (!target.value.resources.includes(resource)) {
-    throw new LockcheckInputError("fuzz", [
-      {
-        field: "resource",
-        message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
-      },
-    ]);
-  }
+  const supported = supportedResource(target.value, resource, "resource");
+  if (!supported.ok) throw new LockcheckInputError("fuzz", [supported.error]);
   const seed = o.seed ?? randomInt(0, 0x7fffffff);
   const result = await fuzzOnCores(
     {
@@ -102,11 +111,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       ...(o.runs === undefined ? {} : { runs: o.runs }),
       ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
       ...(o.options === undefined ? {} : { options: o.options }),
-      ...(o.clients === undefined
-        ? {}
-        : { workload: { maxClients: o.clients }, faultBounds: { maxClients: o.clients } }),
-      ...(o.shrink === false ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
-      ...(o.marginMs === undefined ? {} : { marginMs: o.marginMs > 0 ? o.marginMs : (false as const) }),
+      ...searchOptions(o),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
     },
     o.workers ?? 1,
@@ -130,14 +135,9 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
   const replay =
     dir === null
       ? `lockcheck fuzz --target ${typeof o.target === "string" ? o.target : result.target} --resource ${resource} --seed ${seed} --runs ${ce.foundAtRun}`
-      : `lockcheck replay ${dir}/schedule.json`;
+      : replayCommand(dir);
   if (dir !== null) {
-    const saved = await saveRun(dir, {
-      schedule: ce.schedule,
-      ops: ce.ops,
-      verdicts: ce.verdicts,
-      replayCommand: replay,
-    });
+    const saved = await saveReplayableRun(dir, ce, replay);
     if (!saved.ok) throw new Error(`fuzz: cannot save the counterexample: ${formatInputError(saved.error)}`);
   }
   return {

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Command, type CommanderError } from "commander";
-import { argvWithModuleTargets } from "../custom/preload.js";
+import { resolveModuleTargetOption } from "../custom/preload.js";
 import { commands } from "./commands/index.js";
 
 /** lockcheck's own package.json: two folders up from src/cli/ (sources), three from dist/src/cli/. */
@@ -62,4 +62,6 @@ for (const make of commands) {
 }
 
 // `--target module:./my-lock.js` becomes the name the module registers (docs/custom-locks.md).
-await program.parseAsync(await argvWithModuleTargets(process.argv));
+program.hook("preAction", (_program, action) => resolveModuleTargetOption(action));
+
+await program.parseAsync(process.argv);

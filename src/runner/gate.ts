@@ -25,7 +25,7 @@ import type { FuzzResult } from "./fuzz.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
 import { type CorpusEntry, checkCorpusEntry } from "./gate-corpus.js";
-import { saveRun } from "./save.js";
+import { saveReplayableRun } from "./save.js";
 import { fuzzOnCores } from "./workers/fuzz-parallel.js";
 
 export type GateItem =
@@ -170,12 +170,7 @@ async function runTarget(
   }
   const dir = shortPath(join(config.output, slug(item.name)));
   const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") ? ` --target ${target.value.name}` : ""}`;
-  const saved = await saveRun(dir, {
-    schedule: ce.schedule,
-    ops: ce.ops,
-    verdicts: ce.verdicts,
-    replayCommand: replay,
-  });
+  const saved = await saveReplayableRun(dir, ce, replay);
   const outcome: TargetResult = {
     ...common,
     violations: 1,

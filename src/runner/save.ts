@@ -36,6 +36,25 @@ export function defaultRunDir(target: string, seed: number, run: number, root = 
   return join(root, `${target.replace(/[^a-zA-Z0-9-]+/g, "-")}-${seed}-${run}`);
 }
 
+/** The command that replays the run saved in `dir`. */
+export function replayCommand(dir: string): string {
+  return `lockcheck replay ${dir}/${SCHEDULE_FILE}`;
+}
+
+/**
+ * Saves a failing run in `dir` with the command that replays it (shown in its report);
+ * returns that command. `replay` defaults to replayCommand(dir).
+ */
+export async function saveReplayableRun(
+  dir: string,
+  run: Omit<RunToSave, "replayCommand">,
+  replay = replayCommand(dir),
+): Promise<Result<string, InputError>> {
+  const { schedule, ops, verdicts } = run;
+  const saved = await saveRun(dir, { schedule, ops, verdicts, replayCommand: replay });
+  return saved.ok ? ok(replay) : saved;
+}
+
 function jsonText(value: unknown): string {
   return `${JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`;
 }

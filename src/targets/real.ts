@@ -29,7 +29,7 @@ export const REAL_BASE_OPTIONS: Omit<ScheduleOptions, "servers" | "ttlMs" | "cal
   lossRate: 0,
 };
 
-export type RealWorldName = "redis" | "etcd";
+export type RealWorldName = NonNullable<Target["realWorld"]>;
 
 function realTarget(
   world: RealWorldName,
@@ -47,6 +47,7 @@ function realTarget(
     resources,
     hasLeader: world === "etcd",
     deterministic: false,
+    realWorld: world,
     async run(schedule: Schedule): Promise<TargetRun> {
       const { runReal, newRunId } = await import("../real/run.js");
       const { registerUndo } = await import("../real/hygiene/undo.js");

@@ -14,6 +14,7 @@
  */
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
+import { err, type InputError, ok, type Result } from "../result.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 
 export interface TargetRun {
@@ -36,6 +37,8 @@ export interface Target {
   readonly hasLeader: boolean;
   /** True if the same schedule always yields the same history (the simulator). */
   readonly deterministic: boolean;
+  /** Real targets: which servers they start (redis-servers or an etcd cluster). */
+  readonly realWorld?: "redis" | "etcd";
   run(schedule: Schedule): Promise<TargetRun>;
   /**
    * Real targets: a runner of many schedules on servers started once and reset between runs
@@ -63,4 +66,14 @@ export interface TargetSession {
   /** Pids of the servers running now (the same across runs when they are reused). */
   serverPids(): number[];
   close(): Promise<void>;
+}
+
+/** A resource mode the target supports, or an error (at `field`) listing those it does. */
+export function supportedResource(
+  target: Target,
+  resource: ResourceMode,
+  field: string,
+): Result<ResourceMode, InputError> {
+  if (target.resources.includes(resource)) return ok(resource);
+  return err({ field, message: `${target.name} supports ${target.resources.join(", ")}, not ${resource}` });
 }

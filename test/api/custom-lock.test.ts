@@ -209,22 +209,17 @@ describe("a plain lock module", () => {
 });
 
 describe("--target module:… on the command line", () => {
-  it("loads the module and puts its target's name in place of the argument", async () => {
-    const { preloadModuleTargets } = await import("../../src/custom/preload.js");
-    const r = await preloadModuleTargets(
-      ["node", "lockcheck", "fuzz", "--target", "module:./examples/my-lock.mjs", "--seed", "1"],
-      DOCS,
-    );
-    expect(r).toEqual({
+  it("loads the module and gives its target's name for the option", async () => {
+    const { moduleTargetName } = await import("../../src/custom/preload.js");
+    expect(await moduleTargetName("module:./examples/my-lock.mjs", "fuzz", DOCS)).toEqual({
       ok: true,
-      argv: ["node", "lockcheck", "fuzz", "--target", "sim:my-lease", "--seed", "1"],
+      value: "sim:my-lease",
     });
-    const eq = await preloadModuleTargets(
-      ["replay", "x.json", "--target=module:./examples/plain-lock.mjs"],
-      DOCS,
-    );
-    expect(eq).toEqual({ ok: true, argv: ["replay", "x.json", "--target=plain:memory-lease"] });
-    const bad = await preloadModuleTargets(["fuzz", "--target", "module:./nope.mjs"], DOCS);
+    expect(await moduleTargetName("module:./examples/plain-lock.mjs", "replay", DOCS)).toEqual({
+      ok: true,
+      value: "plain:memory-lease",
+    });
+    const bad = await moduleTargetName("module:./nope.mjs", "fuzz", DOCS);
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.message).toBe("cannot import: no such file");
     if (!bad.ok) expect(bad.error.file).toBe(join(DOCS, "nope.mjs"));

@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
-import { preloadModuleTargets } from "../../src/custom/preload.js";
+import { moduleTargetName } from "../../src/custom/preload.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 
@@ -23,17 +23,12 @@ describe("a LockAlgorithm module on real servers", () => {
     const loaded = await loadModule(MODULE, DOCS);
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
     expect([loaded.value.target.name, loaded.value.real?.name]).toEqual(["sim:my-lease", "redis:my-lease"]);
-    expect(
-      await preloadModuleTargets(["node", "lockcheck", "run", "--target", MODULE, "--seed", "1"], DOCS),
-    ).toEqual({ ok: true, argv: ["node", "lockcheck", "run", "--target", "redis:my-lease", "--seed", "1"] });
-    expect(await preloadModuleTargets(["fuzz", `--target=${MODULE}`], DOCS)).toEqual({
-      ok: true,
-      argv: ["fuzz", "--target=sim:my-lease"],
-    });
+    expect(await moduleTargetName(MODULE, "run", DOCS)).toEqual({ ok: true, value: "redis:my-lease" });
+    expect(await moduleTargetName(MODULE, "fuzz", DOCS)).toEqual({ ok: true, value: "sim:my-lease" });
   });
 
   it("a plain lock has no real target: `run` refuses it", async () => {
-    const r = await preloadModuleTargets(["run", "--target", "module:./examples/plain-lock.mjs"], DOCS);
+    const r = await moduleTargetName("module:./examples/plain-lock.mjs", "run", DOCS);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.message).toContain("no real-server target");
   });

@@ -14,7 +14,7 @@
  * Exit: 0 every verdict valid, 1 a violation found, 2 unknown verdict or bad input. Bad input
  * is reported on stderr as `file:line: field: message`.
  */
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import {
   CHECKER_NAMES,
   type CheckerName,
@@ -22,6 +22,7 @@ import {
   createCheckers,
   isCheckerName,
 } from "../../../checkers/index.js";
+import { LIN_MODEL_NAMES } from "../../../checkers/linearizable/model-names.js";
 import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
 import { readJepsenEdnFile, writeJepsenEdn } from "../../formats/jepsen.js";
 import type { Op } from "../../history/op.js";
@@ -30,9 +31,10 @@ import { writeHistory } from "../../history/write.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { formatCheckReport } from "../check-format.js";
+import { exitCodeOf, printInputError, printInputWarning } from "../errors.js";
+import { wholeNumberArg } from "../flags.js";
 
 const LINEARIZABLE = "linearizable";
-const MODELS = ["mutex", "owner-mutex", "fenced-mutex", "cas-register", "kv"] as const;
 
 interface CheckFlags {
   checker: string[];
@@ -77,8 +79,12 @@ export function checkCommand(): Command {
       ],
       [] as string[],
     )
-    .option("--model <model>", `model for --checker ${LINEARIZABLE}: ${MODELS.join(", ")}`, "mutex")
-    .option("--time-limit <ms>", `time budget for --checker ${LINEARIZABLE}, in milliseconds`, positiveInt)
+    .option("--model <model>", `model for --checker ${LINEARIZABLE}: ${LIN_MODEL_NAMES.join(", ")}`, "mutex")
+    .option(
+      "--time-limit <ms>",
+      `time budget for --checker ${LINEARIZABLE}, in milliseconds`,
+      wholeNumberArg(1, "expected a positive whole number of milliseconds", Number.MAX_SAFE_INTEGER),
+    )
     .option("--json", "print the verdicts as JSON on stdout")
     .option(
       "--export <file>",
@@ -92,19 +98,6 @@ export function checkCommand(): Command {
     .action(async (path: string, flags: CheckFlags) => {
       process.exitCode = await runCheck(path, flags);
     });
-}
-
-function positiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n <= 0)
-    throw new InvalidArgumentError("expected a positive whole number of milliseconds");
-  return n;
-}
-
-/** `file:line: field: message`, leaving out the parts an error does not have. */
-export function formatLocatedError(e: InputError): string {
-  const where = e.file === undefined ? "" : e.line === undefined ? `${e.file}: ` : `${e.file}:${e.line}: `;
-  return `${where}${e.field === undefined ? "" : `${e.field}: `}${e.message}`;
 }
 
 function selectCheckers(
@@ -141,12 +134,6 @@ async function checkStreaming(
 }
 
 async function checkLinearizable(path: string, flags: CheckFlags): Promise<Result<Verdict, InputError>> {
-  if (!(MODELS as readonly string[]).includes(flags.model)) {
-    return err({
-      field: "--model",
-      message: `unknown model "${flags.model}" (expected ${MODELS.join(", ")})`,
-    });
-  }
   let mod: LinCheckModule;
   try {
     // Loaded on demand: the search is heavy and most checks do not need it.
@@ -173,9 +160,8 @@ function exportHistory(from: string, to: string): Promise<Result<void, InputErro
 }
 
 export async function runCheck(path: string, flags: CheckFlags): Promise<number> {
-  const errOut = colorsFor(process.stderr);
   const failWith = (errors: InputError[]): number => {
-    for (const e of errors) process.stderr.write(`${errOut.red("error")}: ${formatLocatedError(e)}\n`);
+    printInputError(errors, "located");
     if (flags.json) process.stdout.write(`${JSON.stringify({ history: path, valid: "unknown", errors })}\n`);
     return 2;
   };
@@ -198,7 +184,7 @@ export async function runCheck(path: string, flags: CheckFlags): Promise<number>
     if (!r.ok) return failWith([r.error.file === undefined ? { file: path, ...r.error } : r.error]);
     verdicts.push(r.value);
   }
-  for (const w of warnings) process.stderr.write(`${errOut.yellow("warning")}: ${formatLocatedError(w)}\n`);
+  for (const w of warnings) printInputWarning(w, "located");
   if (flags.export !== undefined) {
     if (ops === undefined)
       return failWith([
@@ -217,5 +203,5 @@ export async function runCheck(path: string, flags: CheckFlags): Promise<number>
   };
   if (flags.json) process.stdout.write(`${JSON.stringify(outcome)}\n`);
   else process.stdout.write(formatCheckReport(outcome, colorsFor(process.stdout)));
-  return outcome.valid === true ? 0 : outcome.valid === false ? 1 : 2;
+  return exitCodeOf(outcome.valid);
 }

@@ -5,24 +5,35 @@
  * (exit 0). Bad input or a failure of lockcheck itself: exit 2.
  */
 import { randomInt } from "node:crypto";
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
+import { searchOptions } from "../../api/fuzz.js";
 import { colorsFor } from "../../report/colors.js";
 import type { Shard } from "../../report/gate-result.js";
 import { startProgress } from "../../report/progress.js";
-import { formatInputError, type InputError } from "../../result.js";
+import type { InputError } from "../../result.js";
 import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../../runner/fuzz.js";
 import { type RunRange, shardRange } from "../../runner/fuzz-shard.js";
 import { parseShard } from "../../runner/gate.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
-import { defaultRunDir, saveRun } from "../../runner/save.js";
+import { defaultRunDir, saveReplayableRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { formatTimeline } from "../../runner/timeline.js";
 import { fuzzOnCores } from "../../runner/workers/fuzz-parallel.js";
 import { defaultWorkers } from "../../runner/workers/pool.js";
-import { type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
+import type { ResourceMode, Schedule } from "../../schedule/schedule.js";
 import { findTarget, targetNames } from "../../targets/index.js";
+import { supportedResource } from "../../targets/target.js";
 import { parseDuration } from "../../util/duration.js";
+import { printInputError } from "../errors.js";
+import {
+  marginArg,
+  parseClusterFlag,
+  parseFaultsFlag,
+  parseResourceFlag,
+  positiveIntArg,
+  seedArg,
+} from "../flags.js";
 
 interface FuzzFlags {
   target: string;
@@ -43,29 +54,6 @@ interface FuzzFlags {
   cluster: string;
 }
 
-function positiveInt(name: string) {
-  return (text: string): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
-    return n;
-  };
-}
-
-function marginArg(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError("--margin must be a whole number of ms ≥ 0");
-  return n;
-}
-
-function seedArg(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) {
-    throw new InvalidArgumentError("the seed must be an integer in 0..4294967295");
-  }
-  return n;
-}
-
 export function fuzzCommand(): Command {
   return new Command("fuzz")
     .description("search for schedules (workload + faults) that make a lock target accept a stale write")
@@ -80,7 +68,7 @@ export function fuzzCommand(): Command {
     .option(
       "--runs <n>",
       "schedules to try (default 1000, or unbounded with --time-limit)",
-      positiveInt("--runs"),
+      positiveIntArg("--runs"),
     )
     .option("--time-limit <duration>", "stop searching after this long, e.g. 60s or 5m")
     .option("--seed <n>", "seed of the search (default: random, printed); same seed ⇒ same runs", seedArg)
@@ -89,7 +77,7 @@ export function fuzzCommand(): Command {
       `comma-separated fault categories: ${FAULT_CATEGORIES.join(",")}`,
       FAULT_CATEGORIES.join(","),
     )
-    .option("--clients <n>", "most clients in a schedule (default 4)", positiveInt("--clients"))
+    .option("--clients <n>", "most clients in a schedule (default 4)", positiveIntArg("--clients"))
     .option("--out <dir>", "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>)")
     .option("--no-shrink", "save the first failing schedule as found")
     .option(
@@ -101,7 +89,7 @@ export function fuzzCommand(): Command {
     .option(
       "--workers <n>",
       "threads searching at once (default: the number of cores); same seed ⇒ same result whatever n",
-      positiveInt("--workers"),
+      positiveIntArg("--workers"),
     )
     .option(
       "--shard <i/n>",
@@ -143,32 +131,10 @@ interface ParsedFlags {
 }
 
 function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: false; error: InputError } {
-  let resource: ResourceMode | undefined;
-  if (flags.resource !== undefined) {
-    const r = resourceModeSchema.safeParse(flags.resource);
-    if (!r.success)
-      return {
-        ok: false,
-        error: { field: "--resource", message: `expected one of ${resourceModeSchema.options.join(", ")}` },
-      };
-    resource = r.data;
-  }
-  const faults: FaultCategory[] = [];
-  for (const f of flags.faults
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== "" && x !== "none")) {
-    if (!(FAULT_CATEGORIES as readonly string[]).includes(f)) {
-      return {
-        ok: false,
-        error: {
-          field: "--faults",
-          message: `unknown fault category "${f}"; expected some of ${FAULT_CATEGORIES.join(", ")} (or none)`,
-        },
-      };
-    }
-    faults.push(f as FaultCategory);
-  }
+  const resource = parseResourceFlag(flags.resource);
+  if (!resource.ok) return resource;
+  const faults = parseFaultsFlag(flags.faults);
+  if (!faults.ok) return faults;
   let timeLimitMs: number | undefined;
   if (flags.timeLimit !== undefined) {
     const d = parseDuration(flags.timeLimit, "--time-limit");
@@ -196,13 +162,12 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
     if (!d.ok) return d;
     runMs = d.value;
   }
-  if (flags.cluster !== "process" && flags.cluster !== "docker") {
-    return {
-      ok: false,
-      error: { field: "--cluster", message: `expected process or docker, got "${flags.cluster}"` },
-    };
-  }
-  return { ok: true, value: { resource, faults, timeLimitMs, shard, runMs } };
+  const cluster = parseClusterFlag(flags.cluster);
+  if (!cluster.ok) return cluster;
+  return {
+    ok: true,
+    value: { resource: resource.value, faults: faults.value, timeLimitMs, shard, runMs },
+  };
 }
 
 function sizeText(s: Schedule): string {
@@ -211,28 +176,21 @@ function sizeText(s: Schedule): string {
 }
 
 async function runFuzz(flags: FuzzFlags): Promise<number> {
-  const errc = colorsFor(process.stderr);
-  const fail = (e: InputError): number => {
-    process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
-  };
   const target = findTarget(flags.target, "--target");
-  if (!target.ok) return fail(target.error);
+  if (!target.ok) return printInputError(target.error);
   const parsed = parseFlags(flags);
-  if (!parsed.ok) return fail(parsed.error);
+  if (!parsed.ok) return printInputError(parsed.error);
   const { resource, faults, timeLimitMs, shard, runMs } = parsed.value;
   const real = target.value.openSession !== undefined;
   if (!real && (runMs !== undefined || flags.cluster !== "process")) {
-    return fail({
+    return printInputError({
       field: runMs !== undefined ? "--duration" : "--cluster",
       message: `only for real targets (redis:…, etcd:…); ${target.value.name} runs in the simulator`,
     });
   }
-  if (resource !== undefined && !target.value.resources.includes(resource)) {
-    return fail({
-      field: "--resource",
-      message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
-    });
+  if (resource !== undefined) {
+    const supported = supportedResource(target.value, resource, "--resource");
+    if (!supported.ok) return printInputError(supported.error);
   }
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
   const campaignRuns = flags.runs ?? (timeLimitMs === undefined ? 1000 : undefined);
@@ -261,11 +219,11 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
       ...(runs === undefined ? {} : { runs }),
       ...(range === null ? {} : { startAt: range.from }),
       ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
-      ...(flags.clients === undefined
-        ? {}
-        : { workload: { maxClients: flags.clients }, faultBounds: { maxClients: flags.clients } }),
-      ...(flags.shrink ? {} : { shrink: false as const, fcShrink: { maxRuns: 0 } }),
-      marginMs: flags.margin > 0 ? flags.margin : (false as const),
+      ...searchOptions({
+        ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+        shrink: flags.shrink,
+        marginMs: flags.margin,
+      }),
       ...(runMs === undefined ? {} : { options: { horizonMs: runMs } }),
       ...(flags.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
       onProgress: (p: FuzzProgress) =>
@@ -321,17 +279,9 @@ async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | nu
     return 0;
   }
   const dir = flags.out ?? defaultRunDir(result.target, result.seed, ce.foundAtRun);
-  const replay = `lockcheck replay ${dir}/schedule.json`;
-  const saved = await saveRun(dir, {
-    schedule: ce.schedule,
-    ops: ce.ops,
-    verdicts: ce.verdicts,
-    replayCommand: replay,
-  });
-  if (!saved.ok) {
-    process.stderr.write(`${colorsFor(process.stderr).red("error")}: ${formatInputError(saved.error)}\n`);
-    return 2;
-  }
+  const saved = await saveReplayableRun(dir, ce);
+  if (!saved.ok) return printInputError(saved.error);
+  const replay = saved.value;
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,

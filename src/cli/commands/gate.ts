@@ -9,11 +9,12 @@ import { colorsFor } from "../../report/colors.js";
 import type { Shard } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
 import { type Progress, startProgress } from "../../report/progress.js";
-import { formatInputError, type InputError } from "../../result.js";
+import type { InputError } from "../../result.js";
 import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../runner/gate.js";
 import { DEFAULT_CONFIG_FILES, findDefaultConfig, loadGateConfig } from "../../runner/gate-config.js";
 import { findCorpusEntries } from "../../runner/gate-corpus.js";
 import { defaultWorkers } from "../../runner/workers/pool.js";
+import { printInputError } from "../errors.js";
 
 interface GateFlags {
   config?: string;
@@ -55,11 +56,7 @@ export function gateCommand(): Command {
 }
 
 async function runGateCommand(flags: GateFlags): Promise<number> {
-  const errc = colorsFor(process.stderr);
-  const fail = (errors: InputError[]): number => {
-    for (const e of errors) process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
-  };
+  const fail = (errors: InputError[]): number => printInputError(errors);
   let shard: Shard | null = null;
   if (flags.shard !== undefined) {
     const s = parseShard(flags.shard);

@@ -13,7 +13,7 @@ import { colorsFor } from "../../report/colors.js";
 import type { GateReport } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
 import { type JUnitSuite, mergeJUnitSuites, parseJUnit, renderJUnit } from "../../report/junit.js";
-import { formatInputError, type InputError } from "../../result.js";
+import type { InputError } from "../../result.js";
 import {
   type FuzzShardResult,
   fuzzShardProblems,
@@ -22,6 +22,7 @@ import {
   mergeFuzzShards,
 } from "../../runner/fuzz-merge.js";
 import { gateJUnitSuites, mergeGateReports } from "../../runner/gate.js";
+import { printInputError } from "../errors.js";
 
 interface MergeFlags {
   junit?: string;
@@ -70,7 +71,6 @@ export function shardProblems(reports: readonly GateReport[]): string[] {
 }
 
 async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
-  const errc = colorsFor(process.stderr);
   const errors: InputError[] = [];
   const reports: GateReport[] = [];
   const fuzzShards: FuzzShardResult[] = [];
@@ -110,12 +110,11 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
     errors.push({ message: "fuzz shards merge only with each other, not with gate results" });
   }
   if (errors.length > 0) {
-    for (const e of errors) process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
+    return printInputError(errors);
   }
   if (fuzzShards.length > 0) return mergeFuzz(fuzzShards, flags);
   const problems = shardProblems(reports);
-  for (const p of problems) process.stderr.write(`${errc.red("error")}: ${p}\n`);
+  printInputError(problems);
 
   const merged = reports.length > 0 ? mergeGateReports(reports) : null;
   // JUnit: from the JSON results when there are any, plus any JUnit files given.
@@ -127,8 +126,7 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
     try {
       await writeFile(flags.junit, renderJUnit(suites, "lockcheck gate"), "utf8");
     } catch (e) {
-      process.stderr.write(`${errc.red("error")}: ${flags.junit}: cannot write: ${(e as Error).message}\n`);
-      return 2;
+      return printInputError(`${flags.junit}: cannot write: ${(e as Error).message}`);
     }
   }
   if (flags.json === true) {
@@ -146,14 +144,10 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
 }
 
 function mergeFuzz(shards: readonly FuzzShardResult[], flags: MergeFlags): number {
-  const errc = colorsFor(process.stderr);
   const problems = fuzzShardProblems(shards);
-  for (const p of problems) process.stderr.write(`${errc.red("error")}: ${p}\n`);
-  if (problems.length > 0) return 2;
-  if (flags.junit !== undefined) {
-    process.stderr.write(`${errc.red("error")}: --junit: fuzz shards have no JUnit form; use --json\n`);
-    return 2;
-  }
+  if (problems.length > 0) return printInputError(problems);
+  if (flags.junit !== undefined)
+    return printInputError("--junit: fuzz shards have no JUnit form; use --json");
   const merged = mergeFuzzShards(shards);
   if (flags.json === true) process.stdout.write(`${JSON.stringify(merged)}\n`);
   else process.stdout.write(`${fuzzMergeText(merged)}\n`);

@@ -6,9 +6,9 @@
 import { Command } from "commander";
 import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
-import { formatInputError } from "../../result.js";
 import { replaySchedule } from "../../runner/replay.js";
 import { formatTimeline } from "../../runner/timeline.js";
+import { exitCodeOf, printInputError } from "../errors.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ReplayFlags {
@@ -45,23 +45,16 @@ export function formatVerdictLines(verdicts: readonly Verdict[], c = colorsFor(p
 }
 
 async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
-  const errc = colorsFor(process.stderr);
   const schedule = await loadScheduleArg(path);
-  if (!schedule.ok) {
-    process.stderr.write(`${errc.red("error")}: ${formatInputError(schedule.error)}\n`);
-    return 2;
-  }
+  if (!schedule.ok) return printInputError(schedule.error);
   const replayed = await replaySchedule(schedule.value, {
     twice: flags.twice === true,
     ...(flags.target === undefined ? {} : { target: flags.target }),
   });
-  if (!replayed.ok) {
-    process.stderr.write(`${errc.red("error")}: ${formatInputError(replayed.error)}\n`);
-    return 2;
-  }
+  if (!replayed.ok) return printInputError(replayed.error);
   const { run, difference } = replayed.value;
   const valid = combineValidity(run.verdicts.map((v) => v.valid));
-  const code = difference !== null ? 1 : valid === true ? 0 : valid === false ? 1 : 2;
+  const code = difference !== null ? 1 : exitCodeOf(valid);
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference })}\n`,

@@ -10,7 +10,7 @@ import { combineValidity } from "../../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
 import { loadReportInput } from "../../report/load-input.js";
 import { REPORT_FILE, writeReportFile } from "../../report/write-report.js";
-import { formatInputError } from "../../result.js";
+import { printInputError, printInputWarning } from "../errors.js";
 
 interface ReportFlags {
   out?: string;
@@ -33,21 +33,14 @@ export function reportCommand(): Command {
 }
 
 async function runReport(path: string, flags: ReportFlags): Promise<number> {
-  const err = colorsFor(process.stderr);
   const loaded = await loadReportInput(path, { recheck: flags.recheck === true });
-  if (!loaded.ok) {
-    for (const e of loaded.error) process.stderr.write(`${err.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
-  }
+  if (!loaded.ok) return printInputError(loaded.error);
   const { input, dir, verdictSource, warnings } = loaded.value;
-  for (const w of warnings) process.stderr.write(`${err.yellow("warning")}: ${formatInputError(w)}\n`);
+  for (const w of warnings) printInputWarning(w);
   if (flags.title !== undefined) input.title = flags.title;
   const out = flags.out ?? join(dir, REPORT_FILE);
   const written = await writeReportFile(out, input);
-  if (!written.ok) {
-    process.stderr.write(`${err.red("error")}: ${formatInputError(written.error)}\n`);
-    return 2;
-  }
+  if (!written.ok) return printInputError(written.error);
   const valid = combineValidity(input.verdicts.map((v) => v.valid));
   const anomalies = input.verdicts.reduce((n, v) => n + v.anomalies.length, 0);
   if (flags.json === true) {

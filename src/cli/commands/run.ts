@@ -8,21 +8,21 @@
  * prefix is replaced) or is generated from `--seed` with the same generators as `fuzz`.
  */
 import { randomInt } from "node:crypto";
-import { Command, InvalidArgumentError } from "commander";
-import fc from "fast-check";
-import { checkOps } from "../../../checkers/index.js";
-import { combineValidity } from "../../../checkers/verdict.js";
+import { Command } from "commander";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
+import { runOnRealServers } from "../../api/run-real.js";
 import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
 import { colorsFor } from "../../report/colors.js";
-import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
-import { realHuntArb } from "../../runner/fuzz-real.js";
-import { defaultRunDir, saveRun } from "../../runner/save.js";
-import { type Fault, type ResourceMode, resourceModeSchema, type Schedule } from "../../schedule/schedule.js";
+import { err, type InputError, ok, type Result } from "../../result.js";
+import { realHuntArb, realRunSchedule } from "../../runner/fuzz-real.js";
+import { defaultRunDir } from "../../runner/save.js";
+import type { Fault, Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
-import type { Target } from "../../targets/target.js";
+import { supportedResource, type Target } from "../../targets/target.js";
 import { parseDuration } from "../../util/duration.js";
+import { exitCodeOf, printInputError } from "../errors.js";
+import { parseClusterFlag, parseFaultsFlag, parseResourceFlag, seedArg, wholeNumberArg } from "../flags.js";
 import { formatVerdictLines } from "./replay.js";
 import {
   type ExternalServers,
@@ -57,19 +57,6 @@ interface RunFlags extends LibraryRunFlags {
 
 const REAL_NAMES = REAL_TARGETS.map((t) => t.name);
 
-function seedArg(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
-    throw new InvalidArgumentError("the seed must be an integer in 0..4294967295");
-  return n;
-}
-
-function positiveInt(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a positive integer");
-  return n;
-}
-
 export function runCommand(): Command {
   return new Command("run")
     .description(
@@ -94,7 +81,11 @@ export function runCommand(): Command {
       "how long clients keep cycling and faults keep coming, e.g. 20s (the run stops at twice this)",
       "20s",
     )
-    .option("--clients <n>", "most clients in a generated schedule (default 4)", positiveInt)
+    .option(
+      "--clients <n>",
+      "most clients in a generated schedule (default 4)",
+      wholeNumberArg(1, "expected a positive integer"),
+    )
     .option(
       "--schedule <file>",
       "run this schedule (schedule.json or a run folder) instead of generating one",
@@ -175,23 +166,6 @@ interface Plan {
   ignored: Fault[];
 }
 
-function parseFaults(text: string): Result<FaultCategory[], InputError> {
-  const out: FaultCategory[] = [];
-  for (const f of text
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== "" && x !== "none")) {
-    if (!(FAULT_CATEGORIES as readonly string[]).includes(f)) {
-      return err({
-        field: "--faults",
-        message: `unknown fault category "${f}"; expected some of ${FAULT_CATEGORIES.join(", ")} (or none)`,
-      });
-    }
-    out.push(f as FaultCategory);
-  }
-  return ok(out);
-}
-
 function pickTarget(name: string | undefined, fromSchedule: string | undefined): Result<Target, InputError> {
   const wanted = name ?? fromSchedule;
   if (wanted === undefined)
@@ -236,19 +210,11 @@ async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
 async function draftPlan(
   flags: RunFlags,
 ): Promise<Result<{ target: Target; schedule: Schedule; categories?: FaultCategory[] }, InputError>> {
-  let resource: ResourceMode | undefined;
-  if (flags.resource !== undefined) {
-    const r = resourceModeSchema.safeParse(flags.resource);
-    if (!r.success)
-      return err({
-        field: "--resource",
-        message: `expected one of ${resourceModeSchema.options.join(", ")}`,
-      });
-    resource = r.data;
-  }
-  if (flags.cluster !== "process" && flags.cluster !== "docker") {
-    return err({ field: "--cluster", message: `expected process or docker, got "${flags.cluster}"` });
-  }
+  const parsedResource = parseResourceFlag(flags.resource);
+  if (!parsedResource.ok) return parsedResource;
+  const resource = parsedResource.value;
+  const cluster = parseClusterFlag(flags.cluster);
+  if (!cluster.ok) return cluster;
   if (flags.partitionMode !== "cut" && flags.partitionMode !== "blackhole") {
     return err({
       field: "--partition-mode",
@@ -265,32 +231,24 @@ async function draftPlan(
       target: target.value.name,
       resource: resource ?? loaded.value.resource,
     };
-    if (!target.value.resources.includes(schedule.resource)) {
-      return err({
-        field: "resource",
-        message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${schedule.resource}`,
-      });
-    }
+    const supported = supportedResource(target.value, schedule.resource, "resource");
+    if (!supported.ok) return supported;
     return ok({ target: target.value, schedule });
   }
   const target = pickTarget(flags.target, undefined);
   if (!target.ok) return target;
-  const faults = parseFaults(flags.faults);
+  const faults = parseFaultsFlag(flags.faults);
   if (!faults.ok) return faults;
   const duration = parseDuration(flags.duration, "--duration");
   if (!duration.ok) return duration;
-  if (resource !== undefined && !target.value.resources.includes(resource)) {
-    return err({
-      field: "--resource",
-      message: `${target.value.name} supports ${target.value.resources.join(", ")}, not ${resource}`,
-    });
+  if (resource !== undefined) {
+    const supported = supportedResource(target.value, resource, "--resource");
+    if (!supported.ok) return supported;
   }
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
   // Clients keep cycling and faults keep coming for the whole duration (generators/hunt.ts).
   const arb = realHuntArb(target.value, faults.value, duration.value, flags.clients ?? 4, resource);
-  const [generated] = fc.sample(arb, { seed, numRuns: 1 });
-  if (generated === undefined) return err({ message: "could not generate a schedule" });
-  return ok({ target: target.value, schedule: { ...generated, seed }, categories: faults.value });
+  return ok({ target: target.value, schedule: realRunSchedule(arb, seed, 0), categories: faults.value });
 }
 
 /** The `--cluster docker` options of a run (images, Compose file), from the flags. */
@@ -307,12 +265,8 @@ function dockerOptions(flags: RunFlags, say: (line: string) => void): DockerRunO
 
 async function runReal(flags: RunFlags): Promise<number> {
   const errc = colorsFor(process.stderr);
-  const fail = (e: InputError): number => {
-    process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
-  };
   const planned = await plan(flags);
-  if (!planned.ok) return fail(planned.error);
+  if (!planned.ok) return printInputError(planned.error);
   const { target, schedule, external, ignored } = planned.value;
   const outDir = flags.out ?? defaultRunDir(target.name, schedule.seed, 0).replace(/-0$/, "-real");
   const quiet = flags.quiet === true || flags.json === true;
@@ -323,45 +277,31 @@ async function runReal(flags: RunFlags): Promise<number> {
     `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
   );
 
-  const { runReal: run } = await import("../../real/run.js");
-  const r = await run(
-    schedule,
-    { algorithm: target.algorithm, servers: target.name.startsWith("etcd:") ? "etcd" : "redis" },
-    {
-      outDir,
-      partitionMode: flags.partitionMode as PartitionMode,
-      ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
-      ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
-      ...(flags.cluster === "docker"
-        ? { cluster: "docker" as const, docker: dockerOptions(flags, say) }
-        : {}),
-      ...(external === null ? {} : { externalServers: external.endpoints }),
-      onProgress: (p) =>
-        say(
-          `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
-            p.activeFaults.length === 0 ? "none" : p.activeFaults.join(", ")
-          }`,
-        ),
-    },
-  );
-  if (!r.ok) return fail({ message: r.error });
-  for (const w of r.value.warnings) say(`${errc.yellow("warning")}: ${w}`);
-  if (external !== null && ignored.length > 0)
-    say(`${errc.yellow("warning")}: ${ignoredFaultsLine(external, ignored)}`);
   const again = `lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}${rerunFlags(external)}`;
-
-  const verdicts = checkOps(r.value.ops);
-  const valid = combineValidity(verdicts.map((v) => v.valid));
-  const saved = await saveRun(outDir, {
-    schedule,
-    ops: r.value.ops,
-    verdicts,
-    replayCommand: again,
+  const r = await runOnRealServers(target, schedule, {
+    outDir,
+    partitionMode: flags.partitionMode as PartitionMode,
+    ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
+    ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
+    ...(flags.cluster === "docker" ? { cluster: "docker" as const, docker: dockerOptions(flags, say) } : {}),
+    ...(external === null ? {} : { externalServers: external.endpoints }),
+    rerunCommand: again,
+    onProgress: (p) =>
+      say(
+        `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
+          p.activeFaults.length === 0 ? "none" : p.activeFaults.join(", ")
+        }`,
+      ),
+    onRan: (warnings) => {
+      for (const w of warnings) say(`${errc.yellow("warning")}: ${w}`);
+      if (external !== null && ignored.length > 0)
+        say(`${errc.yellow("warning")}: ${ignoredFaultsLine(external, ignored)}`);
+    },
   });
-  if (!saved.ok) return fail(saved.error);
-  const broken = r.value.brokenClients;
+  if (!r.ok) return printInputError(r.error);
+  const { valid, verdicts, brokenClients: broken } = r.value;
   // A violation found stands; a "valid" of a run whose clients could not be driven does not.
-  const code = valid === false ? 1 : valid === true && broken.length === 0 ? 0 : 2;
+  const code = broken.length > 0 && valid !== false ? 2 : exitCodeOf(valid);
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({

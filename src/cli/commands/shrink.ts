@@ -10,24 +10,18 @@
  * real servers, neither a smaller schedule nor the input failed again often enough): exit 3,
  * nothing saved — never a "counterexample" whose own run passed.
  */
-import { Command, InvalidArgumentError } from "commander";
-import type { Verdict } from "../../../checkers/verdict.js";
-import type { Op } from "../../history/op.js";
+import { Command } from "commander";
+import { REAL_TIME_LIMIT_MS, shrinkFailing } from "../../api/shrink.js";
 import { colorsFor } from "../../report/colors.js";
 import { startProgress } from "../../report/progress.js";
-import { formatInputError, type InputError } from "../../result.js";
-import { type CheckedRun, isViolation, runAndCheck } from "../../runner/execute.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/robust-failure.js";
-import { probeOf, probeViolation, type ViolationKind, violationKind } from "../../runner/same-violation.js";
-import { defaultRunDir, saveRun } from "../../runner/save.js";
+import { defaultRunDir, saveReplayableRun } from "../../runner/save.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
-import { type ShrinkBudget, shrinkSchedule } from "../../runner/shrink.js";
-import { shrinkOnRealServers } from "../../runner/shrink-real.js";
-import { shrinkRobustly } from "../../runner/shrink-robust.js";
 import { formatTimeline } from "../../runner/timeline.js";
-import type { Schedule } from "../../schedule/schedule.js";
-import { findTarget, type Target } from "../../targets/index.js";
+import { findTarget } from "../../targets/index.js";
 import { parseDuration } from "../../util/duration.js";
+import { printInputError } from "../errors.js";
+import { marginArg, positiveIntArg } from "../flags.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ShrinkFlags {
@@ -45,45 +39,27 @@ interface ShrinkFlags {
 /** Exit status when the input failed but no schedule could be shown to fail again. */
 export const EXIT_NOT_KEPT = 3;
 
-/** Default wall-clock limit of shrinking on real servers (without --time-limit). */
-const REAL_TIME_LIMIT_MS = 120_000;
-
-function positiveInt(name: string) {
-  return (text: string): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
-    return n;
-  };
-}
-
-function nonNegativeInt(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError("--margin must be a whole number of ms ≥ 0");
-  return n;
-}
-
 export function shrinkCommand(): Command {
   return new Command("shrink")
     .description("shrink a failing schedule to a minimal one that still fails")
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--target <name>", "run on this target instead of the schedule's own")
     .option("--out <dir>", "run folder for the result (default lockcheck-out/<target>-<seed>-shrunk)")
-    .option("--max-runs <n>", "most candidate runs", positiveInt("--max-runs"), 1000)
+    .option("--max-runs <n>", "most candidate runs", positiveIntArg("--max-runs"), 1000)
     .option(
       "--time-limit <duration>",
       `stop shrinking after this long, e.g. 60s (real targets: default ${REAL_TIME_LIMIT_MS / 1000}s)`,
     )
-    .option("--runs <n>", "real targets: runs per candidate", positiveInt("--runs"), 2)
+    .option("--runs <n>", "real targets: runs per candidate", positiveIntArg("--runs"), 2)
     .option(
       "--need <k>",
       "real targets: failing runs (of --runs) a candidate needs (default: all)",
-      positiveInt("--need"),
+      positiveIntArg("--need"),
     )
     .option(
       "--margin <ms>",
       "timing margin a shrunk schedule must keep (it must also fail with every pause, offset and start moved by this much); 0: shrink to the bare minimum",
-      nonNegativeInt,
+      marginArg,
       DEFAULT_MARGIN_MS,
     )
     .option("--no-sim", "real targets: shrink on real servers only, not in the simulator twin first")
@@ -107,74 +83,56 @@ smaller schedule nor the input failed again on --need of --runs real runs (nothi
 }
 
 async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
-  const errc = colorsFor(process.stderr);
-  const fail = (e: InputError): number => {
-    process.stderr.write(`${errc.red("error")}: ${formatInputError(e)}\n`);
-    return 2;
-  };
   const loaded = await loadScheduleArg(path);
-  if (!loaded.ok) return fail(loaded.error);
+  if (!loaded.ok) return printInputError(loaded.error);
   const name = flags.target ?? loaded.value.target;
   const target = findTarget(name, flags.target === undefined ? "target" : "--target");
-  if (!target.ok) return fail(target.error);
+  if (!target.ok) return printInputError(target.error);
   const schedule = { ...loaded.value, target: name };
   let timeLimitMs: number | undefined;
   if (flags.timeLimit !== undefined) {
     const d = parseDuration(flags.timeLimit, "--time-limit");
-    if (!d.ok) return fail(d.error);
+    if (!d.ok) return printInputError(d.error);
     timeLimitMs = d.value;
   }
   const c = colorsFor(process.stdout);
   if (flags.need !== undefined && flags.need > flags.runs) {
-    return fail({ field: "--need", message: `${flags.need} is more than --runs ${flags.runs}` });
+    return printInputError({ field: "--need", message: `${flags.need} is more than --runs ${flags.runs}` });
   }
-  const real = !target.value.deterministic;
-  // A real schedule may pass on one run and fail on the next: look for a failure --runs times.
-  let first: CheckedRun | null = null;
-  let kind: ViolationKind | null = null;
-  for (let i = 0; i < (real ? flags.runs : 1) && kind === null; i++) {
-    first = await runAndCheck(target.value, schedule);
-    kind = violationKind(first.verdicts);
-  }
-  if (kind === null || first === null) {
-    const tries = real ? ` in ${flags.runs} run${flags.runs === 1 ? "" : "s"}` : "";
+  // The progress line starts once the failure is found, and the time shown is from then.
+  let progress: ReturnType<typeof startProgress> | null = null;
+  let runs = 0;
+  let started = Date.now();
+  const shrunk = await shrinkFailing(target.value, schedule, {
+    maxRuns: flags.maxRuns,
+    ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
+    runs: flags.runs,
+    ...(flags.need === undefined ? {} : { need: flags.need }),
+    marginMs: flags.margin,
+    simFirst: flags.sim,
+    onShrinkStart: () => {
+      progress = startProgress({ title: `shrink ${name}`, unit: "runs", quiet: flags.quiet === true });
+      started = Date.now();
+    },
+    onRun: () => progress?.update({ done: ++runs }),
+  }).finally(() => progress?.stop());
+  if (shrunk.kind === "passes") {
+    const tries = target.value.deterministic ? "" : ` in ${shrunk.tries} run${shrunk.tries === 1 ? "" : "s"}`;
     process.stdout.write(
       `${c.green("no violation")}: ${path} does not fail on ${name}${tries}; nothing to shrink, nothing saved\n`,
     );
     return 0;
   }
-  const progress = startProgress({ title: `shrink ${name}`, unit: "runs", quiet: flags.quiet === true });
-  let runs = 0;
-  const started = Date.now();
-  const budget: ShrinkBudget = {
-    maxRuns: flags.maxRuns,
-    ...(timeLimitMs !== undefined ? { timeLimitMs } : real ? { timeLimitMs: REAL_TIME_LIMIT_MS } : {}),
-  };
-  const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
-  const onRun = () => progress.update({ done: ++runs });
-  const shrunk = await (real
-    ? shrinkReal(target.value, schedule, kind, flags, budget, first, onRun)
-    : shrinkSim(target.value, schedule, kind, flags.margin, budget, evidence, onRun)
-  ).finally(() => progress.stop());
-
-  const final = shrunk.run ?? (await runAndCheck(target.value, shrunk.schedule));
-  if (shrunk.run === null && !isViolation(final.verdicts))
-    shrunk.notKept = "its shrunk form passed when run again";
-  if (shrunk.notKept !== null) {
+  if (shrunk.kind === "not-kept") {
     process.stdout.write(
-      `${c.bold(c.red("could not keep the failure"))}: ${path} failed on ${name}, but ${shrunk.notKept}; nothing saved\n`,
+      `${c.bold(c.red("could not keep the failure"))}: ${path} failed on ${name}, but ${shrunk.reason}; nothing saved\n`,
     );
     return EXIT_NOT_KEPT;
   }
   const dir = flags.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
-  const replay = `lockcheck replay ${dir}/schedule.json`;
-  const saved = await saveRun(dir, {
-    schedule: shrunk.schedule,
-    ops: final.ops,
-    verdicts: final.verdicts,
-    replayCommand: replay,
-  });
-  if (!saved.ok) return fail(saved.error);
+  const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run });
+  if (!saved.ok) return printInputError(saved.error);
+  const replay = saved.value;
   const before = scheduleSize(schedule);
   const after = scheduleSize(shrunk.schedule);
   const out = [
@@ -183,104 +141,11 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     "",
     ...shrunk.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
     "",
-    ...formatTimeline(final.ops, final.verdicts, { colors: c }),
+    ...formatTimeline(shrunk.run.ops, shrunk.run.verdicts, { colors: c }),
     "",
     `saved ${dir}/`,
     `replay: ${c.bold(replay)}`,
   ];
   process.stdout.write(`${out.join("\n")}\n`);
   return 1;
-}
-
-interface Shrunk {
-  schedule: Schedule;
-  /** A failing run of `schedule` (real targets: the run that confirmed it); null: run it again. */
-  run: { ops: Op[]; verdicts: Verdict[] } | null;
-  runs: number;
-  budgetExhausted: boolean;
-  /** How it was shrunk, one line. */
-  note: string;
-  /** Why the failure could not be kept, or null. */
-  notKept: string | null;
-}
-
-async function shrinkSim(
-  target: Target,
-  schedule: Schedule,
-  kind: ViolationKind,
-  marginMs: number,
-  budget: ShrinkBudget,
-  evidence: ReturnType<typeof probeOf>["evidence"],
-  onRun: () => void,
-): Promise<Shrunk> {
-  if (marginMs > 0) {
-    const r = await shrinkRobustly(target, schedule, kind, marginMs, budget, evidence, onRun);
-    return {
-      schedule: r.schedule,
-      run: null,
-      runs: r.runs,
-      budgetExhausted: r.budgetExhausted,
-      note: r.robust
-        ? `timing margins ≥ ${marginMs} ms: it also fails with every pause, offset and start moved by ${marginMs} ms`
-        : `no timing margins: the failure does not survive moving its timings by ${marginMs} ms, so it may not repeat on real servers`,
-      notKept: null,
-    };
-  }
-  const r = await shrinkSchedule(
-    schedule,
-    async (s) => {
-      onRun();
-      return probeViolation(target, s, kind);
-    },
-    budget,
-    evidence,
-  );
-  return {
-    schedule: r.schedule,
-    run: null,
-    runs: r.runs,
-    budgetExhausted: r.budgetExhausted,
-    note: "no timing margins (--margin 0)",
-    notKept: null,
-  };
-}
-
-async function shrinkReal(
-  target: Target,
-  schedule: Schedule,
-  kind: ViolationKind,
-  flags: ShrinkFlags,
-  budget: ShrinkBudget,
-  first: CheckedRun,
-  onRun: () => void,
-): Promise<Shrunk> {
-  const need = flags.need ?? flags.runs;
-  const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
-  const r = await shrinkOnRealServers(target, schedule, {
-    kind,
-    runs: flags.runs,
-    needed: need,
-    marginMs: flags.margin,
-    budget,
-    simFirst: flags.sim,
-    ...(evidence === undefined ? {} : { evidence }),
-    onRun,
-  });
-  const where =
-    r.shrunkIn === "sim"
-      ? `shrunk in the simulator (${r.simRuns} runs) with timing margins, then`
-      : r.shrunkIn === "real"
-        ? "shrunk on real servers,"
-        : "not shrunk (no smaller schedule failed often enough),";
-  return {
-    schedule: r.schedule,
-    run: r.failingRun,
-    runs: r.simRuns + r.realRuns,
-    budgetExhausted: r.budgetExhausted,
-    note: `${where} failed on ${r.confirmed.failed} of ${r.confirmed.runs} real runs (${r.realRuns} real runs in all)`,
-    notKept:
-      r.failingRun === null
-        ? `neither a smaller schedule nor the input failed again on ${need} of ${flags.runs} real runs (${r.realRuns} runs)`
-        : null,
-  };
 }

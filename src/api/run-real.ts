@@ -1,0 +1,58 @@
+/**
+ * `runOnRealServers(target, schedule, options)`: what `lockcheck run` does between its flags
+ * and its output: one schedule on real servers (started by lockcheck, in Docker, or the user's
+ * own), its history checked, and the run folder saved with the command that runs it again.
+ */
+import { checkOps } from "../../checkers/index.js";
+import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+import type { Op } from "../history/op.js";
+import type { RealProgress, RealRun, RealRunOptions } from "../real/run.js";
+import { err, type InputError, ok, type Result } from "../result.js";
+import { saveReplayableRun } from "../runner/save.js";
+import type { Schedule } from "../schedule/schedule.js";
+import type { Target } from "../targets/target.js";
+
+export interface RealRunRequest
+  extends Pick<
+    RealRunOptions,
+    "outDir" | "partitionMode" | "redisServer" | "etcd" | "cluster" | "docker" | "externalServers"
+  > {
+  /** Shown in the saved report: the command that runs the schedule again. */
+  rerunCommand: string;
+  onProgress?: (p: RealProgress) => void;
+  /** Called once the run is over, before it is checked and saved, with the world's warnings. */
+  onRan?: (warnings: readonly string[]) => void;
+}
+
+export interface RealRunReport {
+  ops: Op[];
+  verdicts: Verdict[];
+  valid: Validity;
+  stats: RealRun["stats"];
+  /** Clients lockcheck could not drive (RealRun.brokenClients): then "valid" means nothing. */
+  brokenClients: string[];
+}
+
+export async function runOnRealServers(
+  target: Target,
+  schedule: Schedule,
+  o: RealRunRequest,
+): Promise<Result<RealRunReport, InputError>> {
+  if (target.realWorld === undefined)
+    return err({ field: "--target", message: `${target.name} does not run on real servers` });
+  const { rerunCommand, onRan, ...options } = o;
+  const { runReal } = await import("../real/run.js");
+  const r = await runReal(schedule, { algorithm: target.algorithm, servers: target.realWorld }, options);
+  if (!r.ok) return err({ message: r.error });
+  onRan?.(r.value.warnings);
+  const verdicts = checkOps(r.value.ops);
+  const saved = await saveReplayableRun(o.outDir, { schedule, ops: r.value.ops, verdicts }, rerunCommand);
+  if (!saved.ok) return saved;
+  return ok({
+    ops: r.value.ops,
+    verdicts,
+    valid: combineValidity(verdicts.map((v) => v.valid)),
+    stats: r.value.stats,
+    brokenClients: r.value.brokenClients,
+  });
+}

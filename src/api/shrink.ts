@@ -1,0 +1,194 @@
+/**
+ * `shrinkFailing(target, schedule, options)`: what `lockcheck shrink` does between reading its
+ * flags and printing: look for the schedule's failure (on a real target, up to `runs` times),
+ * shrink it to the fewest clients, cycles and faults that still show the same kind of
+ * violation, and run the result once more to show it. In the simulator it keeps timing
+ * margins (runner/robust-failure.ts) unless `marginMs` is 0; on a real target it shrinks in
+ * the simulator twin first and confirms on real servers, or shrinks with repeated real runs
+ * (runner/shrink-real.ts).
+ */
+import type { Verdict } from "../../checkers/verdict.js";
+import type { Op } from "../history/op.js";
+import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js";
+import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
+import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink.js";
+import { shrinkOnRealServers } from "../runner/shrink-real.js";
+import { shrinkRobustly } from "../runner/shrink-robust.js";
+import type { Schedule } from "../schedule/schedule.js";
+import type { Target } from "../targets/target.js";
+
+/** Default wall-clock limit of shrinking on real servers (without `timeLimitMs`). */
+export const REAL_TIME_LIMIT_MS = 120_000;
+
+export interface ShrinkFailingOptions {
+  /** Most candidate runs. */
+  maxRuns: number;
+  /** Stop shrinking after this long (real targets: default REAL_TIME_LIMIT_MS). */
+  timeLimitMs?: number;
+  /** Real targets: runs per candidate (and tries to find the input's failure). */
+  runs: number;
+  /** Real targets: failing runs (of `runs`) a candidate needs; default all. */
+  need?: number;
+  /** Timing margin (ms) a shrunk schedule keeps; 0: the bare minimum. */
+  marginMs: number;
+  /** Real targets: shrink in the simulator twin first. */
+  simFirst: boolean;
+  /** Called once the failure is found, before shrinking starts. */
+  onShrinkStart?: () => void;
+  /** Called after each candidate run. */
+  onRun?: () => void;
+}
+
+export type ShrinkFailingResult =
+  /** The schedule did not fail (in `tries` runs). */
+  | { kind: "passes"; tries: number }
+  /** It failed, but no schedule could be shown to fail again; why. */
+  | { kind: "not-kept"; reason: string }
+  | {
+      kind: "shrunk";
+      schedule: Schedule;
+      /** A failing run of `schedule`. */
+      run: { ops: Op[]; verdicts: Verdict[] };
+      runs: number;
+      budgetExhausted: boolean;
+      /** How it was shrunk, one line. */
+      note: string;
+    };
+
+export async function shrinkFailing(
+  target: Target,
+  schedule: Schedule,
+  o: ShrinkFailingOptions,
+): Promise<ShrinkFailingResult> {
+  const real = !target.deterministic;
+  // A real schedule may pass on one run and fail on the next: look for a failure `runs` times.
+  const tries = real ? o.runs : 1;
+  let first: CheckedRun | null = null;
+  let kind: ViolationKind | null = null;
+  for (let i = 0; i < tries && kind === null; i++) {
+    first = await runAndCheck(target, schedule);
+    kind = violationKind(first.verdicts);
+  }
+  if (kind === null || first === null) return { kind: "passes", tries };
+  o.onShrinkStart?.();
+  const budget: ShrinkBudget = {
+    maxRuns: o.maxRuns,
+    ...(o.timeLimitMs !== undefined
+      ? { timeLimitMs: o.timeLimitMs }
+      : real
+        ? { timeLimitMs: REAL_TIME_LIMIT_MS }
+        : {}),
+  };
+  const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
+  const onRun = o.onRun ?? (() => {});
+  const shrunk = await (real
+    ? shrinkReal(target, schedule, kind, o, budget, first, onRun)
+    : shrinkSim(target, schedule, kind, o.marginMs, budget, evidence, onRun));
+  const final = shrunk.run ?? (await runAndCheck(target, shrunk.schedule));
+  const notKept =
+    shrunk.run === null && !isViolation(final.verdicts)
+      ? "its shrunk form passed when run again"
+      : shrunk.notKept;
+  if (notKept !== null) return { kind: "not-kept", reason: notKept };
+  return {
+    kind: "shrunk",
+    schedule: shrunk.schedule,
+    run: { ops: final.ops, verdicts: final.verdicts },
+    runs: shrunk.runs,
+    budgetExhausted: shrunk.budgetExhausted,
+    note: shrunk.note,
+  };
+}
+
+interface Shrunk {
+  schedule: Schedule;
+  /** A failing run of `schedule` (real targets: the run that confirmed it); null: run it again. */
+  run: { ops: Op[]; verdicts: Verdict[] } | null;
+  runs: number;
+  budgetExhausted: boolean;
+  /** How it was shrunk, one line. */
+  note: string;
+  /** Why the failure could not be kept, or null. */
+  notKept: string | null;
+}
+
+async function shrinkSim(
+  target: Target,
+  schedule: Schedule,
+  kind: ViolationKind,
+  marginMs: number,
+  budget: ShrinkBudget,
+  evidence: ReturnType<typeof probeOf>["evidence"],
+  onRun: () => void,
+): Promise<Shrunk> {
+  if (marginMs > 0) {
+    const r = await shrinkRobustly(target, schedule, kind, marginMs, budget, evidence, onRun);
+    return {
+      schedule: r.schedule,
+      run: null,
+      runs: r.runs,
+      budgetExhausted: r.budgetExhausted,
+      note: r.robust
+        ? `timing margins ≥ ${marginMs} ms: it also fails with every pause, offset and start moved by ${marginMs} ms`
+        : `no timing margins: the failure does not survive moving its timings by ${marginMs} ms, so it may not repeat on real servers`,
+      notKept: null,
+    };
+  }
+  const r = await shrinkSchedule(
+    schedule,
+    async (s) => {
+      onRun();
+      return probeViolation(target, s, kind);
+    },
+    budget,
+    evidence,
+  );
+  return {
+    schedule: r.schedule,
+    run: null,
+    runs: r.runs,
+    budgetExhausted: r.budgetExhausted,
+    note: "no timing margins (--margin 0)",
+    notKept: null,
+  };
+}
+
+async function shrinkReal(
+  target: Target,
+  schedule: Schedule,
+  kind: ViolationKind,
+  o: ShrinkFailingOptions,
+  budget: ShrinkBudget,
+  first: CheckedRun,
+  onRun: () => void,
+): Promise<Shrunk> {
+  const need = o.need ?? o.runs;
+  const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
+  const r = await shrinkOnRealServers(target, schedule, {
+    kind,
+    runs: o.runs,
+    needed: need,
+    marginMs: o.marginMs,
+    budget,
+    simFirst: o.simFirst,
+    ...(evidence === undefined ? {} : { evidence }),
+    onRun,
+  });
+  const where =
+    r.shrunkIn === "sim"
+      ? `shrunk in the simulator (${r.simRuns} runs) with timing margins, then`
+      : r.shrunkIn === "real"
+        ? "shrunk on real servers,"
+        : "not shrunk (no smaller schedule failed often enough),";
+  return {
+    schedule: r.schedule,
+    run: r.failingRun,
+    runs: r.simRuns + r.realRuns,
+    budgetExhausted: r.budgetExhausted,
+    note: `${where} failed on ${r.confirmed.failed} of ${r.confirmed.runs} real runs (${r.realRuns} real runs in all)`,
+    notKept:
+      r.failingRun === null
+        ? `neither a smaller schedule nor the input failed again on ${need} of ${o.runs} real runs (${r.realRuns} runs)`
+        : null,
+  };
+}
