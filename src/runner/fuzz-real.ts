@@ -22,9 +22,9 @@ import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedu
 import type { Target, TargetSession } from "../targets/target.js";
 import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult } from "./fuzz.js";
 import { DEFAULT_MARGIN_MS } from "./robust-failure.js";
-import { probeOf, type ViolationKind, violationKind } from "./same-violation.js";
+import { type ViolationKind, violationKind } from "./same-violation.js";
 import type { ShrinkBudget } from "./shrink.js";
-import { shrinkOnRealServers } from "./shrink-real.js";
+import { shrinkFoundOnRealServers } from "./shrink-real.js";
 
 /** Length of each run of a real fuzz campaign unless `options.horizonMs` says otherwise. */
 export const REAL_FUZZ_RUN_MS = 8000;
@@ -123,25 +123,23 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       // Simulator twin first (with timing margins), then real runs on this session's servers
       // that must fail repeatedly (shrink-real.ts).
       const margin = o.marginMs === false ? 0 : (o.marginMs ?? DEFAULT_MARGIN_MS);
-      const r = await shrinkOnRealServers(target, found.schedule, {
-        kind,
-        marginMs: margin,
-        ...(o.realRuns === undefined ? {} : o.realRuns),
-        budget: o.shrink ?? REAL_SHRINK,
-        evidence: probeOf(kind, found.ops, checkOps(found.ops, [kind])).evidence!,
-        runOnServers: async (s, k) =>
-          (await session.run(s, (ops) => checkOps(ops, [k]).some((v) => v.valid === false))).ops,
-        onRun: () => {
-          shrinkRuns++;
-          report();
+      const r = await shrinkFoundOnRealServers(
+        target,
+        { schedule: found.schedule, ...final },
+        {
+          kind,
+          marginMs: margin,
+          ...(o.realRuns === undefined ? {} : o.realRuns),
+          budget: o.shrink ?? REAL_SHRINK,
+          runOnServers: async (s, k) =>
+            (await session.run(s, (ops) => checkOps(ops, [k]).some((v) => v.valid === false))).ops,
+          onRun: () => {
+            shrinkRuns++;
+            report();
+          },
         },
-      });
-      if (r.failingRun !== null) {
-        minimal = r.schedule;
-        final = r.failingRun;
-        passSteps = r.steps;
-        how = "real";
-      } else how = "not-kept";
+      );
+      ({ schedule: minimal, run: final, steps: passSteps, how } = r);
     }
     return {
       ...base,

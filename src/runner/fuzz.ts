@@ -26,9 +26,9 @@ import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedu
 import type { Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
 import { DEFAULT_MARGIN_MS } from "./robust-failure.js";
-import { probeOf, probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
+import { probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
 import { type ShrinkBudget, shrinkSchedule } from "./shrink.js";
-import { shrinkOnRealServers } from "./shrink-real.js";
+import { shrinkFoundOnRealServers } from "./shrink-real.js";
 import { shrinkRobustly } from "./shrink-robust.js";
 
 export interface FuzzOptions {
@@ -206,27 +206,21 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   let how: FuzzCounterexample["shrink"] = "off";
   let final: { ops: Op[]; verdicts: Verdict[] } | null = null;
   if (o.shrink !== false && kind !== null && !o.target.deterministic && foundRun !== null) {
-    const r = await shrinkOnRealServers(o.target, original ?? fcMinimal, {
-      kind,
-      marginMs: margin ?? 0,
-      ...(o.realRuns === undefined ? {} : o.realRuns),
-      ...(o.shrink === undefined ? {} : { budget: o.shrink }),
-      evidence: probeOf(kind, foundRun.ops, foundRun.verdicts).evidence!,
-      onRun: () => {
-        shrinkRuns++;
-        report();
+    const r = await shrinkFoundOnRealServers(
+      o.target,
+      { schedule: original ?? fcMinimal, ...foundRun },
+      {
+        kind,
+        marginMs: margin ?? 0,
+        ...(o.realRuns === undefined ? {} : o.realRuns),
+        ...(o.shrink === undefined ? {} : { budget: o.shrink }),
+        onRun: () => {
+          shrinkRuns++;
+          report();
+        },
       },
-    });
-    if (r.failingRun !== null) {
-      minimal = r.schedule;
-      final = r.failingRun;
-      passSteps = r.steps;
-      how = "real";
-    } else {
-      minimal = original ?? fcMinimal;
-      final = foundRun;
-      how = "not-kept";
-    }
+    );
+    ({ schedule: minimal, run: final, steps: passSteps, how } = r);
   } else if (o.shrink !== false && kind !== null && o.target.deterministic) {
     const violation = kind;
     const onRun = () => {

@@ -209,3 +209,33 @@ export async function shrinkOnRealServers(
 function probeOfRun(kind: ViolationKind, ops: Op[]): ShrinkProbe {
   return probeOf(kind, ops, checkOps(ops, [kind]));
 }
+
+/**
+ * A real failure found by fuzz, shrunk by `shrinkOnRealServers`: the smaller schedule with its
+ * failing run (`how: "real"`), or the schedule as found with the run that found it
+ * (`how: "not-kept"`): a counterexample always comes with a run that failed.
+ */
+export async function shrinkFoundOnRealServers(
+  target: Target,
+  found: { schedule: Schedule; ops: Op[]; verdicts: Verdict[] },
+  o: Omit<RealShrinkOptions, "evidence">,
+): Promise<{
+  schedule: Schedule;
+  run: { ops: Op[]; verdicts: Verdict[] };
+  steps: number;
+  how: "real" | "not-kept";
+}> {
+  const evidence = probeOf(o.kind, found.ops, found.verdicts).evidence;
+  const r = await shrinkOnRealServers(target, found.schedule, {
+    ...o,
+    ...(evidence === undefined ? {} : { evidence }),
+  });
+  return r.failingRun !== null
+    ? { schedule: r.schedule, run: r.failingRun, steps: r.steps, how: "real" }
+    : {
+        schedule: found.schedule,
+        run: { ops: found.ops, verdicts: found.verdicts },
+        steps: 0,
+        how: "not-kept",
+      };
+}

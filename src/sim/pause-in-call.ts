@@ -6,7 +6,8 @@
  * is already paused when it comes due, it fires once the client runs again. The pause is
  * recorded with `inCall`: whether the call was still open when it landed.
  */
-import type { CallKind, Schedule } from "../schedule/schedule.js";
+import type { Schedule } from "../schedule/schedule.js";
+import { countingInvokes } from "../workload/calls-in-flight.js";
 import type { ClientRecorder } from "../workload/client.js";
 import { pauseFor } from "./nemesis.js";
 import { type SimNode, setTimer } from "./node.js";
@@ -24,34 +25,20 @@ export function withPausesInCall(
     (f): f is PauseInCall => f.kind === "pause-in-call" && f.client === clientId,
   );
   if (faults.length === 0) return rec;
-  const invoked = new Map<CallKind, number>();
-  const open = new Set<number>();
-  return {
-    invoke(fields) {
-      const id = rec.invoke(fields);
-      open.add(id);
-      const call = fields.f;
-      const occurrence = invoked.get(call) ?? 0;
-      invoked.set(call, occurrence + 1);
-      for (const f of faults) {
-        if (f.call !== call || f.occurrence !== occurrence) continue;
-        setTimer(client, f.afterMs, () => {
-          w.core.settled = true;
-          const value = {
-            call,
-            occurrence,
-            afterMs: f.afterMs,
-            durationMs: f.durationMs,
-            inCall: open.has(id),
-          };
-          pauseFor(w, client, f.durationMs, value);
-        });
-      }
-      return id;
-    },
-    complete(id, type, fields) {
-      open.delete(id);
-      rec.complete(id, type, fields);
-    },
-  };
+  return countingInvokes(rec, (call, occurrence, stillOpen) => {
+    for (const f of faults) {
+      if (f.call !== call || f.occurrence !== occurrence) continue;
+      setTimer(client, f.afterMs, () => {
+        w.core.settled = true;
+        const value = {
+          call,
+          occurrence,
+          afterMs: f.afterMs,
+          durationMs: f.durationMs,
+          inCall: stillOpen(),
+        };
+        pauseFor(w, client, f.durationMs, value);
+      });
+    }
+  });
 }

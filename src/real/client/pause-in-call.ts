@@ -8,6 +8,7 @@
  * an in-flight call leaves its event loop idle, so the timer fires on time.
  */
 import type { CallKind } from "../../schedule/schedule.js";
+import { countingInvokes } from "../../workload/calls-in-flight.js";
 import type { ClientRecorder } from "../../workload/client.js";
 
 export interface PauseInCallSpec {
@@ -26,27 +27,13 @@ export function withPausesInCall(
   stopSelf: (fired: PauseInCallFired) => void,
 ): ClientRecorder {
   if (faults.length === 0) return rec;
-  const invoked = new Map<CallKind, number>();
-  const open = new Set<number>();
-  return {
-    invoke(fields) {
-      const id = rec.invoke(fields);
-      open.add(id);
-      const call = fields.f;
-      const occurrence = invoked.get(call) ?? 0;
-      invoked.set(call, occurrence + 1);
-      for (const f of faults) {
-        if (f.call !== call || f.occurrence !== occurrence) continue;
-        const fire = () => stopSelf({ ...f, inCall: open.has(id) });
-        // After 0 ms: once the call's requests are written (setTimeout would wait ≥ 1 ms).
-        if (f.afterMs === 0) setImmediate(fire);
-        else setTimeout(fire, f.afterMs);
-      }
-      return id;
-    },
-    complete(id, type, fields) {
-      open.delete(id);
-      rec.complete(id, type, fields);
-    },
-  };
+  return countingInvokes(rec, (call, occurrence, stillOpen) => {
+    for (const f of faults) {
+      if (f.call !== call || f.occurrence !== occurrence) continue;
+      const fire = () => stopSelf({ ...f, inCall: stillOpen() });
+      // After 0 ms: once the call's requests are written (setTimeout would wait ≥ 1 ms).
+      if (f.afterMs === 0) setImmediate(fire);
+      else setTimeout(fire, f.afterMs);
+    }
+  });
 }
