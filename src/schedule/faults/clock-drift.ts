@@ -1,0 +1,26 @@
+import { clockDriftFaultSchema } from "../schedule.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { hadEffect } from "./effect.js";
+import { clientOf, shifted, smallerInts, towardZero } from "./numbers.js";
+
+export const clockDrift = {
+  kind: "clock-drift",
+  description: "from a time on, run a node's clock at (1 + rate) times true speed",
+  schema: clockDriftFaultSchema,
+  magnitude: (f) => Math.round(Math.abs(f.rate) * 1000) + f.at,
+  *smaller(f) {
+    for (const r of towardZero(Math.round(f.rate * 1000))) yield { ...f, rate: r / 1000 };
+    for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+  },
+  perturbed: (f, m) => shifted(f, m),
+  remapClients(f, remap) {
+    const node = remap.node(f.node);
+    return node === null ? null : { ...f, node };
+  },
+  targetClient: (f) => clientOf(f.node),
+  pause: false,
+  widenable: false,
+  counted: false,
+  timeline: { start: "clock-drift", end: null },
+  startedBy: (f, s) => (s.f === "clock-drift" && s.value.ref === f.node ? hadEffect(s) : undefined),
+} satisfies FaultDescriptor<"clock-drift">;

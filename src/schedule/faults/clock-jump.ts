@@ -1,0 +1,29 @@
+import { clockJumpFaultSchema } from "../schedule.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { hadEffect } from "./effect.js";
+import { clientOf, shifted, shrinkBy, smallerInts, towardZero } from "./numbers.js";
+
+export const clockJump = {
+  kind: "clock-jump",
+  description: "step a node's wall clock by deltaMs at a time",
+  schema: clockJumpFaultSchema,
+  magnitude: (f) => Math.abs(f.deltaMs) + f.at,
+  *smaller(f) {
+    for (const d of towardZero(f.deltaMs)) yield { ...f, deltaMs: d };
+    for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+  },
+  perturbed(f, m) {
+    const smaller = Math.sign(f.deltaMs) * shrinkBy(Math.abs(f.deltaMs), m, 0);
+    return [{ ...f, deltaMs: smaller }, ...shifted(f, m)];
+  },
+  remapClients(f, remap) {
+    const node = remap.node(f.node);
+    return node === null ? null : { ...f, node };
+  },
+  targetClient: (f) => clientOf(f.node),
+  pause: false,
+  widenable: false,
+  counted: false,
+  timeline: { start: "clock-jump", end: null },
+  startedBy: (f, s) => (s.f === "clock-jump" && s.value.ref === f.node ? hadEffect(s) : undefined),
+} satisfies FaultDescriptor<"clock-jump">;

@@ -1,0 +1,26 @@
+import { crashFaultSchema } from "../schedule.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { clientOf, shifted, smallerInts } from "./numbers.js";
+
+export const crash = {
+  kind: "crash",
+  description: "crash a node at a time; restart it restartAfterMs later (servers only) or never",
+  schema: crashFaultSchema,
+  magnitude: (f) => (f.restartAfterMs ?? 0) + f.at,
+  *smaller(f) {
+    if (f.restartAfterMs !== null)
+      for (const r of smallerInts(f.restartAfterMs, 1)) yield { ...f, restartAfterMs: r };
+    for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+  },
+  perturbed: (f, m) => shifted(f, m),
+  remapClients(f, remap) {
+    const node = remap.node(f.node);
+    return node === null ? null : { ...f, node };
+  },
+  targetClient: (f) => clientOf(f.node),
+  pause: false,
+  widenable: false,
+  counted: false,
+  timeline: { start: "crash", end: "restart" },
+  startedBy: (f, s) => (s.f === "crash" && s.value.ref === f.node ? true : undefined),
+} satisfies FaultDescriptor<"crash">;

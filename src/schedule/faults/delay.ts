@@ -1,0 +1,31 @@
+import { delayFaultSchema } from "../schedule.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { hadEffect } from "./effect.js";
+import { shifted, shrinkBy, smallerInts } from "./numbers.js";
+
+export const delay = {
+  kind: "delay",
+  description: "delay messages from one node to another by extraMs, from a time for durationMs",
+  schema: delayFaultSchema,
+  magnitude: (f) => f.durationMs + f.extraMs + f.at,
+  *smaller(f) {
+    for (const e of smallerInts(f.extraMs, 1)) yield { ...f, extraMs: e };
+    for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+    for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+  },
+  perturbed: (f, m) => [{ ...f, extraMs: shrinkBy(f.extraMs, m, 1) }, ...shifted(f, m)],
+  remapClients(f, remap) {
+    const from = remap.node(f.from);
+    const to = remap.node(f.to);
+    return from === null || to === null ? null : { ...f, from, to };
+  },
+  targetClient: () => undefined,
+  pause: false,
+  widenable: false,
+  counted: false,
+  timeline: { start: "delay", end: "delay-end" },
+  startedBy: (f, s) =>
+    s.f === "delay" && s.value.extraMs === f.extraMs && s.value.durationMs === f.durationMs
+      ? hadEffect(s)
+      : undefined,
+} satisfies FaultDescriptor<"delay">;

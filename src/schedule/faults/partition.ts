@@ -1,0 +1,46 @@
+import type { NodeRef } from "../schedule.js";
+import { partitionFaultSchema } from "../schedule.js";
+import type { ClientRemap, FaultDescriptor, RecordedStart } from "./descriptor.js";
+import { shifted, shrinkBy, smallerInts } from "./numbers.js";
+
+function remapSide(side: readonly NodeRef[], remap: ClientRemap): NodeRef[] {
+  return side.map((n) => remap.node(n)).filter((n): n is NodeRef => n !== null);
+}
+
+/** A partition whose recorded groups hold no client↔non-client pair cut nothing that is proxied. */
+function cutSomething(v: RecordedStart["value"]): boolean {
+  if (v.unsupported === undefined) return true;
+  if (Array.isArray(v.isolated) && v.isolated.length > 0) return true;
+  const a = Array.isArray(v.a) ? (v.a as string[]) : [];
+  const b = Array.isArray(v.b) ? (v.b as string[]) : [];
+  const isClient = (n: string) => n.startsWith("client:");
+  return a.some((x) => b.some((y) => isClient(x) !== isClient(y)));
+}
+
+export const partition = {
+  kind: "partition",
+  description: "cut the links between nodes a and b (or only a→b) at a time for durationMs",
+  schema: partitionFaultSchema,
+  magnitude: (f) => f.durationMs + f.at + (f.a.length + f.b.length) * 1000 + (f.oneWay ? 0 : 1),
+  *smaller(f) {
+    for (let i = 0; i < f.a.length && f.a.length > 1; i++) yield { ...f, a: f.a.filter((_, k) => k !== i) };
+    for (let i = 0; i < f.b.length && f.b.length > 1; i++) yield { ...f, b: f.b.filter((_, k) => k !== i) };
+    for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+    for (const at of smallerInts(f.at, 0)) yield { ...f, at };
+  },
+  perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }, ...shifted(f, m)],
+  remapClients(f, remap) {
+    const a = remapSide(f.a, remap);
+    const b = remapSide(f.b, remap);
+    return a.length === 0 || b.length === 0 ? null : { ...f, a, b };
+  },
+  targetClient: () => undefined,
+  pause: false,
+  widenable: false,
+  counted: false,
+  timeline: { start: "partition", end: "heal" },
+  startedBy: (f, s) =>
+    s.f === "partition" && s.value.durationMs === f.durationMs && s.value.oneWay === f.oneWay
+      ? cutSomething(s.value)
+      : undefined,
+} satisfies FaultDescriptor<"partition">;

@@ -1,0 +1,32 @@
+import { pauseAtFaultSchema } from "../schedule.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { shrinkBy, smallerInts } from "./numbers.js";
+
+export const pauseAt = {
+  kind: "pause-at",
+  description: "pause a client for durationMs at the occurrence-th time it reaches a checkpoint",
+  schema: pauseAtFaultSchema,
+  magnitude: (f) => f.durationMs + f.occurrence,
+  *smaller(f) {
+    for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
+    for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+  },
+  perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }],
+  remapClients(f, remap) {
+    const client = remap.client(f.client);
+    if (client === null) return null;
+    return client === f.client ? f : { ...f, client };
+  },
+  targetClient: (f) => f.client,
+  pause: true,
+  widenable: true,
+  counted: true,
+  timeline: { start: "pause", end: "resume" },
+  startedBy: (f, s) =>
+    s.f === "pause" &&
+    s.node === `client:${f.client}` &&
+    s.value.checkpoint === f.checkpoint &&
+    s.value.occurrence === f.occurrence
+      ? true
+      : undefined,
+} satisfies FaultDescriptor<"pause-at">;

@@ -1,0 +1,27 @@
+import { pauseInCallFaultSchema } from "../schedule.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { smallerInts } from "./numbers.js";
+
+/** No `startedBy`: its start is recorded like any client pause, so it always counts as fired. */
+export const pauseInCall = {
+  kind: "pause-in-call",
+  description: "pause a client for durationMs, afterMs into its occurrence-th call of a kind",
+  schema: pauseInCallFaultSchema,
+  magnitude: (f) => f.durationMs + f.occurrence + f.afterMs,
+  *smaller(f) {
+    for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
+    for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+    for (const a of smallerInts(f.afterMs, 0)) yield { ...f, afterMs: a };
+  },
+  perturbed: () => [],
+  remapClients(f, remap) {
+    const client = remap.client(f.client);
+    if (client === null) return null;
+    return client === f.client ? f : { ...f, client };
+  },
+  targetClient: (f) => f.client,
+  pause: true,
+  widenable: false,
+  counted: true,
+  timeline: { start: "pause", end: "resume" },
+} satisfies FaultDescriptor<"pause-in-call">;
