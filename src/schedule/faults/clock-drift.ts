@@ -1,7 +1,7 @@
 import { clockDriftFaultSchema } from "../schedule.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
-import { clientOf, shifted, smallerInts, towardZero } from "./numbers.js";
+import { clientOf, fitNode, shifted, smallerInts, towardZero } from "./numbers.js";
 
 export const clockDrift = {
   kind: "clock-drift",
@@ -17,6 +17,8 @@ export const clockDrift = {
     const node = remap.node(f.node);
     return node === null ? null : { ...f, node };
   },
+  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: false,
   widenable: false,

@@ -1,7 +1,7 @@
 import { clockJumpFaultSchema } from "../schedule.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
-import { clientOf, shifted, shrinkBy, smallerInts, towardZero } from "./numbers.js";
+import { clientOf, fitNode, shifted, shrinkBy, smallerInts, towardZero } from "./numbers.js";
 
 export const clockJump = {
   kind: "clock-jump",
@@ -20,6 +20,8 @@ export const clockJump = {
     const node = remap.node(f.node);
     return node === null ? null : { ...f, node };
   },
+  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: false,
   widenable: false,

@@ -1,6 +1,6 @@
 import { crashFaultSchema } from "../schedule.js";
 import type { FaultDescriptor } from "./descriptor.js";
-import { clientOf, shifted, smallerInts } from "./numbers.js";
+import { clientOf, fitNode, shifted, smallerInts } from "./numbers.js";
 
 export const crash = {
   kind: "crash",
@@ -17,6 +17,8 @@ export const crash = {
     const node = remap.node(f.node);
     return node === null ? null : { ...f, node };
   },
+  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: false,
   widenable: false,

@@ -1,7 +1,7 @@
 import { delayFaultSchema } from "../schedule.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
-import { shifted, shrinkBy, smallerInts } from "./numbers.js";
+import { fitNode, shifted, shrinkBy, smallerInts } from "./numbers.js";
 
 export const delay = {
   kind: "delay",
@@ -19,6 +19,12 @@ export const delay = {
     const to = remap.node(f.to);
     return from === null || to === null ? null : { ...f, from, to };
   },
+  fit(f, clients) {
+    const from = fitNode(f.from, clients);
+    const to = fitNode(f.to, clients);
+    return from === to ? null : { ...f, from, to };
+  },
+  nodes: (f) => [f.from, f.to],
   targetClient: () => undefined,
   pause: false,
   widenable: false,

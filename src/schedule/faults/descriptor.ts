@@ -44,6 +44,14 @@ export interface FaultDescriptor<K extends FaultKind> {
   perturbed(f: FaultOf<K>, m: number): FaultOf<K>[];
   /** The fault with its client references remapped; null if it no longer applies. */
   remapClients(f: FaultOf<K>, remap: ClientRemap): FaultOf<K> | null;
+  /**
+   * The fault fitted to a schedule of `clients` clients (generators/fit.ts): client numbers
+   * beyond them fold onto existing ones; null if it is left meaningless (a partition with an
+   * empty side, a delay from a node to itself).
+   */
+  fit(f: FaultOf<K>, clients: number): FaultOf<K> | null;
+  /** The nodes the fault acts on (both ends of the links it affects). */
+  nodes(f: FaultOf<K>): NodeRef[];
   /** The client the fault is aimed at, if it is aimed at one client. */
   targetClient(f: FaultOf<K>): number | undefined;
   /**

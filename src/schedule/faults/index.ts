@@ -2,7 +2,7 @@
  * Fault kind → its descriptor (descriptor.ts). A new kind gets a file in this folder and a
  * line here; the `satisfies` makes a kind without a descriptor a type error.
  */
-import type { Fault, FaultKind } from "../schedule.js";
+import type { Fault, FaultKind, NodeRef } from "../schedule.js";
 import { clockDrift } from "./clock-drift.js";
 import { clockJump } from "./clock-jump.js";
 import { crash } from "./crash.js";
@@ -41,4 +41,6 @@ export const smallerFaults = (f: Fault): Iterable<Fault> => descriptorOf(f).smal
 export const perturbedFault = (f: Fault, m: number): Fault[] => descriptorOf(f).perturbed(f, m);
 export const remapFaultClients = (f: Fault, remap: ClientRemap): Fault | null =>
   descriptorOf(f).remapClients(f, remap);
+export const fitFault = (f: Fault, clients: number): Fault | null => descriptorOf(f).fit(f, clients);
+export const faultNodes = (f: Fault): NodeRef[] => descriptorOf(f).nodes(f);
 export const faultTargetClient = (f: Fault): number | undefined => descriptorOf(f).targetClient(f);

@@ -1,4 +1,5 @@
-/** Integer moves the shrinker makes on a fault's numbers. */
+/** Number and node moves shared by the fault kinds' descriptors. */
+import type { NodeRef } from "../schedule.js";
 
 /**
  * Smaller values to try for an integer x ≥ min, biggest cut first: min, then x minus half,
@@ -31,4 +32,10 @@ export function shifted<F extends { at: number }>(f: F, m: number): F[] {
 export function clientOf(ref: string): number | undefined {
   const m = /^client:(\d+)$/.exec(ref);
   return m === null ? undefined : Number(m[1]);
+}
+
+/** A node of a schedule with `clients` clients: client numbers beyond them fold onto existing ones. */
+export function fitNode(ref: NodeRef, clients: number): NodeRef {
+  const m = /^client:(\d+)$/.exec(ref);
+  return m === null ? ref : `client:${Number(m[1]) % clients}`;
 }

@@ -1,7 +1,7 @@
 import type { NodeRef } from "../schedule.js";
 import { partitionFaultSchema } from "../schedule.js";
 import type { ClientRemap, FaultDescriptor, RecordedStart } from "./descriptor.js";
-import { shifted, shrinkBy, smallerInts } from "./numbers.js";
+import { fitNode, shifted, shrinkBy, smallerInts } from "./numbers.js";
 
 function remapSide(side: readonly NodeRef[], remap: ClientRemap): NodeRef[] {
   return side.map((n) => remap.node(n)).filter((n): n is NodeRef => n !== null);
@@ -34,6 +34,13 @@ export const partition = {
     const b = remapSide(f.b, remap);
     return a.length === 0 || b.length === 0 ? null : { ...f, a, b };
   },
+  fit(f, clients) {
+    const fitSide = (side: readonly NodeRef[]) => [...new Set(side.map((n) => fitNode(n, clients)))];
+    const a = fitSide(f.a);
+    const b = fitSide(f.b).filter((n) => !a.includes(n));
+    return b.length === 0 ? null : { ...f, a, b };
+  },
+  nodes: (f) => [...f.a, ...f.b],
   targetClient: () => undefined,
   pause: false,
   widenable: false,

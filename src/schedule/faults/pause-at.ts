@@ -17,6 +17,8 @@ export const pauseAt = {
     if (client === null) return null;
     return client === f.client ? f : { ...f, client };
   },
+  fit: (f, clients) => ({ ...f, client: f.client % clients }),
+  nodes: (f) => [`client:${f.client}`],
   targetClient: (f) => f.client,
   pause: true,
   widenable: true,

@@ -19,6 +19,8 @@ export const pauseInCall = {
     if (client === null) return null;
     return client === f.client ? f : { ...f, client };
   },
+  fit: (f, clients) => ({ ...f, client: f.client % clients }),
+  nodes: (f) => [`client:${f.client}`],
   targetClient: (f) => f.client,
   pause: true,
   widenable: false,

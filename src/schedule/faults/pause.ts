@@ -1,6 +1,6 @@
 import { pauseFaultSchema } from "../schedule.js";
 import type { FaultDescriptor } from "./descriptor.js";
-import { clientOf, shifted, shrinkBy, smallerInts } from "./numbers.js";
+import { clientOf, fitNode, shifted, shrinkBy, smallerInts } from "./numbers.js";
 
 export const pause = {
   kind: "pause",
@@ -16,6 +16,8 @@ export const pause = {
     const node = remap.node(f.node);
     return node === null ? null : { ...f, node };
   },
+  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: true,
   widenable: true,
