@@ -63,4 +63,19 @@ describe("fault descriptors", () => {
       d.nodes(f).filter((n) => n === "client:2").length,
     );
   });
+
+  it("say how long each kind stays in effect once started", () => {
+    expect(SAMPLES.map((f) => [f.kind, descriptorOf(f).effectMs(f)])).toEqual([
+      ["pause", 900],
+      ["pause-at", 900],
+      ["pause-in-call", 700],
+      ["crash", 400],
+      ["partition", 500],
+      ["clock-jump", 0],
+      ["clock-drift", 0],
+      ["delay", 600],
+    ]);
+    const forGood: Fault = { kind: "crash", node: "server:0", at: 0, restartAfterMs: null };
+    expect(descriptorOf(forGood).effectMs(forGood)).toBe(Number.POSITIVE_INFINITY);
+  });
 });

@@ -18,6 +18,7 @@ export const clockDrift = {
     return node === null ? null : { ...f, node };
   },
   fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  effectMs: () => 0,
   nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: false,

@@ -21,6 +21,7 @@ export const clockJump = {
     return node === null ? null : { ...f, node };
   },
   fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  effectMs: () => 0,
   nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: false,

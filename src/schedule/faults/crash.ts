@@ -18,6 +18,7 @@ export const crash = {
     return node === null ? null : { ...f, node };
   },
   fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  effectMs: (f) => f.restartAfterMs ?? Number.POSITIVE_INFINITY,
   nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: false,

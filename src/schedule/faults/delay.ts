@@ -24,6 +24,7 @@ export const delay = {
     const to = fitNode(f.to, clients);
     return from === to ? null : { ...f, from, to };
   },
+  effectMs: (f) => f.durationMs,
   nodes: (f) => [f.from, f.to],
   targetClient: () => undefined,
   pause: false,

@@ -50,6 +50,8 @@ export interface FaultDescriptor<K extends FaultKind> {
    * empty side, a delay from a node to itself).
    */
   fit(f: FaultOf<K>, clients: number): FaultOf<K> | null;
+  /** How long the fault stays in effect once started (0: an instant; Infinity: for good). */
+  effectMs(f: FaultOf<K>): number;
   /** The nodes the fault acts on (both ends of the links it affects). */
   nodes(f: FaultOf<K>): NodeRef[];
   /** The client the fault is aimed at, if it is aimed at one client. */

@@ -42,5 +42,6 @@ export const perturbedFault = (f: Fault, m: number): Fault[] => descriptorOf(f).
 export const remapFaultClients = (f: Fault, remap: ClientRemap): Fault | null =>
   descriptorOf(f).remapClients(f, remap);
 export const fitFault = (f: Fault, clients: number): Fault | null => descriptorOf(f).fit(f, clients);
+export const faultEffectMs = (f: Fault): number => descriptorOf(f).effectMs(f);
 export const faultNodes = (f: Fault): NodeRef[] => descriptorOf(f).nodes(f);
 export const faultTargetClient = (f: Fault): number | undefined => descriptorOf(f).targetClient(f);

@@ -40,6 +40,7 @@ export const partition = {
     const b = fitSide(f.b).filter((n) => !a.includes(n));
     return b.length === 0 ? null : { ...f, a, b };
   },
+  effectMs: (f) => f.durationMs,
   nodes: (f) => [...f.a, ...f.b],
   targetClient: () => undefined,
   pause: false,

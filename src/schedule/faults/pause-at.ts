@@ -18,6 +18,7 @@ export const pauseAt = {
     return client === f.client ? f : { ...f, client };
   },
   fit: (f, clients) => ({ ...f, client: f.client % clients }),
+  effectMs: (f) => f.durationMs,
   nodes: (f) => [`client:${f.client}`],
   targetClient: (f) => f.client,
   pause: true,

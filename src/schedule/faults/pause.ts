@@ -17,6 +17,7 @@ export const pause = {
     return node === null ? null : { ...f, node };
   },
   fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  effectMs: (f) => f.durationMs,
   nodes: (f) => [f.node],
   targetClient: (f) => clientOf(f.node),
   pause: true,
