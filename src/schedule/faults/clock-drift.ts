@@ -1,7 +1,16 @@
-import { clockDriftFaultSchema } from "../schedule.js";
+import { z } from "zod";
+import { ms, nodeRefSchema } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
 import { clientOf, fitNode, shifted, smallerInts, towardZero } from "./numbers.js";
+
+/** From `at` on, a node's clock runs at (1 + rate) times true speed (rate 0.1: 10% fast). */
+export const clockDriftFaultSchema = z.strictObject({
+  kind: z.literal("clock-drift"),
+  node: nodeRefSchema,
+  at: ms,
+  rate: z.number().min(-0.9).max(10),
+});
 
 export const clockDrift = {
   kind: "clock-drift",

@@ -1,7 +1,16 @@
-import { clockJumpFaultSchema } from "../schedule.js";
+import { z } from "zod";
+import { ms, nodeRefSchema } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
 import { clientOf, fitNode, shifted, shrinkBy, smallerInts, towardZero } from "./numbers.js";
+
+/** Step a node's wall clock by `deltaMs` (forward if positive, back if negative). */
+export const clockJumpFaultSchema = z.strictObject({
+  kind: z.literal("clock-jump"),
+  node: nodeRefSchema,
+  at: ms,
+  deltaMs: z.number().int(),
+});
 
 export const clockJump = {
   kind: "clock-jump",

@@ -1,6 +1,16 @@
-import { crashFaultSchema } from "../schedule.js";
+import { z } from "zod";
+import { ms, nodeRefSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { clientOf, fitNode, shifted, smallerInts } from "./numbers.js";
+
+/** Crash a node: a server without persistence forgets its state; a client never releases. */
+export const crashFaultSchema = z.strictObject({
+  kind: z.literal("crash"),
+  node: nodeRefSchema,
+  at: ms,
+  /** Restart the node this long after the crash; null: stays down. Clients are never restarted. */
+  restartAfterMs: positiveMs.nullable(),
+});
 
 export const crash = {
   kind: "crash",

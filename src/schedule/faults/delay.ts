@@ -1,7 +1,18 @@
-import { delayFaultSchema } from "../schedule.js";
+import { z } from "zod";
+import { ms, nodeRefSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
 import { fitNode, shifted, shrinkBy, smallerInts } from "./numbers.js";
+
+/** Messages sent from `from` to `to` during [at, at + durationMs) arrive `extraMs` later than usual. */
+export const delayFaultSchema = z.strictObject({
+  kind: z.literal("delay"),
+  from: nodeRefSchema,
+  to: nodeRefSchema,
+  at: ms,
+  durationMs: positiveMs,
+  extraMs: positiveMs,
+});
 
 export const delay = {
   kind: "delay",

@@ -1,7 +1,21 @@
+import { z } from "zod";
+import { ms, nodeRefSchema, positiveMs } from "../refs.js";
 import type { NodeRef } from "../schedule.js";
-import { partitionFaultSchema } from "../schedule.js";
 import type { ClientRemap, FaultDescriptor, RecordedStart } from "./descriptor.js";
 import { fitNode, shifted, shrinkBy, smallerInts } from "./numbers.js";
+
+/**
+ * Cut the links between every node of `a` and every node of `b` (both directions, or only
+ * a→b when `oneWay`). Messages on a cut link are lost.
+ */
+export const partitionFaultSchema = z.strictObject({
+  kind: z.literal("partition"),
+  at: ms,
+  durationMs: positiveMs,
+  a: z.array(nodeRefSchema).min(1),
+  b: z.array(nodeRefSchema).min(1),
+  oneWay: z.boolean(),
+});
 
 function remapSide(side: readonly NodeRef[], remap: ClientRemap): NodeRef[] {
   return side.map((n) => remap.node(n)).filter((n): n is NodeRef => n !== null);

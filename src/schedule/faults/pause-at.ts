@@ -1,6 +1,16 @@
-import { pauseAtFaultSchema } from "../schedule.js";
+import { z } from "zod";
+import { checkpointSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { shrinkBy, smallerInts } from "./numbers.js";
+
+/** Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`. */
+export const pauseAtFaultSchema = z.strictObject({
+  kind: z.literal("pause-at"),
+  client: z.number().int().nonnegative(),
+  checkpoint: checkpointSchema,
+  occurrence: z.number().int().nonnegative(),
+  durationMs: positiveMs,
+});
 
 export const pauseAt = {
   kind: "pause-at",

@@ -1,6 +1,21 @@
-import { pauseInCallFaultSchema } from "../schedule.js";
+import { z } from "zod";
+import { callKindSchema, ms, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { smallerInts } from "./numbers.js";
+
+/**
+ * Pause a client `afterMs` after it invoked its `occurrence`-th (0-based) call of kind `call`,
+ * for `durationMs`: a GC pause that lands while the call is in flight (requests sent, replies
+ * not yet read) if the call takes longer than `afterMs`, and just after it otherwise.
+ */
+export const pauseInCallFaultSchema = z.strictObject({
+  kind: z.literal("pause-in-call"),
+  client: z.number().int().nonnegative(),
+  call: callKindSchema,
+  occurrence: z.number().int().nonnegative(),
+  afterMs: ms,
+  durationMs: positiveMs,
+});
 
 /** No `startedBy`: its start is recorded like any client pause, so it always counts as fired. */
 export const pauseInCall = {

@@ -1,6 +1,15 @@
-import { pauseFaultSchema } from "../schedule.js";
+import { z } from "zod";
+import { ms, nodeRefSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { clientOf, fitNode, shifted, shrinkBy, smallerInts } from "./numbers.js";
+
+/** Freeze a node (GC pause, SIGSTOP) at a time: it runs nothing; messages to it queue. */
+export const pauseFaultSchema = z.strictObject({
+  kind: z.literal("pause"),
+  node: nodeRefSchema,
+  at: ms,
+  durationMs: positiveMs,
+});
 
 export const pause = {
   kind: "pause",
