@@ -5,6 +5,7 @@
  * per file under faults/.
  */
 import type { NemesisF } from "../history/op.js";
+import { faultEffectMs } from "../schedule/faults/index.js";
 import type { Fault, Schedule } from "../schedule/schedule.js";
 import type { ClientFleet, PauseRequest } from "./clients.js";
 import { startClockFault } from "./faults/clock.js";
@@ -43,21 +44,6 @@ export interface NemesisOptions {
 
 /** Faults that start at a time (`pause-at` and `pause-in-call` start at a client's own progress). */
 type TimedFault = Exclude<Fault, { kind: "pause-at" | "pause-in-call" }>;
-
-/** How long a started fault stays in effect, for the progress line. */
-function durationOf(f: TimedFault): number {
-  switch (f.kind) {
-    case "pause":
-    case "partition":
-    case "delay":
-      return f.durationMs;
-    case "crash":
-      return f.restartAfterMs ?? Number.POSITIVE_INFINITY;
-    case "clock-jump":
-    case "clock-drift":
-      return 0;
-  }
-}
 
 export function createNemesis(opts: NemesisOptions): Nemesis {
   const timers = new Set<NodeJS.Timeout>();
@@ -124,7 +110,7 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
       const startNow: Promise<void>[] = [];
       for (const fault of opts.schedule.faults) {
         if (fault.kind === "pause-at" || fault.kind === "pause-in-call") continue;
-        const begin = async (): Promise<void> => track(await startFault(c, fault), durationOf(fault));
+        const begin = async (): Promise<void> => track(await startFault(c, fault), faultEffectMs(fault));
         if (fault.at === 0) startNow.push(begin().catch((e: unknown) => void errors.push(String(e))));
         else schedule(fault.at - nowMs(), begin);
       }

@@ -4,23 +4,14 @@
  * them and proxies none of their links, so only what it runs itself can be hit — its client
  * processes (pause, pause-at, clock jump/drift, crash) and its own resource.
  */
+import { faultNodes } from "../schedule/faults/index.js";
 import type { Fault, NodeRef } from "../schedule/schedule.js";
 
 const isServer = (node: NodeRef): boolean => node.startsWith("server:");
 
 /** Whether `fault` acts on a server or a link to one (and so reaches nothing here). */
 function touchesServer(fault: Fault): boolean {
-  switch (fault.kind) {
-    case "pause-at":
-    case "pause-in-call":
-      return false;
-    case "partition":
-      return [...fault.a, ...fault.b].some(isServer);
-    case "delay":
-      return isServer(fault.from) || isServer(fault.to);
-    default:
-      return isServer(fault.node);
-  }
+  return faultNodes(fault).some(isServer);
 }
 
 /** Splits faults into those that reach a run on servers lockcheck does not run, and the rest. */

@@ -11,6 +11,7 @@
  */
 import type { Anomaly, Verdict } from "../../checkers/verdict.js";
 import { type ClientId, type ClientOp, isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
+import { FAULT_DESCRIPTORS } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 
 export type LaneKind = "client" | "server" | "resource" | "other";
@@ -367,12 +368,16 @@ function signed(ms: number): string {
   return `${ms >= 0 ? "+" : "−"}${Math.abs(ms)} ms`;
 }
 
-const STARTS: Partial<Record<NemesisOp["f"], { kind: FaultKind; end: NemesisOp["f"] }>> = {
-  pause: { kind: "pause", end: "resume" },
-  crash: { kind: "crash", end: "restart" },
-  partition: { kind: "partition", end: "heal" },
-  delay: { kind: "delay", end: "delay-end" },
-};
+/**
+ * Nemesis start op → the fault drawn for it (named like its start) and the op that ends it,
+ * from the fault kinds' timeline pairing (src/schedule/faults/): every pause kind starts with
+ * `pause`; clock faults, which have no end op, are drawn below.
+ */
+const STARTS = new Map<string, { kind: FaultKind; end: string }>(
+  Object.values(FAULT_DESCRIPTORS).flatMap(({ timeline: { start, end } }) =>
+    end === null ? [] : [[start, { kind: start as FaultKind, end }] as const],
+  ),
+);
 
 /**
  * Turns nemesis ops into drawn faults. A start and its end may each be recorded as an invoke
@@ -384,7 +389,7 @@ export function pairFaults(nemesis: readonly NemesisOp[], endMs: number): Fault[
   const open = new Map<string, Fault>(); // key: kind + node (partitions: kind + index)
   for (const op of nemesis) {
     const t = nsToMs(op.time);
-    const start = STARTS[op.f];
+    const start = STARTS.get(op.f);
     if (start) {
       const key =
         start.kind === "partition"
@@ -400,7 +405,7 @@ export function pairFaults(nemesis: readonly NemesisOp[], endMs: number): Fault[
       faults.push(f);
       continue;
     }
-    const ended = Object.values(STARTS).find((s) => s.end === op.f);
+    const ended = [...STARTS.values()].find((s) => s.end === op.f);
     if (ended) {
       let closed = false;
       // A heal that repeats its partition's value ends that partition; any other heal ends all.

@@ -6,9 +6,11 @@
  * fault leaves the run as it was, so a shrinker may drop them without trying each one.
  *
  * Matching is by kind and target, in time order: each recorded start is claimed by at most
- * one fault. A fault kind this file does not know counts as fired (never dropped unseen).
+ * one fault, by the `startedBy` of its kind (src/schedule/faults/). A kind without one counts
+ * as fired (never dropped unseen).
  */
 import { isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
+import { descriptorOf } from "../schedule/faults/index.js";
 import type { Fault, Schedule } from "../schedule/schedule.js";
 
 function nemesisValue(op: NemesisOp): Record<string, unknown> {
@@ -16,49 +18,13 @@ function nemesisValue(op: NemesisOp): Record<string, unknown> {
   return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : {};
 }
 
-/** A partition whose recorded groups hold no client↔non-client pair cut nothing that is proxied. */
-function partitionCutSomething(v: Record<string, unknown>): boolean {
-  if (v.unsupported === undefined) return true;
-  if (Array.isArray(v.isolated) && v.isolated.length > 0) return true;
-  const a = Array.isArray(v.a) ? (v.a as string[]) : [];
-  const b = Array.isArray(v.b) ? (v.b as string[]) : [];
-  const isClient = (n: string) => n.startsWith("client:");
-  return a.some((x) => b.some((y) => isClient(x) !== isClient(y)));
-}
-
 /** Whether a recorded nemesis start is the start of `f` (and `f` had an effect); undefined: not its op. */
 function startOf(f: Fault, op: NemesisOp): boolean | undefined {
-  const v = nemesisValue(op);
-  const noEffect = v.unsupported !== undefined || v.ignored !== undefined;
-  switch (f.kind) {
-    case "pause":
-      return op.f === "pause" && v.ref === f.node && v.durationMs === f.durationMs ? true : undefined;
-    case "pause-at":
-      return op.f === "pause" &&
-        op.node === `client:${f.client}` &&
-        v.checkpoint === f.checkpoint &&
-        v.occurrence === f.occurrence
-        ? true
-        : undefined;
-    case "crash":
-      return op.f === "crash" && v.ref === f.node ? true : undefined;
-    case "clock-jump":
-    case "clock-drift":
-      return op.f === f.kind && v.ref === f.node ? !noEffect : undefined;
-    case "delay":
-      return op.f === "delay" && v.extraMs === f.extraMs && v.durationMs === f.durationMs
-        ? !noEffect
-        : undefined;
-    case "partition":
-      return op.f === "partition" && v.durationMs === f.durationMs && v.oneWay === f.oneWay
-        ? partitionCutSomething(v)
-        : undefined;
-    default:
-      return undefined;
-  }
+  return descriptorOf(f).startedBy?.(f, { f: op.f, node: op.node, value: nemesisValue(op) });
 }
 
-const KNOWN = new Set(["pause", "pause-at", "crash", "clock-jump", "clock-drift", "delay", "partition"]);
+/** A kind whose descriptor cannot match its start in a history counts as fired. */
+const matchable = (f: Fault): boolean => descriptorOf(f).startedBy !== undefined;
 
 /** For each fault of `schedule`, whether the run's history `ops` shows it took effect. */
 export function firedFaults(schedule: Schedule, ops: readonly Op[]): boolean[] {
@@ -68,7 +34,7 @@ export function firedFaults(schedule: Schedule, ops: readonly Op[]): boolean[] {
   const order = schedule.faults
     .map((f, i) => ({ f, i, due: "at" in f ? f.at : Number.POSITIVE_INFINITY }))
     .sort((x, y) => x.due - y.due || x.i - y.i);
-  const fired = schedule.faults.map((f) => !KNOWN.has(f.kind));
+  const fired = schedule.faults.map((f) => !matchable(f));
   for (const { f, i } of order) {
     if (fired[i]) continue;
     for (let k = 0; k < starts.length; k++) {

@@ -10,8 +10,10 @@
  * M later, each fault's duration or offset M smaller, each timed fault M earlier or later.
  * Shrinking with that as the failure condition keeps margins of at least M everywhere the
  * timing matters; `widenMargins` then lengthens pauses well past the lease (pause ≥ 2 × TTL)
- * where the failure allows, so the result fails on real servers, not by a hair.
+ * where the failure allows, so the result fails on real servers, not by a hair. Each fault
+ * kind says which of its variants a margin must survive (`perturbed` in src/schedule/faults/).
  */
+import { FAULT_DESCRIPTORS, perturbedFault } from "../schedule/faults/index.js";
 import type { Fault, Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { probeViolation, type ViolationKind } from "./same-violation.js";
@@ -23,34 +25,6 @@ export const DEFAULT_MARGIN_MS = 50;
 /** Extra latency draws tried (other seeds with at least this much latency spread). */
 const SEEDS = 2;
 const MIN_LATENCY_SPREAD_MS = 3;
-
-function shrinkBy(x: number, by: number, min: number): number {
-  return Math.max(min, x - by);
-}
-
-/** The variants of one fault a margin of `m` must survive (smaller effect, earlier, later). */
-function perturbedFault(f: Fault, m: number): Fault[] {
-  const shifted = (g: Fault): Fault[] =>
-    "at" in g ? [{ ...g, at: g.at + m }, ...(g.at > 0 ? [{ ...g, at: shrinkBy(g.at, m, 0) }] : [])] : [];
-  switch (f.kind) {
-    case "pause":
-    case "partition":
-      return [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }, ...shifted(f)];
-    case "pause-at":
-      return [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }];
-    case "delay":
-      return [{ ...f, extraMs: shrinkBy(f.extraMs, m, 1) }, ...shifted(f)];
-    case "clock-jump": {
-      const smaller = Math.sign(f.deltaMs) * shrinkBy(Math.abs(f.deltaMs), m, 0);
-      return [{ ...f, deltaMs: smaller }, ...shifted(f)];
-    }
-    case "crash":
-    case "clock-drift":
-      return shifted(f);
-    default:
-      return [];
-  }
-}
 
 /** `s` with client `index` starting `byMs` later (unchanged if it has no cycle). */
 export function clientLater(s: Schedule, index: number, byMs: number): Schedule {
@@ -120,7 +94,7 @@ export async function probeRobust(
 function withPausesAtLeast(s: Schedule, durationMs: number): Schedule | null {
   let changed = false;
   const faults = s.faults.map((f) => {
-    if ((f.kind !== "pause" && f.kind !== "pause-at") || f.durationMs >= durationMs) return f;
+    if (!FAULT_DESCRIPTORS[f.kind].widenable || !("durationMs" in f) || f.durationMs >= durationMs) return f;
     changed = true;
     return { ...f, durationMs };
   });
@@ -138,11 +112,12 @@ export function widenings(s: Schedule, marginMs: number): Schedule[] {
     const w = withPausesAtLeast(s, d);
     if (w !== null) out.push(w);
   }
-  const doubled = s.faults.some((f) => f.kind === "pause" || f.kind === "pause-at")
+  const widenable = (f: Fault) => FAULT_DESCRIPTORS[f.kind].widenable;
+  const doubled = s.faults.some(widenable)
     ? {
         ...s,
         faults: s.faults.map((f) =>
-          f.kind === "pause" || f.kind === "pause-at" ? { ...f, durationMs: 2 * f.durationMs } : f,
+          widenable(f) && "durationMs" in f ? { ...f, durationMs: 2 * f.durationMs } : f,
         ),
       }
     : null;

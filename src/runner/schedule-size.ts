@@ -3,8 +3,10 @@
  * strictly smaller, so shrinking terminates and never grows a schedule. Counts (clients,
  * cycles, writes, faults, partition nodes) dominate; times and offsets add their magnitude
  * in milliseconds scaled down so that dropping a whole fault always beats shortening one.
+ * Each fault kind says what it adds (`magnitude` of src/schedule/faults/<kind>.ts).
  */
-import type { Fault, Schedule } from "../schedule/schedule.js";
+import { faultMagnitude } from "../schedule/faults/index.js";
+import type { Schedule } from "../schedule/schedule.js";
 
 export interface ScheduleSize {
   clients: number;
@@ -19,27 +21,6 @@ export interface ScheduleSize {
   clientIds: number;
   /** Clients that repeat their cycles until the horizon (each counts like one more cycle). */
   repeating: number;
-}
-
-function faultMagnitude(f: Fault): number {
-  switch (f.kind) {
-    case "pause":
-      return f.durationMs + f.at;
-    case "pause-at":
-      return f.durationMs + f.occurrence;
-    case "pause-in-call":
-      return f.durationMs + f.occurrence + f.afterMs;
-    case "crash":
-      return (f.restartAfterMs ?? 0) + f.at;
-    case "partition":
-      return f.durationMs + f.at + (f.a.length + f.b.length) * 1000 + (f.oneWay ? 0 : 1);
-    case "clock-jump":
-      return Math.abs(f.deltaMs) + f.at;
-    case "clock-drift":
-      return Math.round(Math.abs(f.rate) * 1000) + f.at;
-    case "delay":
-      return f.durationMs + f.extraMs + f.at;
-  }
 }
 
 export function scheduleSize(s: Schedule): ScheduleSize {

@@ -2,28 +2,19 @@
  * Smaller variants of a schedule, biggest cuts first: drop a client (and the faults aimed
  * at it), drop chunks of faults, drop cycles, start every client earlier together, then
  * shrink numbers (durations, offsets, think and hold times, writes) toward their minimum and
- * partitions toward fewer nodes. Candidates are produced lazily; the shrinker keeps the
- * first that still fails. (Candidates aimed by a failing run's history: shrink-focus.ts.)
+ * partitions toward fewer nodes (each kind's moves: `smaller` in src/schedule/faults/<kind>.ts).
+ * Candidates are produced lazily; the shrinker keeps the first that still fails. (Candidates
+ * aimed by a failing run's history: shrink-focus.ts.)
  */
+import {
+  FAULT_DESCRIPTORS,
+  remapFaultClients,
+  smallerFaults,
+  smallerInts,
+} from "../schedule/faults/index.js";
 import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../schedule/schedule.js";
 
-/**
- * Smaller values to try for an integer x ≥ min, biggest cut first: min, then x minus half,
- * a quarter, an eighth … of the distance, down to x − 1. Trying them in order is a binary
- * search for the smallest value that still fails (when failing is monotone in x).
- */
-export function smallerInts(x: number, min: number): number[] {
-  if (x <= min) return [];
-  const out = [min];
-  for (let d = Math.floor((x - min) / 2); d >= 1; d = Math.floor(d / 2)) out.push(x - d);
-  return [...new Set(out)].filter((v) => v >= min && v < x);
-}
-
-/** Integers toward zero from either side. */
-function towardZero(x: number): number[] {
-  const sign = x < 0 ? -1 : 1;
-  return smallerInts(Math.abs(x), 0).map((v) => sign * v);
-}
+export { smallerInts };
 
 /** `ref` after client `removed` is gone (null if it named that client); higher ids move down when `renumber`. */
 function mapNode(ref: NodeRef, removed: number, renumber: boolean): NodeRef | null {
@@ -34,35 +25,12 @@ function mapNode(ref: NodeRef, removed: number, renumber: boolean): NodeRef | nu
   return renumber && id > removed ? `client:${id - 1}` : ref;
 }
 
-function mapSide(side: readonly NodeRef[], removed: number, renumber: boolean): NodeRef[] {
-  return side.map((n) => mapNode(n, removed, renumber)).filter((n): n is NodeRef => n !== null);
-}
-
 /** The fault once client `removed` is gone; null if it no longer applies. */
 export function faultWithoutClient(f: Fault, removed: number, renumber: boolean): Fault | null {
-  switch (f.kind) {
-    case "pause":
-    case "crash":
-    case "clock-jump":
-    case "clock-drift": {
-      const node = mapNode(f.node, removed, renumber);
-      return node === null ? null : { ...f, node };
-    }
-    case "pause-at":
-    case "pause-in-call":
-      if (f.client === removed) return null;
-      return renumber && f.client > removed ? { ...f, client: f.client - 1 } : f;
-    case "delay": {
-      const from = mapNode(f.from, removed, renumber);
-      const to = mapNode(f.to, removed, renumber);
-      return from === null || to === null ? null : { ...f, from, to };
-    }
-    case "partition": {
-      const a = mapSide(f.a, removed, renumber);
-      const b = mapSide(f.b, removed, renumber);
-      return a.length === 0 || b.length === 0 ? null : { ...f, a, b };
-    }
-  }
+  return remapFaultClients(f, {
+    node: (ref) => mapNode(ref, removed, renumber),
+    client: (id) => (id === removed ? null : renumber && id > removed ? id - 1 : id),
+  });
 }
 
 /**
@@ -101,20 +69,7 @@ export function withCompactIds(s: Schedule): Schedule {
 }
 
 function renameClient(f: Fault, from: number, to: number, rename: (r: NodeRef) => NodeRef): Fault {
-  switch (f.kind) {
-    case "pause":
-    case "crash":
-    case "clock-jump":
-    case "clock-drift":
-      return { ...f, node: rename(f.node) };
-    case "pause-at":
-    case "pause-in-call":
-      return f.client === from ? { ...f, client: to } : f;
-    case "delay":
-      return { ...f, from: rename(f.from), to: rename(f.to) };
-    case "partition":
-      return { ...f, a: f.a.map(rename), b: f.b.map(rename) };
-  }
+  return remapFaultClients(f, { node: rename, client: (id) => (id === from ? to : id) }) ?? f;
 }
 
 /**
@@ -124,9 +79,11 @@ function renameClient(f: Fault, from: number, to: number, rename: (r: NodeRef) =
  * to line up timing, and a longer pause removes that need; later steps shorten it again.
  */
 function withLongerPauses(s: Schedule): Schedule | null {
-  const isPause = (f: Fault) => f.kind === "pause" || f.kind === "pause-at" || f.kind === "pause-in-call";
+  const isPause = (f: Fault) => FAULT_DESCRIPTORS[f.kind].pause && "durationMs" in f;
   if (!s.faults.some(isPause)) return null;
-  const faults = s.faults.map((f) => (isPause(f) ? { ...f, durationMs: 2 * f.durationMs } : f));
+  const faults = s.faults.map((f) =>
+    isPause(f) && "durationMs" in f ? { ...f, durationMs: 2 * f.durationMs } : f,
+  );
   return { ...s, faults };
 }
 
@@ -172,7 +129,7 @@ function withCycles(s: Schedule, clientIndex: number, cycles: Cycle[]): Schedule
 function withEarlierCheckpoints(s: Schedule, clientId: number): Schedule | null {
   let changed = false;
   const faults = s.faults.map((f) => {
-    if (f.kind !== "pause-at" && f.kind !== "pause-in-call") return f;
+    if (!FAULT_DESCRIPTORS[f.kind].counted || !("occurrence" in f)) return f;
     if (f.client !== clientId || f.occurrence === 0) return f;
     changed = true;
     return { ...f, occurrence: f.occurrence - 1 };
@@ -228,54 +185,11 @@ function withFault(s: Schedule, index: number, f: Fault): Schedule {
   return { ...s, faults: s.faults.map((g, i) => (i === index ? f : g)) };
 }
 
-/** Each smaller variant of one fault. */
-function* smallerFault(f: Fault): Generator<Fault> {
-  switch (f.kind) {
-    case "pause":
-      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
-      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
-      return;
-    case "pause-at":
-      for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
-      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
-      return;
-    case "pause-in-call":
-      for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
-      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
-      for (const a of smallerInts(f.afterMs, 0)) yield { ...f, afterMs: a };
-      return;
-    case "crash":
-      if (f.restartAfterMs !== null)
-        for (const r of smallerInts(f.restartAfterMs, 1)) yield { ...f, restartAfterMs: r };
-      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
-      return;
-    case "partition":
-      for (let i = 0; i < f.a.length && f.a.length > 1; i++) yield { ...f, a: f.a.filter((_, k) => k !== i) };
-      for (let i = 0; i < f.b.length && f.b.length > 1; i++) yield { ...f, b: f.b.filter((_, k) => k !== i) };
-      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
-      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
-      return;
-    case "clock-jump":
-      for (const d of towardZero(f.deltaMs)) yield { ...f, deltaMs: d };
-      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
-      return;
-    case "clock-drift":
-      for (const r of towardZero(Math.round(f.rate * 1000))) yield { ...f, rate: r / 1000 };
-      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
-      return;
-    case "delay":
-      for (const e of smallerInts(f.extraMs, 1)) yield { ...f, extraMs: e };
-      for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
-      for (const at of smallerInts(f.at, 0)) yield { ...f, at };
-      return;
-  }
-}
-
 function* shrinkFaults(s: Schedule): Generator<Schedule> {
   for (let i = 0; i < s.faults.length; i++) {
     const f = s.faults[i];
     if (f === undefined) continue;
-    for (const g of smallerFault(f)) yield withFault(s, i, g);
+    for (const g of smallerFaults(f)) yield withFault(s, i, g);
   }
 }
 

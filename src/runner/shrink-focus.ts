@@ -18,6 +18,7 @@
  */
 import type { Anomaly } from "../../checkers/verdict.js";
 import { isNemesisOp, type Op } from "../history/op.js";
+import { faultTargetClient } from "../schedule/faults/index.js";
 import type { Checkpoint, ClientPlan, Fault, Schedule } from "../schedule/schedule.js";
 import {
   type CycleSpan,
@@ -41,27 +42,6 @@ const ANOMALIES_FOCUSED = 3;
 
 /** Which cycles of which clients to keep: client id → ascending cycle positions. */
 type Keep = Map<number, number[]>;
-
-function clientOf(ref: string): number | undefined {
-  const m = /^client:(\d+)$/.exec(ref);
-  return m === null ? undefined : Number(m[1]);
-}
-
-/** The client a fault is aimed at, if it is aimed at one client. */
-function targetClient(f: Fault): number | undefined {
-  switch (f.kind) {
-    case "pause-at":
-    case "pause-in-call":
-      return f.client;
-    case "pause":
-    case "crash":
-    case "clock-jump":
-    case "clock-drift":
-      return clientOf(f.node);
-    default:
-      return undefined;
-  }
-}
 
 /** The cycles behind an anomaly's grants, the violating holder's (its first op's) first. */
 function involvedSpans(ops: readonly Op[], anomaly: Anomaly, spans: HistorySpans): CycleSpan[] {
@@ -180,7 +160,7 @@ function focusedFaults(
   const dropped = s.clients.filter((c) => !keep.has(c.id)).map((c) => c.id);
   const out: Fault[] = [];
   for (const f of s.faults) {
-    const client = targetClient(f);
+    const client = faultTargetClient(f);
     if (client !== undefined) {
       const first = spans.byClient.get(client)?.[keep.get(client)?.[0] ?? -1];
       const shift =

@@ -8,29 +8,35 @@
  * it is measured on a node's own clock.
  */
 import { z } from "zod";
+import { clockDriftFaultSchema } from "./faults/clock-drift.js";
+import { clockJumpFaultSchema } from "./faults/clock-jump.js";
+import { crashFaultSchema } from "./faults/crash.js";
+import { delayFaultSchema } from "./faults/delay.js";
+import { partitionFaultSchema } from "./faults/partition.js";
+import { pauseFaultSchema } from "./faults/pause.js";
+import { pauseAtFaultSchema } from "./faults/pause-at.js";
+import { pauseInCallFaultSchema } from "./faults/pause-in-call.js";
+import { ms, positiveMs } from "./refs.js";
 
-/** A node a fault can hit. `server:leader` means "whichever server leads at that moment". */
-export const nodeRefSchema = z
-  .string()
-  .regex(
-    /^(client:\d+|server:\d+|server:leader|resource)$/,
-    "expected client:N, server:N, server:leader or resource",
-  );
-export type NodeRef = z.infer<typeof nodeRefSchema>;
-
-/**
- * Named points inside a lock algorithm where a schedule may pause the client, so that a
- * pause lands exactly where it hurts (real GC pauses do not wait for a convenient moment):
- * - `acquire-sent`: requests to the lock servers are on the wire, replies not yet processed;
- * - `acquired`: the client was granted the lock and has not written yet;
- * - `before-write`: just before each write to the resource;
- * - `before-release`: the client is done and about to release.
- */
-export const checkpointSchema = z.enum(["acquire-sent", "acquired", "before-write", "before-release"]);
-export type Checkpoint = z.infer<typeof checkpointSchema>;
-
-const ms = z.number().int().nonnegative();
-const positiveMs = z.number().int().positive();
+// Each fault kind's schema lives with its descriptor in src/schedule/faults/<kind>.ts.
+export {
+  type CallKind,
+  type Checkpoint,
+  callKindSchema,
+  checkpointSchema,
+  type NodeRef,
+  nodeRefSchema,
+} from "./refs.js";
+export {
+  clockDriftFaultSchema,
+  clockJumpFaultSchema,
+  crashFaultSchema,
+  delayFaultSchema,
+  partitionFaultSchema,
+  pauseAtFaultSchema,
+  pauseFaultSchema,
+  pauseInCallFaultSchema,
+};
 
 /** One lock cycle of one client: think, acquire, write `writes` times spread over `holdMs`, release. */
 export const cycleSchema = z.strictObject({
@@ -51,89 +57,6 @@ export const clientPlanSchema = z.strictObject({
   repeat: z.literal(true).optional(),
 });
 export type ClientPlan = z.infer<typeof clientPlanSchema>;
-
-/** Freeze a node (GC pause, SIGSTOP) at a time: it runs nothing; messages to it queue. */
-export const pauseFaultSchema = z.strictObject({
-  kind: z.literal("pause"),
-  node: nodeRefSchema,
-  at: ms,
-  durationMs: positiveMs,
-});
-
-/** Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`. */
-export const pauseAtFaultSchema = z.strictObject({
-  kind: z.literal("pause-at"),
-  client: z.number().int().nonnegative(),
-  checkpoint: checkpointSchema,
-  occurrence: z.number().int().nonnegative(),
-  durationMs: positiveMs,
-});
-
-/** Client calls a `pause-in-call` fault can aim at (the ops of the history). */
-export const callKindSchema = z.enum(["acquire", "release", "write"]);
-export type CallKind = z.infer<typeof callKindSchema>;
-
-/**
- * Pause a client `afterMs` after it invoked its `occurrence`-th (0-based) call of kind `call`,
- * for `durationMs`: a GC pause that lands while the call is in flight (requests sent, replies
- * not yet read) if the call takes longer than `afterMs`, and just after it otherwise.
- */
-export const pauseInCallFaultSchema = z.strictObject({
-  kind: z.literal("pause-in-call"),
-  client: z.number().int().nonnegative(),
-  call: callKindSchema,
-  occurrence: z.number().int().nonnegative(),
-  afterMs: ms,
-  durationMs: positiveMs,
-});
-
-/** Crash a node: a server without persistence forgets its state; a client never releases. */
-export const crashFaultSchema = z.strictObject({
-  kind: z.literal("crash"),
-  node: nodeRefSchema,
-  at: ms,
-  /** Restart the node this long after the crash; null: stays down. Clients are never restarted. */
-  restartAfterMs: positiveMs.nullable(),
-});
-
-/**
- * Cut the links between every node of `a` and every node of `b` (both directions, or only
- * a→b when `oneWay`). Messages on a cut link are lost.
- */
-export const partitionFaultSchema = z.strictObject({
-  kind: z.literal("partition"),
-  at: ms,
-  durationMs: positiveMs,
-  a: z.array(nodeRefSchema).min(1),
-  b: z.array(nodeRefSchema).min(1),
-  oneWay: z.boolean(),
-});
-
-/** Step a node's wall clock by `deltaMs` (forward if positive, back if negative). */
-export const clockJumpFaultSchema = z.strictObject({
-  kind: z.literal("clock-jump"),
-  node: nodeRefSchema,
-  at: ms,
-  deltaMs: z.number().int(),
-});
-
-/** From `at` on, a node's clock runs at (1 + rate) times true speed (rate 0.1: 10% fast). */
-export const clockDriftFaultSchema = z.strictObject({
-  kind: z.literal("clock-drift"),
-  node: nodeRefSchema,
-  at: ms,
-  rate: z.number().min(-0.9).max(10),
-});
-
-/** Messages sent from `from` to `to` during [at, at + durationMs) arrive `extraMs` later than usual. */
-export const delayFaultSchema = z.strictObject({
-  kind: z.literal("delay"),
-  from: nodeRefSchema,
-  to: nodeRefSchema,
-  at: ms,
-  durationMs: positiveMs,
-  extraMs: positiveMs,
-});
 
 export const faultSchema = z.discriminatedUnion("kind", [
   pauseFaultSchema,

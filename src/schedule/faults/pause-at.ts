@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { checkpointSchema, positiveMs } from "../refs.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { shrinkBy, smallerInts } from "./numbers.js";
+
+/** Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`. */
+export const pauseAtFaultSchema = z.strictObject({
+  kind: z.literal("pause-at"),
+  client: z.number().int().nonnegative(),
+  checkpoint: checkpointSchema,
+  occurrence: z.number().int().nonnegative(),
+  durationMs: positiveMs,
+});
+
+export const pauseAt = {
+  kind: "pause-at",
+  description: "pause a client for durationMs at the occurrence-th time it reaches a checkpoint",
+  schema: pauseAtFaultSchema,
+  magnitude: (f) => f.durationMs + f.occurrence,
+  *smaller(f) {
+    for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
+    for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+  },
+  perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }],
+  remapClients(f, remap) {
+    const client = remap.client(f.client);
+    if (client === null) return null;
+    return client === f.client ? f : { ...f, client };
+  },
+  fit: (f, clients) => ({ ...f, client: f.client % clients }),
+  effectMs: (f) => f.durationMs,
+  nodes: (f) => [`client:${f.client}`],
+  targetClient: (f) => f.client,
+  pause: true,
+  widenable: true,
+  counted: true,
+  timeline: { start: "pause", end: "resume" },
+  startedBy: (f, s) =>
+    s.f === "pause" &&
+    s.node === `client:${f.client}` &&
+    s.value.checkpoint === f.checkpoint &&
+    s.value.occurrence === f.occurrence
+      ? true
+      : undefined,
+} satisfies FaultDescriptor<"pause-at">;

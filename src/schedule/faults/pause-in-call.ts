@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { callKindSchema, ms, positiveMs } from "../refs.js";
+import type { FaultDescriptor } from "./descriptor.js";
+import { smallerInts } from "./numbers.js";
+
+/**
+ * Pause a client `afterMs` after it invoked its `occurrence`-th (0-based) call of kind `call`,
+ * for `durationMs`: a GC pause that lands while the call is in flight (requests sent, replies
+ * not yet read) if the call takes longer than `afterMs`, and just after it otherwise.
+ */
+export const pauseInCallFaultSchema = z.strictObject({
+  kind: z.literal("pause-in-call"),
+  client: z.number().int().nonnegative(),
+  call: callKindSchema,
+  occurrence: z.number().int().nonnegative(),
+  afterMs: ms,
+  durationMs: positiveMs,
+});
+
+/** No `startedBy`: its start is recorded like any client pause, so it always counts as fired. */
+export const pauseInCall = {
+  kind: "pause-in-call",
+  description: "pause a client for durationMs, afterMs into its occurrence-th call of a kind",
+  schema: pauseInCallFaultSchema,
+  magnitude: (f) => f.durationMs + f.occurrence + f.afterMs,
+  *smaller(f) {
+    for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
+    for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+    for (const a of smallerInts(f.afterMs, 0)) yield { ...f, afterMs: a };
+  },
+  perturbed: () => [],
+  remapClients(f, remap) {
+    const client = remap.client(f.client);
+    if (client === null) return null;
+    return client === f.client ? f : { ...f, client };
+  },
+  fit: (f, clients) => ({ ...f, client: f.client % clients }),
+  effectMs: (f) => f.durationMs,
+  nodes: (f) => [`client:${f.client}`],
+  targetClient: (f) => f.client,
+  pause: true,
+  widenable: false,
+  counted: true,
+  timeline: { start: "pause", end: "resume" },
+} satisfies FaultDescriptor<"pause-in-call">;

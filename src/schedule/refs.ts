@@ -1,0 +1,29 @@
+/** The names and numbers schedules and fault kinds share: nodes, checkpoints, calls, milliseconds. */
+import { z } from "zod";
+
+/** A node a fault can hit. `server:leader` means "whichever server leads at that moment". */
+export const nodeRefSchema = z
+  .string()
+  .regex(
+    /^(client:\d+|server:\d+|server:leader|resource)$/,
+    "expected client:N, server:N, server:leader or resource",
+  );
+export type NodeRef = z.infer<typeof nodeRefSchema>;
+
+/**
+ * Named points inside a lock algorithm where a schedule may pause the client, so that a
+ * pause lands exactly where it hurts (real GC pauses do not wait for a convenient moment):
+ * - `acquire-sent`: requests to the lock servers are on the wire, replies not yet processed;
+ * - `acquired`: the client was granted the lock and has not written yet;
+ * - `before-write`: just before each write to the resource;
+ * - `before-release`: the client is done and about to release.
+ */
+export const checkpointSchema = z.enum(["acquire-sent", "acquired", "before-write", "before-release"]);
+export type Checkpoint = z.infer<typeof checkpointSchema>;
+
+export const ms = z.number().int().nonnegative();
+export const positiveMs = z.number().int().positive();
+
+/** Client calls a `pause-in-call` fault can aim at (the ops of the history). */
+export const callKindSchema = z.enum(["acquire", "release", "write"]);
+export type CallKind = z.infer<typeof callKindSchema>;

@@ -1,0 +1,81 @@
+/**
+ * The fault descriptors (src/schedule/faults/): one per kind of the schedule schema, and the
+ * moves they give the shrinker keep faults valid and make them strictly lighter.
+ */
+import { describe, expect, it } from "vitest";
+import { descriptorOf, FAULT_DESCRIPTORS } from "../../src/schedule/faults/index.js";
+import { type Fault, faultSchema } from "../../src/schedule/schedule.js";
+
+const SAMPLES: Fault[] = [
+  { kind: "pause", node: "client:1", at: 300, durationMs: 900 },
+  { kind: "pause-at", client: 1, checkpoint: "acquired", occurrence: 2, durationMs: 900 },
+  { kind: "pause-in-call", client: 2, call: "write", occurrence: 1, afterMs: 5, durationMs: 700 },
+  { kind: "crash", node: "server:0", at: 250, restartAfterMs: 400 },
+  {
+    kind: "partition",
+    at: 100,
+    durationMs: 500,
+    a: ["client:0", "server:1"],
+    b: ["server:0", "server:2"],
+    oneWay: false,
+  },
+  { kind: "clock-jump", node: "server:1", at: 50, deltaMs: -800 },
+  { kind: "clock-drift", node: "client:0", at: 20, rate: 0.25 },
+  { kind: "delay", from: "client:1", to: "server:0", at: 10, durationMs: 600, extraMs: 120 },
+];
+
+describe("fault descriptors", () => {
+  it("cover every kind of the fault schema, each with that kind's schema", () => {
+    const kinds = faultSchema.options.map((o) => o.shape.kind.value).sort();
+    expect(Object.keys(FAULT_DESCRIPTORS).sort()).toEqual(kinds);
+    for (const option of faultSchema.options) {
+      const d = FAULT_DESCRIPTORS[option.shape.kind.value];
+      expect(d.kind).toBe(option.shape.kind.value);
+      expect(d.schema).toBe(option);
+    }
+    expect(SAMPLES.map((f) => f.kind).sort()).toEqual(kinds);
+  });
+
+  it.each(SAMPLES)("$kind: every smaller variant is valid, differs and weighs less", (f) => {
+    const d = descriptorOf(f);
+    const variants = [...d.smaller(f)];
+    expect(variants.length).toBeGreaterThan(0);
+    for (const g of variants) {
+      expect(faultSchema.safeParse(g).success).toBe(true);
+      expect(g).not.toEqual(f);
+      expect(d.magnitude(g)).toBeLessThan(d.magnitude(f));
+    }
+  });
+
+  it.each(SAMPLES)("$kind: dropping client 1 removes or renumbers its references", (f) => {
+    const d = descriptorOf(f);
+    const g = d.remapClients(f, {
+      node: (ref) => (ref === "client:1" ? null : ref === "client:2" ? "client:1" : ref),
+      client: (id) => (id === 1 ? null : id > 1 ? id - 1 : id),
+    });
+    if (g === null) {
+      expect(d.nodes(f)).toContain("client:1");
+      return;
+    }
+    expect(faultSchema.safeParse(g).success).toBe(true);
+    expect(d.nodes(g)).not.toContain("client:2");
+    expect(d.nodes(g).filter((n) => n === "client:1").length).toBe(
+      d.nodes(f).filter((n) => n === "client:2").length,
+    );
+  });
+
+  it("say how long each kind stays in effect once started", () => {
+    expect(SAMPLES.map((f) => [f.kind, descriptorOf(f).effectMs(f)])).toEqual([
+      ["pause", 900],
+      ["pause-at", 900],
+      ["pause-in-call", 700],
+      ["crash", 400],
+      ["partition", 500],
+      ["clock-jump", 0],
+      ["clock-drift", 0],
+      ["delay", 600],
+    ]);
+    const forGood: Fault = { kind: "crash", node: "server:0", at: 0, restartAfterMs: null };
+    expect(descriptorOf(forGood).effectMs(forGood)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
