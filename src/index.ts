@@ -59,7 +59,7 @@ export {
 // Reports and the CI gate.
 export { type HtmlReportInput, renderHtmlReport } from "./report/html.js";
 export { writeReport } from "./report/write-report.js";
-export { defineGateConfig, type GateConfigInput } from "./runner/gate-config.js";
+export { defineGateConfig, type GateConfigInput } from "./runner/gate/gate-config.js";
 // Data: schedules, histories, verdicts.
 export type { Fault, ResourceMode, Schedule, ScheduleOptions } from "./schedule/schedule.js";
 export { scheduleSchema } from "./schedule/schedule.js";

@@ -11,9 +11,9 @@ import type { Verdict } from "../../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
-import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink.js";
-import { shrinkOnRealServers } from "../runner/shrink-real.js";
-import { shrinkRobustly } from "../runner/shrink-robust.js";
+import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink/shrink.js";
+import { shrinkOnRealServers } from "../runner/shrink/shrink-real.js";
+import { shrinkRobustly } from "../runner/shrink/shrink-robust.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 

@@ -1,6 +1,6 @@
 /**
  * What a gate run reports, per target and per corpus entry, and why an unmet expectation
- * failed: the shapes src/runner/gate.ts fills and the console table and JUnit output render.
+ * failed: the shapes src/runner/gate/gate.ts fills and the console table and JUnit output render.
  */
 
 import type { Validity } from "../../checkers/verdict.js";

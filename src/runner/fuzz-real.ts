@@ -21,10 +21,10 @@ import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target, TargetSession } from "../targets/target.js";
 import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult } from "./fuzz.js";
-import { DEFAULT_MARGIN_MS } from "./robust-failure.js";
 import { type ViolationKind, violationKind } from "./same-violation.js";
-import type { ShrinkBudget } from "./shrink.js";
-import { shrinkFoundOnRealServers } from "./shrink-real.js";
+import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
+import type { ShrinkBudget } from "./shrink/shrink.js";
+import { shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
 
 /** Length of each run of a real fuzz campaign unless `options.horizonMs` says otherwise. */
 export const REAL_FUZZ_RUN_MS = 8000;

@@ -25,11 +25,11 @@ import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
-import { DEFAULT_MARGIN_MS } from "./robust-failure.js";
 import { probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
-import { type ShrinkBudget, shrinkSchedule } from "./shrink.js";
-import { shrinkFoundOnRealServers } from "./shrink-real.js";
-import { shrinkRobustly } from "./shrink-robust.js";
+import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
+import { type ShrinkBudget, shrinkSchedule } from "./shrink/shrink.js";
+import { shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
+import { shrinkRobustly } from "./shrink/shrink-robust.js";
 
 export interface FuzzOptions {
   target: Target;

@@ -10,7 +10,7 @@ import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
-import type { ShrinkProbe } from "./shrink.js";
+import type { ShrinkProbe } from "./shrink/shrink.js";
 
 export type ViolationKind = (typeof SAFETY_CHECKERS)[number];
 

@@ -8,10 +8,10 @@ import { describe, expect, it } from "vitest";
 import type { Anomaly } from "../../checkers/verdict.js";
 import { scheduleArb } from "../../generators/index.js";
 import type { Op } from "../../src/history/op.js";
-import { cycleSpans } from "../../src/runner/cycle-spans.js";
 import { scheduleSize, scheduleWeight } from "../../src/runner/schedule-size.js";
-import { shrinkSchedule } from "../../src/runner/shrink.js";
-import { focusCandidates } from "../../src/runner/shrink-focus.js";
+import { cycleSpans } from "../../src/runner/shrink/cycle-spans.js";
+import { shrinkSchedule } from "../../src/runner/shrink/shrink.js";
+import { focusCandidates } from "../../src/runner/shrink/shrink-focus.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { scheduleFor, target } from "./schedules.js";
 

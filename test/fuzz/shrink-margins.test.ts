@@ -6,10 +6,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Op } from "../../src/history/op.js";
-import { firedFaults, withoutUnfiredFaults } from "../../src/runner/fired-faults.js";
 import { fuzz } from "../../src/runner/fuzz.js";
-import { perturbations, probeRobust } from "../../src/runner/robust-failure.js";
 import { probeViolation, violationKind } from "../../src/runner/same-violation.js";
+import { firedFaults, withoutUnfiredFaults } from "../../src/runner/shrink/fired-faults.js";
+import { perturbations, probeRobust } from "../../src/runner/shrink/robust-failure.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import { scheduleFor, target } from "./schedules.js";
 

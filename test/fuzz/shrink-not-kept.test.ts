@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkOps } from "../../checkers/index.js";
 import { isViolation } from "../../src/runner/execute.js";
 import { fuzz } from "../../src/runner/fuzz.js";
-import { shrinkOnRealServers, simTwinOf } from "../../src/runner/shrink-real.js";
+import { shrinkOnRealServers, simTwinOf } from "../../src/runner/shrink/shrink-real.js";
 import type { Target } from "../../src/targets/target.js";
 import { scheduleFor, target } from "./schedules.js";
 

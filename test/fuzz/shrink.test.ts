@@ -9,8 +9,8 @@ import { runAndCheck, violates } from "../../src/runner/execute.js";
 import { fuzz } from "../../src/runner/fuzz.js";
 import { probeViolation, violationKind } from "../../src/runner/same-violation.js";
 import { scheduleSize, scheduleWeight } from "../../src/runner/schedule-size.js";
-import { shrinkSchedule } from "../../src/runner/shrink.js";
-import { shrinkCandidates, smallerInts, withoutClient } from "../../src/runner/shrink-candidates.js";
+import { shrinkSchedule } from "../../src/runner/shrink/shrink.js";
+import { shrinkCandidates, smallerInts, withoutClient } from "../../src/runner/shrink/shrink-candidates.js";
 import { type Schedule, scheduleSchema } from "../../src/schedule/schedule.js";
 import { scheduleFor, target } from "./schedules.js";
 

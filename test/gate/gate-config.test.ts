@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findDefaultConfig, loadGateConfig, parseGateConfig } from "../../src/runner/gate-config.js";
+import { findDefaultConfig, loadGateConfig, parseGateConfig } from "../../src/runner/gate/gate-config.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -10,9 +10,9 @@ import {
   type TargetResult,
 } from "../../src/report/gate-result.js";
 import { parseJUnit, renderJUnit } from "../../src/report/junit.js";
-import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../src/runner/gate.js";
-import { parseGateConfig } from "../../src/runner/gate-config.js";
-import { checkCorpusEntry, findCorpusEntries } from "../../src/runner/gate-corpus.js";
+import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../src/runner/gate/gate.js";
+import { parseGateConfig } from "../../src/runner/gate/gate-config.js";
+import { checkCorpusEntry, findCorpusEntries } from "../../src/runner/gate/gate-corpus.js";
 
 const HISTORIES = join(import.meta.dirname, "../../histories");
 let dir: string;

@@ -13,7 +13,7 @@ import { newRunId, runReal } from "../../src/real/run.js";
 import { runAndCheck } from "../../src/runner/execute.js";
 import { probeOf, violationKind } from "../../src/runner/same-violation.js";
 import { scheduleSize } from "../../src/runner/schedule-size.js";
-import { shrinkOnRealServers } from "../../src/runner/shrink-real.js";
+import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { findTarget } from "../../src/targets/index.js";
 import type { Target } from "../../src/targets/target.js";

@@ -1,6 +1,6 @@
 /**
  * `lockcheck gate [--config lockcheck.config.json] [--junit out.xml] [--shard i/n] [--json]`:
- * the CI regression gate (see src/runner/gate.ts). Prints a table per target and corpus
+ * the CI regression gate (see src/runner/gate/gate.ts). Prints a table per target and corpus
  * entry; exit 0 when every expectation is met, 1 when one is not, 2 on a bad config.
  */
 import { writeFile } from "node:fs/promises";
@@ -10,9 +10,9 @@ import type { Shard } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import type { InputError } from "../../result.js";
-import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../runner/gate.js";
-import { DEFAULT_CONFIG_FILES, findDefaultConfig, loadGateConfig } from "../../runner/gate-config.js";
-import { findCorpusEntries } from "../../runner/gate-corpus.js";
+import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../runner/gate/gate.js";
+import { DEFAULT_CONFIG_FILES, findDefaultConfig, loadGateConfig } from "../../runner/gate/gate-config.js";
+import { findCorpusEntries } from "../../runner/gate/gate-corpus.js";
 import { defaultWorkers } from "../../runner/workers/pool.js";
 import { printInputError } from "../errors.js";
 

@@ -21,7 +21,7 @@ import {
   type MergedFuzz,
   mergeFuzzShards,
 } from "../../runner/fuzz-merge.js";
-import { gateJUnitSuites, mergeGateReports } from "../../runner/gate.js";
+import { gateJUnitSuites, mergeGateReports } from "../../runner/gate/gate.js";
 import { printInputError } from "../errors.js";
 
 interface MergeFlags {

@@ -14,8 +14,8 @@
  * it stops when no candidate fails any more or when the budget runs out. Each distinct
  * candidate is run at most once.
  */
-import { type Schedule, scheduleSchema } from "../schedule/schedule.js";
-import { scheduleWeight } from "./schedule-size.js";
+import { type Schedule, scheduleSchema } from "../../schedule/schedule.js";
+import { scheduleWeight } from "../schedule-size.js";
 import { shrinkCandidates } from "./shrink-candidates.js";
 import { type FailureEvidence, focusCandidates } from "./shrink-focus.js";
 

@@ -9,9 +9,9 @@
  * one fault, by the `startedBy` of its kind (src/schedule/faults/). A kind without one counts
  * as fired (never dropped unseen).
  */
-import { isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
-import { descriptorOf } from "../schedule/faults/index.js";
-import type { Fault, Schedule } from "../schedule/schedule.js";
+import { isNemesisOp, type NemesisOp, type Op } from "../../history/op.js";
+import { descriptorOf } from "../../schedule/faults/index.js";
+import type { Fault, Schedule } from "../../schedule/schedule.js";
 
 function nemesisValue(op: NemesisOp): Record<string, unknown> {
   const v = (op as { value?: unknown }).value;

@@ -9,24 +9,24 @@
  * schedules whichever shard runs it.
  */
 import { isAbsolute, join, relative } from "node:path";
-import { FAULT_CATEGORIES } from "../../generators/bounds.js";
-import { resolveTarget } from "../custom/module-target.js";
+import { FAULT_CATEGORIES } from "../../../generators/bounds.js";
+import { resolveTarget } from "../../custom/module-target.js";
 import {
   failureText,
   type GateReport,
   type GateResult,
   type Shard,
   type TargetResult,
-} from "../report/gate-result.js";
-import type { JUnitCase, JUnitSuite } from "../report/junit.js";
-import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
-import { parseDuration } from "../util/duration.js";
-import type { FuzzResult } from "./fuzz.js";
+} from "../../report/gate-result.js";
+import type { JUnitCase, JUnitSuite } from "../../report/junit.js";
+import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
+import { parseDuration } from "../../util/duration.js";
+import type { FuzzResult } from "../fuzz.js";
+import { saveReplayableRun } from "../save.js";
+import { fuzzOnCores } from "../workers/fuzz-parallel.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
 import { type CorpusEntry, checkCorpusEntry } from "./gate-corpus.js";
-import { saveReplayableRun } from "./save.js";
-import { fuzzOnCores } from "./workers/fuzz-parallel.js";
 
 export type GateItem =
   | { kind: "target"; id: string; name: string; config: GateTargetConfig }

@@ -8,11 +8,11 @@
  * is the bare minimum with `robust: false`, and the caller says so. Each of the two
  * shrinking passes has a budget of its own (see ROBUST_TIME_FACTOR).
  */
-import type { Op } from "../history/op.js";
-import type { Schedule } from "../schedule/schedule.js";
-import type { Target } from "../targets/target.js";
+import type { Op } from "../../history/op.js";
+import type { Schedule } from "../../schedule/schedule.js";
+import type { Target } from "../../targets/target.js";
+import { probeViolation, type ViolationKind } from "../same-violation.js";
 import { clientLater, probeRobust, widenings, widenMargins } from "./robust-failure.js";
-import { probeViolation, type ViolationKind } from "./same-violation.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 
 export interface RobustShrinkResult {

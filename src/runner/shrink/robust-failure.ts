@@ -13,10 +13,10 @@
  * where the failure allows, so the result fails on real servers, not by a hair. Each fault
  * kind says which of its variants a margin must survive (`perturbed` in src/schedule/faults/).
  */
-import { FAULT_DESCRIPTORS, perturbedFault } from "../schedule/faults/index.js";
-import type { Fault, Schedule } from "../schedule/schedule.js";
-import type { Target } from "../targets/target.js";
-import { probeViolation, type ViolationKind } from "./same-violation.js";
+import { FAULT_DESCRIPTORS, perturbedFault } from "../../schedule/faults/index.js";
+import type { Fault, Schedule } from "../../schedule/schedule.js";
+import type { Target } from "../../targets/target.js";
+import { probeViolation, type ViolationKind } from "../same-violation.js";
 import type { ShrinkProbe } from "./shrink.js";
 
 /** Default margin (ms): well above the jitter of starting, stopping and resuming a process. */

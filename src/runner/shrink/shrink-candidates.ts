@@ -11,8 +11,8 @@ import {
   remapFaultClients,
   smallerFaults,
   smallerInts,
-} from "../schedule/faults/index.js";
-import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../schedule/schedule.js";
+} from "../../schedule/faults/index.js";
+import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../../schedule/schedule.js";
 
 export { smallerInts };
 

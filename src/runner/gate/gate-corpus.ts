@@ -9,14 +9,14 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
-import { checkOps } from "../../checkers/index.js";
-import type { Validity, Verdict } from "../../checkers/verdict.js";
-import { readHistoryFile } from "../history/jsonl.js";
-import type { CorpusResult } from "../report/gate-result.js";
-import { readVerdictFile } from "../report/load-input.js";
-import { err, formatInputError, type InputError, ok, type Result } from "../result.js";
-import { loadSchedule } from "../schedule/load.js";
-import { replaySchedule } from "./replay.js";
+import { checkOps } from "../../../checkers/index.js";
+import type { Validity, Verdict } from "../../../checkers/verdict.js";
+import { readHistoryFile } from "../../history/jsonl.js";
+import type { CorpusResult } from "../../report/gate-result.js";
+import { readVerdictFile } from "../../report/load-input.js";
+import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
+import { loadSchedule } from "../../schedule/load.js";
+import { replaySchedule } from "../replay.js";
 
 export const EXPECTED_FILE = "expected.json";
 

@@ -11,12 +11,12 @@
 import { access, readFile } from "node:fs/promises";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
-import { FAULT_CATEGORIES } from "../../generators/bounds.js";
-import { err, type InputError, ok, type Result } from "../result.js";
-import { describeIssue, formatJsonPath } from "../schedule/load.js";
-import { resourceModeSchema, scheduleOptionsSchema } from "../schedule/schedule.js";
-import { parseDuration } from "../util/duration.js";
-import { defaultExport, importModule } from "../util/import-module.js";
+import { FAULT_CATEGORIES } from "../../../generators/bounds.js";
+import { err, type InputError, ok, type Result } from "../../result.js";
+import { describeIssue, formatJsonPath } from "../../schedule/load.js";
+import { resourceModeSchema, scheduleOptionsSchema } from "../../schedule/schedule.js";
+import { parseDuration } from "../../util/duration.js";
+import { defaultExport, importModule } from "../../util/import-module.js";
 
 const durationSchema = z.string().refine((s) => parseDuration(s, "").ok, {
   message: 'expected a duration such as "500ms", "30s" or "2m"',

@@ -7,8 +7,8 @@
  * The workload numbers a client's acquisitions in order (src/workload/client.ts): its n-th
  * acquire invoke is cycle n of its plan and hands out grant "<client>:<n>".
  */
-import { type AcquireOp, isNemesisOp, type Op } from "../history/op.js";
-import type { CallKind, Checkpoint, Fault } from "../schedule/schedule.js";
+import { type AcquireOp, isNemesisOp, type Op } from "../../history/op.js";
+import type { CallKind, Checkpoint, Fault } from "../../schedule/schedule.js";
 
 export interface CycleSpan {
   client: number;

@@ -16,15 +16,15 @@
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
  * then say the failure could not be kept, and save nothing.
  */
-import { checkOps } from "../../checkers/index.js";
-import type { Verdict } from "../../checkers/verdict.js";
-import type { Op } from "../history/op.js";
-import type { Schedule } from "../schedule/schedule.js";
-import { findTarget } from "../targets/index.js";
-import type { Target } from "../targets/target.js";
+import { checkOps } from "../../../checkers/index.js";
+import type { Verdict } from "../../../checkers/verdict.js";
+import type { Op } from "../../history/op.js";
+import type { Schedule } from "../../schedule/schedule.js";
+import { findTarget } from "../../targets/index.js";
+import type { Target } from "../../targets/target.js";
+import { probeOf, probeViolation, type ViolationKind } from "../same-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { widenings } from "./robust-failure.js";
-import { probeOf, probeViolation, type ViolationKind } from "./same-violation.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 import { shrinkRobustly } from "./shrink-robust.js";
 
