@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkHistoryFile, createCheckers, stepAll } from "../checkers/index.js";
+import { checkHistoryFile, createCheckers, stepAll } from "../src/checkers/index.js";
 import { emptyOpFacts, factsOf } from "../src/history/facts.js";
 import { readLineBatches } from "../src/history/lines.js";
 import type { Op } from "../src/history/op.js";

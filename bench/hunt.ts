@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
+import { checkOps, SAFETY_CHECKERS } from "../src/checkers/index.js";
 import { resolveTarget } from "../src/custom/module-target.js";
 import type { Op } from "../src/history/op.js";
 import { runReal } from "../src/real/run.js";

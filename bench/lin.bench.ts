@@ -17,12 +17,17 @@
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { callsFromJepsen } from "../checkers/linearizable/lin-calls.js";
-import { decodeKvCall, linOpsFromCalls } from "../checkers/linearizable/lin-models.js";
-import { checkLinearizable, type LinearizableResult } from "../checkers/linearizable/linearizable.js";
-import { casRegisterModel } from "../checkers/linearizable/models/cas-register.js";
-import { type KvInput, type KvOutput, kvModel, kvWholeModel } from "../checkers/linearizable/models/kv.js";
-import type { LinOp } from "../checkers/linearizable/models/model.js";
+import { callsFromJepsen } from "../src/checkers/linearizable/lin-calls.js";
+import { decodeKvCall, linOpsFromCalls } from "../src/checkers/linearizable/lin-models.js";
+import { checkLinearizable, type LinearizableResult } from "../src/checkers/linearizable/linearizable.js";
+import { casRegisterModel } from "../src/checkers/linearizable/models/cas-register.js";
+import {
+  type KvInput,
+  type KvOutput,
+  kvModel,
+  kvWholeModel,
+} from "../src/checkers/linearizable/models/kv.js";
+import type { LinOp } from "../src/checkers/linearizable/models/model.js";
 import { parseJepsenEdn } from "../src/formats/jepsen-edn.js";
 import { loadPorcupineEtcdLogs, PORCUPINE_ETCD_LINEARIZABLE } from "./porcupine-etcd.js";
 

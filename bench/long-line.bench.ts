@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkHistoryFile } from "../checkers/index.js";
+import { checkHistoryFile } from "../src/checkers/index.js";
 import { readHistoryFile } from "../src/history/read.js";
 
 function historyWithLine(path: string, valueBytes: number): void {

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { LinOp } from "../checkers/linearizable/models/model.js";
-import { parseJepsenEtcdLog } from "../checkers/linearizable/porcupine.js";
+import type { LinOp } from "../src/checkers/linearizable/models/model.js";
+import { parseJepsenEtcdLog } from "../src/checkers/linearizable/porcupine.js";
 
 /** The logs Porcupine finds linearizable (etcd_095.log is empty and left out). */
 export const PORCUPINE_ETCD_LINEARIZABLE: ReadonlySet<number> = new Set([

@@ -7,7 +7,7 @@
  * (default 1) on the real target. Prints one row per seed and the ratio of failing replays,
  * both ways measured in the same run. Needs redis-server and cc.
  */
-import type { FaultCategory } from "../generators/bounds.js";
+import type { FaultCategory } from "../src/generators/bounds.js";
 import { runAndCheck } from "../src/runner/execute.js";
 import { fuzz } from "../src/runner/fuzz.js";
 import { findTarget } from "../src/targets/index.js";

@@ -16,8 +16,14 @@
  * your own; and "lockcheck/vitest" adds `expect(report).toHaveNoViolations()`.
  */
 
-export { CHECKER_NAMES, type CheckerName, SAFETY_CHECKERS } from "../checkers/index.js";
-export type { Anomaly, Validity, Verdict } from "../checkers/verdict.js";
+export { type CheckOptions, type CheckReport, check } from "./api/check.js";
+export { type Counterexample, type FuzzOptions, type FuzzReport, fuzz } from "./api/fuzz.js";
+export { type RunOptions, type RunReport, run } from "./api/run.js";
+export { LockcheckInputError, type TargetArg } from "./api/target-arg.js";
+export { CHECKER_NAMES, type CheckerName, SAFETY_CHECKERS } from "./checkers/index.js";
+export type { Anomaly, Validity, Verdict } from "./checkers/verdict.js";
+// Lock implementations of your own.
+export type { CallError, CallResult, EtcdApi, LockEnv, RedisApi, ResourceApi, ZkApi } from "./env/env.js";
 // fast-check arbitraries for schedules, workloads and faults.
 export {
   clientsArb,
@@ -31,13 +37,7 @@ export {
   scheduleArb,
   seedArb,
   type WorkloadBounds,
-} from "../generators/index.js";
-export { type CheckOptions, type CheckReport, check } from "./api/check.js";
-export { type Counterexample, type FuzzOptions, type FuzzReport, fuzz } from "./api/fuzz.js";
-export { type RunOptions, type RunReport, run } from "./api/run.js";
-export { LockcheckInputError, type TargetArg } from "./api/target-arg.js";
-// Lock implementations of your own.
-export type { CallError, CallResult, EtcdApi, LockEnv, RedisApi, ResourceApi, ZkApi } from "./env/env.js";
+} from "./generators/index.js";
 export { readHistoryFile, writeHistory } from "./history/jsonl.js";
 export type { Op, OpType, ProcessId } from "./history/op.js";
 export {

@@ -1,6 +1,6 @@
 /** `check(history)`: runs the checkers over a recorded history (ops, or a history.jsonl path). */
-import { type CheckerName, checkOps } from "../../checkers/index.js";
-import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+import { type CheckerName, checkOps } from "../checkers/index.js";
+import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import { readHistoryFile } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";
 import { emptyHistoryError } from "../history/read.js";

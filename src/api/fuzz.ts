@@ -4,8 +4,8 @@
  * `save: false`) and returns the minimal counterexample with the command that replays it.
  */
 import { randomInt } from "node:crypto";
-import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
-import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
+import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
+import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError } from "../result.js";

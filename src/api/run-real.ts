@@ -3,8 +3,8 @@
  * and its output: one schedule on real servers (started by lockcheck, in Docker, or the user's
  * own), its history checked, and the run folder saved with the command that runs it again.
  */
-import { checkOps } from "../../checkers/index.js";
-import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+import { checkOps } from "../checkers/index.js";
+import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import type { RealProgress, RealRun, RealRunOptions } from "../real/run.js";
 import { err, type InputError, ok, type Result } from "../result.js";

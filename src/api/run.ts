@@ -3,8 +3,8 @@
  * given, or generated from `seed` with the same generators as `fuzz`.
  */
 import fc from "fast-check";
-import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
-import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
+import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
+import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { runAndCheck } from "../runner/execute.js";

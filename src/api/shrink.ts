@@ -7,7 +7,7 @@
  * the simulator twin first and confirms on real servers, or shrinks with repeated real runs
  * (runner/shrink-real.ts).
  */
-import type { Verdict } from "../../checkers/verdict.js";
+import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";

@@ -2,7 +2,7 @@
  * The human-readable summary `lockcheck check` prints: one line per checker, then each
  * anomaly with its explanation, then the overall result.
  */
-import type { Anomaly, StatValue, Verdict } from "../../checkers/verdict.js";
+import type { Anomaly, StatValue, Verdict } from "../checkers/verdict.js";
 import { formatMs } from "../history/describe.js";
 import type { Colors } from "../report/colors.js";
 import type { CheckOutcome } from "./commands/check.js";

@@ -4,7 +4,7 @@
  * values (they return an InputError naming the flag).
  */
 import { InvalidArgumentError } from "commander";
-import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
+import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { type ResourceMode, resourceModeSchema } from "../schedule/schedule.js";
 

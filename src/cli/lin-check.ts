@@ -6,26 +6,26 @@
  * - `.jsonl`: a lockcheck history (src/history/read.ts; validated as it is read).
  * - `.edn`: a Jepsen / Knossos history (src/formats/jepsen-edn.ts).
  * - `.log`, or text with `INFO  jepsen.util - …` lines: a Jepsen console log as in Porcupine's
- *   etcd corpus (checkers/linearizable/porcupine.ts); only the `cas-register` model applies.
+ *   etcd corpus (src/checkers/linearizable/porcupine.ts); only the `cas-register` model applies.
  * - anything else: JSONL if its first line is a JSON object, else Jepsen EDN (Porcupine's kv
  *   logs are EDN op maps in `.txt` files).
  */
 import { readFile } from "node:fs/promises";
-import type { CallRecord } from "../../checkers/linearizable/lin-calls.js";
-import { callsFromHistory, callsFromJepsen } from "../../checkers/linearizable/lin-calls.js";
+import type { CallRecord } from "../checkers/linearizable/lin-calls.js";
+import { callsFromHistory, callsFromJepsen } from "../checkers/linearizable/lin-calls.js";
 import {
   checkCallsLinearizable,
   isLinModelName,
   LIN_MODEL_NAMES,
-} from "../../checkers/linearizable/lin-models.js";
+} from "../checkers/linearizable/lin-models.js";
 import {
   checkLinearizable,
   type LinearizableOptions,
   linearizableVerdict,
-} from "../../checkers/linearizable/linearizable.js";
-import { casRegisterModel } from "../../checkers/linearizable/models/cas-register.js";
-import { looksLikeJepsenLog, parseJepsenEtcdLog } from "../../checkers/linearizable/porcupine.js";
-import type { Verdict } from "../../checkers/verdict.js";
+} from "../checkers/linearizable/linearizable.js";
+import { casRegisterModel } from "../checkers/linearizable/models/cas-register.js";
+import { looksLikeJepsenLog, parseJepsenEtcdLog } from "../checkers/linearizable/porcupine.js";
+import type { Verdict } from "../checkers/verdict.js";
 import { parseJepsenEdn } from "../formats/jepsen-edn.js";
 import { readHistoryFile } from "../history/read.js";
 import { err, type InputError, ok, type Result } from "../result.js";

@@ -3,8 +3,8 @@
  * failed: the shapes src/runner/gate/gate.ts fills and the console table and JUnit output render.
  */
 
-import type { Validity } from "../../checkers/verdict.js";
-import type { FaultCategory } from "../../generators/bounds.js";
+import type { Validity } from "../checkers/verdict.js";
+import type { FaultCategory } from "../generators/bounds.js";
 import type { ResourceMode } from "../schedule/schedule.js";
 
 export interface Shard {

@@ -8,7 +8,7 @@
  * The output depends only on the input (no dates, no randomness), so a saved counterexample's
  * report is reproducible.
  */
-import { combineValidity, type StatValue, type Validity, type Verdict } from "../../checkers/verdict.js";
+import { combineValidity, type StatValue, type Validity, type Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { reportScript, reportStyle } from "./html-assets.js";

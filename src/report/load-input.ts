@@ -6,8 +6,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
-import { checkOps } from "../../checkers/index.js";
-import type { Verdict } from "../../checkers/verdict.js";
+import { checkOps } from "../checkers/index.js";
+import type { Verdict } from "../checkers/verdict.js";
 import { readHistoryFile } from "../history/jsonl.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { loadSchedule } from "../schedule/load.js";

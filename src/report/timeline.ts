@@ -9,7 +9,7 @@
  * start op with its end op on the same node (pause/resume, crash/restart, delay/delay-end);
  * a heal ends every open partition; clock jumps are instants; a clock drift lasts to the end.
  */
-import type { Anomaly, Verdict } from "../../checkers/verdict.js";
+import type { Anomaly, Verdict } from "../checkers/verdict.js";
 import { type ClientId, type ClientOp, isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
 import { FAULT_DESCRIPTORS } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";

@@ -3,8 +3,8 @@
  * A violation is any safety checker (SAFETY_CHECKERS) concluding `valid: false`; "unknown"
  * (a violation that depends on `info` ops) is not counted as one.
  */
-import { type CheckerName, checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
-import type { Verdict } from "../../checkers/verdict.js";
+import { type CheckerName, checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
+import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";

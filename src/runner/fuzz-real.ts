@@ -5,7 +5,7 @@
  *
  * Each run is a whole `lockcheck run`: its schedule is what `run --seed <s> --duration <d>`
  * generates for the run's own seed s (clients keep cycling, faults keep coming for the whole
- * run: generators/hunt.ts), so any run of a campaign can be rerun alone; it ends early once its
+ * run: src/generators/hunt.ts), so any run of a campaign can be rerun alone; it ends early once its
  * history (looked at about once a second) shows a violation. fast-check's integrated
  * shrinking is not used here (each candidate is a real run of seconds); a found violation is
  * shrunk by shrink-real.ts — in the simulator twin first, with timing margins, then confirmed
@@ -13,10 +13,10 @@
  * run that failed.
  */
 import fc from "fast-check";
-import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
-import type { Verdict } from "../../checkers/verdict.js";
-import type { FaultCategory } from "../../generators/bounds.js";
-import { huntScheduleArb } from "../../generators/hunt.js";
+import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
+import type { Verdict } from "../checkers/verdict.js";
+import type { FaultCategory } from "../generators/bounds.js";
+import { huntScheduleArb } from "../generators/hunt.js";
 import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target, TargetSession } from "../targets/target.js";

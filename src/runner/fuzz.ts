@@ -17,10 +17,10 @@
  * counterexample's history is always one of a run that failed.
  */
 import fc from "fast-check";
-import { SAFETY_CHECKERS } from "../../checkers/index.js";
-import type { Verdict } from "../../checkers/verdict.js";
-import type { FaultBounds, FaultCategory, WorkloadBounds } from "../../generators/bounds.js";
-import { scheduleArb } from "../../generators/schedule.js";
+import { SAFETY_CHECKERS } from "../checkers/index.js";
+import type { Verdict } from "../checkers/verdict.js";
+import type { FaultBounds, FaultCategory, WorkloadBounds } from "../generators/bounds.js";
+import { scheduleArb } from "../generators/schedule.js";
 import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";

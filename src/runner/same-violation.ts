@@ -4,8 +4,8 @@
  * schedule happens to show. The kind is the safety checker that reported it (the first one,
  * in SAFETY_CHECKERS order, when several did).
  */
-import { SAFETY_CHECKERS } from "../../checkers/index.js";
-import type { Verdict } from "../../checkers/verdict.js";
+import { SAFETY_CHECKERS } from "../checkers/index.js";
+import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";

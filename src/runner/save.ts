@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import { withModuleRef } from "../custom/module-refs.js";
 import { writeHistory } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";

@@ -4,7 +4,7 @@
  * ops an anomaly cites marked, followed by each anomaly's explanation. Meant for minimal
  * counterexamples; long histories are cut in the middle.
  */
-import type { Verdict } from "../../checkers/verdict.js";
+import type { Verdict } from "../checkers/verdict.js";
 import { type ClientId, type ClientOp, isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
 import { type Colors, colorsFor } from "../report/colors.js";
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import { resolveTarget } from "../../src/custom/module-target.js";
 import { fuzz } from "../../src/runner/fuzz.js";
 import type { Schedule } from "../../src/schedule/schedule.js";

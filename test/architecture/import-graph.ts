@@ -47,8 +47,8 @@ export function fileImports(repo: string, roots: readonly string[]): FileImport[
 }
 
 /**
- * The unit a file belongs to: a top-level folder (`checkers`, `generators`), a folder of src/
- * with everything under it (`src/real`), or a file directly in src/ (`src/result.ts`).
+ * The unit a file belongs to: a folder of src/ with everything under it (`src/real`), a file
+ * directly in src/ (`src/result.ts`), or a top-level folder.
  */
 export function unitOf(file: string): string {
   const parts = file.split("/");

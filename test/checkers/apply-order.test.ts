@@ -3,10 +3,10 @@
  * mutual-exclusion exact where client-observed times overlap; without it, today's rules hold.
  */
 import { describe, expect, it } from "vitest";
-import type { Checker } from "../../checkers/checker.js";
-import { createMutualExclusionChecker } from "../../checkers/mutual-exclusion.js";
-import { createStaleWriteChecker } from "../../checkers/stale-write.js";
-import type { Verdict } from "../../checkers/verdict.js";
+import type { Checker } from "../../src/checkers/checker.js";
+import { createMutualExclusionChecker } from "../../src/checkers/mutual-exclusion.js";
+import { createStaleWriteChecker } from "../../src/checkers/stale-write.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
 import { build } from "./build.js";
 

@@ -1,18 +1,18 @@
 /** Hand-written scenarios for each checker: what is flagged, where, and how it is explained. */
 import { describe, expect, it } from "vitest";
-import type { Checker } from "../../checkers/checker.js";
+import type { Checker } from "../../src/checkers/checker.js";
 import {
   CHECKER_NAMES,
   checkOps,
   createCheckers,
   isCheckerName,
   SAFETY_CHECKERS,
-} from "../../checkers/index.js";
-import { createLivenessChecker } from "../../checkers/liveness.js";
-import { createMutualExclusionChecker } from "../../checkers/mutual-exclusion.js";
-import { createStaleWriteChecker } from "../../checkers/stale-write.js";
-import { createTokenOrderChecker } from "../../checkers/token-order.js";
-import type { Verdict } from "../../checkers/verdict.js";
+} from "../../src/checkers/index.js";
+import { createLivenessChecker } from "../../src/checkers/liveness.js";
+import { createMutualExclusionChecker } from "../../src/checkers/mutual-exclusion.js";
+import { createStaleWriteChecker } from "../../src/checkers/stale-write.js";
+import { createTokenOrderChecker } from "../../src/checkers/token-order.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
 import { formatMs } from "../../src/history/describe.js";
 import type { Op } from "../../src/history/op.js";
 import { build } from "./build.js";

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CheckerName, checkOps, isCheckerName } from "../../checkers/index.js";
+import { type CheckerName, checkOps, isCheckerName } from "../../src/checkers/index.js";
 import { readHistoryFile } from "../../src/history/read.js";
 
 const ROOT = join(import.meta.dirname, "../../histories");

@@ -4,13 +4,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Checker } from "../../checkers/checker.js";
-import { checkOps, SAFETY_CHECKERS } from "../../checkers/index.js";
-import { createLivenessChecker } from "../../checkers/liveness.js";
-import { createMutualExclusionChecker } from "../../checkers/mutual-exclusion.js";
-import { createStaleWriteChecker } from "../../checkers/stale-write.js";
-import { createTokenOrderChecker } from "../../checkers/token-order.js";
-import type { Verdict } from "../../checkers/verdict.js";
+import type { Checker } from "../../src/checkers/checker.js";
+import { checkOps, SAFETY_CHECKERS } from "../../src/checkers/index.js";
+import { createLivenessChecker } from "../../src/checkers/liveness.js";
+import { createMutualExclusionChecker } from "../../src/checkers/mutual-exclusion.js";
+import { createStaleWriteChecker } from "../../src/checkers/stale-write.js";
+import { createTokenOrderChecker } from "../../src/checkers/token-order.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
 import { createHistoryValidator } from "../../src/history/validate.js";
 import { chaosHistory, chaosHistoryWithSeq, fencedLockHistory } from "./arbitraries.js";

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { combineValidity, type Validity, type Verdict } from "../../checkers/verdict.js";
+import { combineValidity, type Validity, type Verdict } from "../../src/checkers/verdict.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const HISTORIES = join(ROOT, "histories");

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Verdict } from "../../checkers/verdict.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
 import { checkFileLinearizable, detectFormat } from "../../src/cli/lin-check.js";
 
 const ROOT = join(import.meta.dirname, "../..");

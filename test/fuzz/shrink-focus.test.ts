@@ -5,8 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Anomaly } from "../../checkers/verdict.js";
-import { scheduleArb } from "../../generators/index.js";
+import type { Anomaly } from "../../src/checkers/verdict.js";
+import { scheduleArb } from "../../src/generators/index.js";
 import type { Op } from "../../src/history/op.js";
 import { scheduleSize, scheduleWeight } from "../../src/runner/schedule-size.js";
 import { cycleSpans } from "../../src/runner/shrink/cycle-spans.js";

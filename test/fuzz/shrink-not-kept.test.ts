@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import { isViolation } from "../../src/runner/execute.js";
 import { fuzz } from "../../src/runner/fuzz.js";
 import { shrinkOnRealServers, simTwinOf } from "../../src/runner/shrink/shrink-real.js";

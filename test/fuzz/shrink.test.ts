@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scheduleArb } from "../../generators/index.js";
+import { scheduleArb } from "../../src/generators/index.js";
 import { runAndCheck, violates } from "../../src/runner/execute.js";
 import { fuzz } from "../../src/runner/fuzz.js";
 import { probeViolation, violationKind } from "../../src/runner/same-violation.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FaultCategory } from "../../generators/bounds.js";
+import type { FaultCategory } from "../../src/generators/bounds.js";
 import { serializeOp } from "../../src/history/jsonl.js";
 import type { Op } from "../../src/history/op.js";
 import type { GateReport } from "../../src/report/gate-result.js";

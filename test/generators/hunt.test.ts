@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { huntScheduleArb } from "../../generators/hunt.js";
+import { huntScheduleArb } from "../../src/generators/hunt.js";
 import { scheduleSchema } from "../../src/schedule/schedule.js";
 import { simulate } from "../../src/sim/simulate.js";
 import { invocation, scheduleOf, setOnce } from "../sim/helpers.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fitFaultsToClients } from "../../generators/fit.js";
-import { FAULT_CATEGORIES, type FaultCategory, scheduleArb } from "../../generators/index.js";
+import { fitFaultsToClients } from "../../src/generators/fit.js";
+import { FAULT_CATEGORIES, type FaultCategory, scheduleArb } from "../../src/generators/index.js";
 import type { Fault, NodeRef, Schedule, ScheduleOptions } from "../../src/schedule/schedule.js";
 import { scheduleSchema } from "../../src/schedule/schedule.js";
 

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import { jepsenToOps, opToJepsenEdn } from "../../src/formats/jepsen.js";
 import { parseJepsenEdn } from "../../src/formats/jepsen-edn.js";
 import type { Op } from "../../src/history/op.js";

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkHistoryFile } from "../../checkers/index.js";
+import { checkHistoryFile } from "../../src/checkers/index.js";
 import { readHistoryFile } from "../../src/history/read.js";
 
 const dir = mkdtempSync(join(tmpdir(), "lockcheck-long-line-"));

@@ -14,13 +14,13 @@ import {
   type CasOutput,
   casRegisterModel,
   type RegisterValue,
-} from "../../checkers/linearizable/models/cas-register.js";
-import { fencedMutexModel } from "../../checkers/linearizable/models/fenced-mutex.js";
-import { type KvInput, type KvOutput, kvModel } from "../../checkers/linearizable/models/kv.js";
-import type { LockInput, LockOutput } from "../../checkers/linearizable/models/lock-op.js";
-import type { LinOp, Model } from "../../checkers/linearizable/models/model.js";
-import { mutexModel } from "../../checkers/linearizable/models/mutex.js";
-import { ownerMutexModel } from "../../checkers/linearizable/models/owner-mutex.js";
+} from "../../src/checkers/linearizable/models/cas-register.js";
+import { fencedMutexModel } from "../../src/checkers/linearizable/models/fenced-mutex.js";
+import { type KvInput, type KvOutput, kvModel } from "../../src/checkers/linearizable/models/kv.js";
+import type { LockInput, LockOutput } from "../../src/checkers/linearizable/models/lock-op.js";
+import type { LinOp, Model } from "../../src/checkers/linearizable/models/model.js";
+import { mutexModel } from "../../src/checkers/linearizable/models/mutex.js";
+import { ownerMutexModel } from "../../src/checkers/linearizable/models/owner-mutex.js";
 
 export interface PlannedOp {
   process: number;

@@ -1,11 +1,11 @@
 /**
- * A brute-force linearizability checker, for testing checkers/linearizable/linearizable.ts: it is the
+ * A brute-force linearizability checker, for testing src/checkers/linearizable/linearizable.ts: it is the
  * definition, with no cache, no list, no pruning. It tries every order of the ops that respects
  * real time (an op that returned strictly before another was called goes first) and succeeds
  * if one order is legal for the model, where an op with `ret = Infinity` may also be left out
  * (it never took effect). Exponential: only for small histories.
  */
-import type { LinOp, Model } from "../../checkers/linearizable/models/model.js";
+import type { LinOp, Model } from "../../src/checkers/linearizable/models/model.js";
 
 export function bruteForceLinearizable<S, I, O>(model: Model<S, I, O>, ops: readonly LinOp<I, O>[]): boolean {
   const placed = new Array<boolean>(ops.length).fill(false);

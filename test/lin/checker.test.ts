@@ -1,18 +1,18 @@
-/** checkers/linearizable/linearizable.ts on hand-made histories: semantics, evidence, budgets. */
+/** src/checkers/linearizable/linearizable.ts on hand-made histories: semantics, evidence, budgets. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { callsFromJepsen } from "../../checkers/linearizable/lin-calls.js";
-import { decodeKvCall, linOpsFromCalls } from "../../checkers/linearizable/lin-models.js";
-import { checkLinearizable, linearizableVerdict } from "../../checkers/linearizable/linearizable.js";
+import { callsFromJepsen } from "../../src/checkers/linearizable/lin-calls.js";
+import { decodeKvCall, linOpsFromCalls } from "../../src/checkers/linearizable/lin-models.js";
+import { checkLinearizable, linearizableVerdict } from "../../src/checkers/linearizable/linearizable.js";
 import {
   type CasInput,
   type CasOutput,
   casRegisterModel,
-} from "../../checkers/linearizable/models/cas-register.js";
-import { kvWholeModel } from "../../checkers/linearizable/models/kv.js";
-import type { LockInput, LockOutput } from "../../checkers/linearizable/models/lock-op.js";
-import type { LinOp } from "../../checkers/linearizable/models/model.js";
-import { mutexModel } from "../../checkers/linearizable/models/mutex.js";
+} from "../../src/checkers/linearizable/models/cas-register.js";
+import { kvWholeModel } from "../../src/checkers/linearizable/models/kv.js";
+import type { LockInput, LockOutput } from "../../src/checkers/linearizable/models/lock-op.js";
+import type { LinOp } from "../../src/checkers/linearizable/models/model.js";
+import { mutexModel } from "../../src/checkers/linearizable/models/mutex.js";
 import { parseJepsenEdn } from "../../src/formats/jepsen-edn.js";
 
 const INF = Number.POSITIVE_INFINITY;

@@ -5,8 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigCache, OpSet } from "../../checkers/linearizable/lin-config-cache.js";
-import type { LinOp } from "../../checkers/linearizable/models/model.js";
+import { ConfigCache, OpSet } from "../../src/checkers/linearizable/lin-config-cache.js";
+import type { LinOp } from "../../src/checkers/linearizable/models/model.js";
 
 /** `n` ops, some with unknown returns; positions as the checker computes them (calls, then returns, by time). */
 function opsAndPositions(rets: readonly (number | null)[]) {

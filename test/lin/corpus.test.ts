@@ -12,19 +12,19 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadPorcupineEtcdLogs, PORCUPINE_ETCD_LINEARIZABLE } from "../../bench/porcupine-etcd.js";
-import { callsFromJepsen } from "../../checkers/linearizable/lin-calls.js";
+import { callsFromJepsen } from "../../src/checkers/linearizable/lin-calls.js";
 import {
   checkCallsLinearizable,
   decodeKvCall,
   type LinModelName,
   linOpsFromCalls,
-} from "../../checkers/linearizable/lin-models.js";
-import { checkLinearizable } from "../../checkers/linearizable/linearizable.js";
-import { casRegisterModel } from "../../checkers/linearizable/models/cas-register.js";
-import { kvModel, kvWholeModel } from "../../checkers/linearizable/models/kv.js";
-import type { LinOp } from "../../checkers/linearizable/models/model.js";
-import { parseJepsenEtcdLog } from "../../checkers/linearizable/porcupine.js";
-import type { Verdict } from "../../checkers/verdict.js";
+} from "../../src/checkers/linearizable/lin-models.js";
+import { checkLinearizable } from "../../src/checkers/linearizable/linearizable.js";
+import { casRegisterModel } from "../../src/checkers/linearizable/models/cas-register.js";
+import { kvModel, kvWholeModel } from "../../src/checkers/linearizable/models/kv.js";
+import type { LinOp } from "../../src/checkers/linearizable/models/model.js";
+import { parseJepsenEtcdLog } from "../../src/checkers/linearizable/porcupine.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
 import { parseJepsenEdn } from "../../src/formats/jepsen-edn.js";
 
 const DATA = "/work/shared/data";

@@ -1,6 +1,6 @@
 /** Reading histories for the linearizability checker: Porcupine's logs, Jepsen EDN, lockcheck ops. */
 import { describe, expect, it } from "vitest";
-import { callsFromHistory, callsFromJepsen } from "../../checkers/linearizable/lin-calls.js";
+import { callsFromHistory, callsFromJepsen } from "../../src/checkers/linearizable/lin-calls.js";
 import {
   checkCallsLinearizable,
   checkHistoryLinearizable,
@@ -8,8 +8,8 @@ import {
   decodeKvCall,
   decodeLockCall,
   linOpsFromCalls,
-} from "../../checkers/linearizable/lin-models.js";
-import { looksLikeJepsenLog, parseJepsenEtcdLog } from "../../checkers/linearizable/porcupine.js";
+} from "../../src/checkers/linearizable/lin-models.js";
+import { looksLikeJepsenLog, parseJepsenEtcdLog } from "../../src/checkers/linearizable/porcupine.js";
 import { parseJepsenEdn } from "../../src/formats/jepsen-edn.js";
 import type { Op } from "../../src/history/op.js";
 

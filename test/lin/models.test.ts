@@ -1,12 +1,12 @@
 /** The sequential specifications, one step at a time. */
 import { describe, expect, it } from "vitest";
-import { casRegisterModel } from "../../checkers/linearizable/models/cas-register.js";
-import { fencedMutexModel } from "../../checkers/linearizable/models/fenced-mutex.js";
-import { kvModel, kvWholeModel } from "../../checkers/linearizable/models/kv.js";
-import type { LockInput, LockOutput } from "../../checkers/linearizable/models/lock-op.js";
-import type { Model } from "../../checkers/linearizable/models/model.js";
-import { mutexModel } from "../../checkers/linearizable/models/mutex.js";
-import { ownerMutexModel } from "../../checkers/linearizable/models/owner-mutex.js";
+import { casRegisterModel } from "../../src/checkers/linearizable/models/cas-register.js";
+import { fencedMutexModel } from "../../src/checkers/linearizable/models/fenced-mutex.js";
+import { kvModel, kvWholeModel } from "../../src/checkers/linearizable/models/kv.js";
+import type { LockInput, LockOutput } from "../../src/checkers/linearizable/models/lock-op.js";
+import type { Model } from "../../src/checkers/linearizable/models/model.js";
+import { mutexModel } from "../../src/checkers/linearizable/models/mutex.js";
+import { ownerMutexModel } from "../../src/checkers/linearizable/models/owner-mutex.js";
 
 /** Runs steps from init; returns the final state, or the index of the first illegal step. */
 function run<S, I, O>(m: Model<S, I, O>, steps: [I, O | undefined][]): { state: S } | { illegalAt: number } {

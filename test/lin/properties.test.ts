@@ -1,5 +1,5 @@
 /**
- * Property tests of checkers/linearizable/linearizable.ts against the brute-force definition
+ * Property tests of src/checkers/linearizable/linearizable.ts against the brute-force definition
  * (test/lin/brute-force.ts), for every model:
  * - a history made by running a correct implementation with random concurrency, `info` ops
  *   and refused lock calls is always linearizable;
@@ -11,8 +11,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkLinearizable } from "../../checkers/linearizable/linearizable.js";
-import type { LinOp, Model } from "../../checkers/linearizable/models/model.js";
+import { checkLinearizable } from "../../src/checkers/linearizable/linearizable.js";
+import type { LinOp, Model } from "../../src/checkers/linearizable/models/model.js";
 import {
   casRegisterKit,
   fencedMutexKit,

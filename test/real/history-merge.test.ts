@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import type { EventLine } from "../../src/real/client/protocol.js";
 import { appendNemesisEvent, clientEventsFile, mergeHistory } from "../../src/real/history.js";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import { readHistoryFile } from "../../src/history/jsonl.js";
 import { isNemesisOp, type Op } from "../../src/history/op.js";
 import { renderHtmlReport } from "../../src/report/html.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import { renderHtmlReport } from "../../src/report/html.js";
 import { numbered, pausedHolderHistory, pausedHolderSchedule } from "./fixtures.js";
 

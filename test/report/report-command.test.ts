@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import { reportCommand } from "../../src/cli/commands/report.js";
 import { writeHistory } from "../../src/history/jsonl.js";
 import { writeReport } from "../../src/report/write-report.js";

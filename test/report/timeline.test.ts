@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import type { Op } from "../../src/history/op.js";
 import { buildTimeline, pairFaults } from "../../src/report/timeline.js";
 import { type Draft, longHistory, numbered, pausedHolderHistory, pausedHolderSchedule } from "./fixtures.js";

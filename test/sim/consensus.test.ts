@@ -3,7 +3,7 @@
  * increasing revisions, lease expiry by the leader, leases surviving a leader change.
  */
 import { describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import type { CallResult, LockEnv } from "../../src/env/env.js";
 import { consensus } from "../../src/locks/consensus.js";
 import { at } from "../../src/sim/scheduler.js";

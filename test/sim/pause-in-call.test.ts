@@ -5,7 +5,7 @@
  * a call's reply comes 20 ms after its invoke, so a pause 5 ms in lands in flight.
  */
 import { describe, expect, it } from "vitest";
-import { checkOps } from "../../checkers/index.js";
+import { checkOps } from "../../src/checkers/index.js";
 import { redlock } from "../../src/locks/redlock.js";
 import { redlockNocheck } from "../../src/locks/redlock-nocheck.js";
 import { fuzz } from "../../src/runner/fuzz.js";

@@ -21,9 +21,9 @@ import {
   checkHistoryFile,
   createCheckers,
   isCheckerName,
-} from "../../../checkers/index.js";
-import { LIN_MODEL_NAMES } from "../../../checkers/linearizable/model-names.js";
-import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
+} from "../../checkers/index.js";
+import { LIN_MODEL_NAMES } from "../../checkers/linearizable/model-names.js";
+import { combineValidity, type Verdict } from "../../checkers/verdict.js";
 import { readJepsenEdnFile, writeJepsenEdn } from "../../formats/jepsen.js";
 import type { Op } from "../../history/op.js";
 import { emptyHistoryError, readHistory } from "../../history/read.js";

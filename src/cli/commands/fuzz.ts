@@ -6,8 +6,8 @@
  */
 import { randomInt } from "node:crypto";
 import { Command } from "commander";
-import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
 import { searchOptions } from "../../api/fuzz.js";
+import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
 import { colorsFor } from "../../report/colors.js";
 import type { Shard } from "../../report/gate-result.js";
 import { startProgress } from "../../report/progress.js";

@@ -4,7 +4,7 @@
  * `--twice` runs it twice and fails (exit 1) if the two histories differ.
  */
 import { Command } from "commander";
-import { combineValidity, type Verdict } from "../../../checkers/verdict.js";
+import { combineValidity, type Verdict } from "../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
 import { replaySchedule } from "../../runner/replay.js";
 import { formatTimeline } from "../../runner/timeline.js";

@@ -6,7 +6,7 @@
 
 import { join } from "node:path";
 import { Command } from "commander";
-import { combineValidity } from "../../../checkers/verdict.js";
+import { combineValidity } from "../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
 import { loadReportInput } from "../../report/load-input.js";
 import { REPORT_FILE, writeReportFile } from "../../report/write-report.js";

@@ -13,8 +13,9 @@
  * - the schedule records the module's path (`schedule.module`), so the printed
  *   `lockcheck run --schedule …` works as printed from any folder.
  */
-import type { FaultCategory } from "../../../generators/bounds.js";
+
 import { modulePathOf, withModuleRef } from "../../custom/module-refs.js";
+import type { FaultCategory } from "../../generators/bounds.js";
 import { libraryModuleUrl } from "../../locks/library-modules.js";
 import { splitFaultsForExternalServers } from "../../real/reachable-faults.js";
 import { err, type InputError, ok, type Result } from "../../result.js";

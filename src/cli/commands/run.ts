@@ -9,8 +9,8 @@
  */
 import { randomInt } from "node:crypto";
 import { Command } from "commander";
-import { FAULT_CATEGORIES, type FaultCategory } from "../../../generators/bounds.js";
 import { runOnRealServers } from "../../api/run-real.js";
+import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
 import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
 import { colorsFor } from "../../report/colors.js";
@@ -246,7 +246,7 @@ async function draftPlan(
     if (!supported.ok) return supported;
   }
   const seed = flags.seed ?? randomInt(0, 0x7fffffff);
-  // Clients keep cycling and faults keep coming for the whole duration (generators/hunt.ts).
+  // Clients keep cycling and faults keep coming for the whole duration (src/generators/hunt.ts).
   const arb = realHuntArb(target.value, faults.value, duration.value, flags.clients ?? 4, resource);
   return ok({ target: target.value, schedule: realRunSchedule(arb, seed, 0), categories: faults.value });
 }

@@ -11,7 +11,7 @@
 import { access, readFile } from "node:fs/promises";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
-import { FAULT_CATEGORIES } from "../../../generators/bounds.js";
+import { FAULT_CATEGORIES } from "../../generators/bounds.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { describeIssue, formatJsonPath } from "../../schedule/load.js";
 import { resourceModeSchema, scheduleOptionsSchema } from "../../schedule/schedule.js";

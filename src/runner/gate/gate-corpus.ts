@@ -9,8 +9,8 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
-import { checkOps } from "../../../checkers/index.js";
-import type { Validity, Verdict } from "../../../checkers/verdict.js";
+import { checkOps } from "../../checkers/index.js";
+import type { Validity, Verdict } from "../../checkers/verdict.js";
 import { readHistoryFile } from "../../history/jsonl.js";
 import type { CorpusResult } from "../../report/gate-result.js";
 import { readVerdictFile } from "../../report/load-input.js";

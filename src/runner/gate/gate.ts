@@ -9,8 +9,8 @@
  * schedules whichever shard runs it.
  */
 import { isAbsolute, join, relative } from "node:path";
-import { FAULT_CATEGORIES } from "../../../generators/bounds.js";
 import { resolveTarget } from "../../custom/module-target.js";
+import { FAULT_CATEGORIES } from "../../generators/bounds.js";
 import {
   failureText,
   type GateReport,

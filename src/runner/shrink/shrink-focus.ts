@@ -16,7 +16,7 @@
  * - then all of these with the clients renumbered 0, 1, … (see the end of focusCandidates).
  * Shrinking the times back down is left to the ordinary candidates.
  */
-import type { Anomaly } from "../../../checkers/verdict.js";
+import type { Anomaly } from "../../checkers/verdict.js";
 import { isNemesisOp, type Op } from "../../history/op.js";
 import { faultTargetClient } from "../../schedule/faults/index.js";
 import type { Checkpoint, ClientPlan, Fault, Schedule } from "../../schedule/schedule.js";

@@ -16,8 +16,8 @@
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
  * then say the failure could not be kept, and save nothing.
  */
-import { checkOps } from "../../../checkers/index.js";
-import type { Verdict } from "../../../checkers/verdict.js";
+import { checkOps } from "../../checkers/index.js";
+import type { Verdict } from "../../checkers/verdict.js";
 import type { Op } from "../../history/op.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import { findTarget } from "../../targets/index.js";

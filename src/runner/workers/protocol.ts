@@ -1,5 +1,5 @@
 /** Messages between the coordinator of a parallel search and its worker threads. */
-import type { FaultBounds, FaultCategory, WorkloadBounds } from "../../../generators/bounds.js";
+import type { FaultBounds, FaultCategory, WorkloadBounds } from "../../generators/bounds.js";
 import type { ResourceMode, ScheduleOptions } from "../../schedule/schedule.js";
 
 /** What every worker of one search gets at start (structured-cloneable). */

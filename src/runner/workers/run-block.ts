@@ -6,7 +6,7 @@
  * sequential search reports it. Used by the worker threads and by the coordinator's thread.
  */
 import fc from "fast-check";
-import { SAFETY_CHECKERS } from "../../../checkers/index.js";
+import { SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { runAndCheck } from "../execute.js";

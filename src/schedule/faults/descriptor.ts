@@ -45,7 +45,7 @@ export interface FaultDescriptor<K extends FaultKind> {
   /** The fault with its client references remapped; null if it no longer applies. */
   remapClients(f: FaultOf<K>, remap: ClientRemap): FaultOf<K> | null;
   /**
-   * The fault fitted to a schedule of `clients` clients (generators/fit.ts): client numbers
+   * The fault fitted to a schedule of `clients` clients (src/generators/fit.ts): client numbers
    * beyond them fold onto existing ones; null if it is left meaningless (a partition with an
    * empty side, a delay from a node to itself).
    */

@@ -11,11 +11,11 @@
  * Each process has at most one call open; an invoke while one is open is bad input, and so is
  * a completion with none open.
  */
-import type { EdnValue } from "../../src/formats/edn.js";
-import { ednGet } from "../../src/formats/edn.js";
-import type { JepsenEvent } from "../../src/formats/jepsen-edn.js";
-import type { Op } from "../../src/history/op.js";
-import { err, type InputError, ok, type Result } from "../../src/result.js";
+import type { EdnValue } from "../../formats/edn.js";
+import { ednGet } from "../../formats/edn.js";
+import type { JepsenEvent } from "../../formats/jepsen-edn.js";
+import type { Op } from "../../history/op.js";
+import { err, type InputError, ok, type Result } from "../../result.js";
 
 export interface CallRecord {
   process: number | string;

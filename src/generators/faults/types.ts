@@ -1,5 +1,5 @@
 /** The fault variants of the schedule, one type each. */
-import type { Fault } from "../../src/schedule/schedule.js";
+import type { Fault } from "../../schedule/schedule.js";
 
 export type PauseFault = Extract<Fault, { kind: "pause" }>;
 export type PauseAtFault = Extract<Fault, { kind: "pause-at" }>;

@@ -31,11 +31,11 @@
  * the stale grant, acquire ok of the newer grant] (acquire oks omitted when the history has
  * none); time = when the stale write's acceptance was reported.
  */
-import { describeHolder, formatMs } from "../src/history/describe.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import { type GrantInfo, GrantTable } from "../src/history/grants.js";
-import type { GrantId, Op } from "../src/history/op.js";
-import { ProcessMap } from "../src/history/process-map.js";
+import { describeHolder, formatMs } from "../history/describe.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../history/facts.js";
+import { type GrantInfo, GrantTable } from "../history/grants.js";
+import type { GrantId, Op } from "../history/op.js";
+import { ProcessMap } from "../history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 

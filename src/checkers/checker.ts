@@ -17,8 +17,8 @@
  *   have taken effect, at any time after its invoke.
  * - `finish` is called once; the checker is not used afterwards.
  */
-import type { OpFacts } from "../src/history/facts.js";
-import type { Op } from "../src/history/op.js";
+import type { OpFacts } from "../history/facts.js";
+import type { Op } from "../history/op.js";
 import type { Verdict } from "./verdict.js";
 
 export interface Checker {

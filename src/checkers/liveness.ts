@@ -15,10 +15,10 @@
  * completion with no open nemesis invoke counts at itself. Times are taken non-decreasing in
  * history order. O(n) time; memory is one latency per successful acquire.
  */
-import { formatMs } from "../src/history/describe.js";
-import { emptyOpFacts, factsOf, NEMESIS, type OpFacts } from "../src/history/facts.js";
-import type { ClientId, Op } from "../src/history/op.js";
-import { ProcessMap } from "../src/history/process-map.js";
+import { formatMs } from "../history/describe.js";
+import { emptyOpFacts, factsOf, NEMESIS, type OpFacts } from "../history/facts.js";
+import type { ClientId, Op } from "../history/op.js";
+import { ProcessMap } from "../history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 

@@ -9,7 +9,7 @@
  * checkpoint pauses aim where a write can follow (not before a release).
  */
 import fc from "fast-check";
-import type { Checkpoint, Schedule } from "../src/schedule/schedule.js";
+import type { Checkpoint, Schedule } from "../schedule/schedule.js";
 import { checkBounds, defaultFaultBounds, defaultWorkloadBounds, PAUSE_KINDS } from "./bounds.js";
 import { faultArb } from "./faults/index.js";
 import { fitFaultsToClients } from "./fit.js";

@@ -18,10 +18,10 @@
  *
  * Anomalies: ops = [the later acquire ok, the earlier acquire ok it conflicts with].
  */
-import { formatMs } from "../src/history/describe.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { ClientId, Op } from "../src/history/op.js";
-import { ProcessMap } from "../src/history/process-map.js";
+import { formatMs } from "../history/describe.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../history/facts.js";
+import type { ClientId, Op } from "../history/op.js";
+import { ProcessMap } from "../history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import type { Anomaly, Verdict } from "./verdict.js";
 

@@ -4,7 +4,7 @@
  * toward 1 ms.
  */
 import fc from "fast-check";
-import type { NodeRef } from "../../src/schedule/schedule.js";
+import type { NodeRef } from "../../schedule/schedule.js";
 import type { FaultBounds } from "../bounds.js";
 import { clientRefs, nodeArb, serverRefs } from "../nodes.js";
 import type { DelayFault } from "./types.js";

@@ -30,10 +30,10 @@
  * Anomaly "interleaved-writes": ops = [c completion, b completion, a completion]; time = when
  * c's acceptance was reported.
  */
-import { formatMs } from "../src/history/describe.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { ClientId, Op } from "../src/history/op.js";
-import { ProcessMap } from "../src/history/process-map.js";
+import { formatMs } from "../history/describe.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../history/facts.js";
+import type { ClientId, Op } from "../history/op.js";
+import { ProcessMap } from "../history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
 import { type Anomaly, certainOrPossible, type Verdict } from "./verdict.js";
 

@@ -13,7 +13,7 @@
  * Op positions (`LinOp.refs`, `call`, `ret`) are 0-based line numbers of the log.
  */
 
-import { err, type InputError, ok, type Result } from "../../src/result.js";
+import { err, type InputError, ok, type Result } from "../../result.js";
 import type { CasInput, CasOutput, RegisterValue } from "./models/cas-register.js";
 import type { LinOp } from "./models/model.js";
 

@@ -3,7 +3,7 @@
  * number of writes. Shrinks toward fewer clients, fewer cycles, shorter times, fewer writes.
  */
 import fc from "fast-check";
-import type { ClientPlan, Cycle } from "../src/schedule/schedule.js";
+import type { ClientPlan, Cycle } from "../schedule/schedule.js";
 import type { WorkloadBounds } from "./bounds.js";
 
 export function cycleArb(b: WorkloadBounds): fc.Arbitrary<Cycle> {

@@ -5,7 +5,7 @@
  * names a missing client.
  */
 import fc from "fast-check";
-import type { NodeRef } from "../src/schedule/schedule.js";
+import type { NodeRef } from "../schedule/schedule.js";
 
 export function clientRefs(count: number): NodeRef[] {
   return Array.from({ length: count }, (_, i) => `client:${i}`);

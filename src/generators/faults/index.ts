@@ -3,7 +3,7 @@
  * The list shrinks toward fewer faults, each toward a shorter, earlier, smaller one.
  */
 import fc from "fast-check";
-import type { Fault } from "../../src/schedule/schedule.js";
+import type { Fault } from "../../schedule/schedule.js";
 import type { FaultBounds, FaultCategory } from "../bounds.js";
 import { clockArb } from "./clock.js";
 import { crashArb } from "./crash.js";

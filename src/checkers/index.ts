@@ -2,10 +2,10 @@
  * The registry of streaming checkers: build them by name, or run them in one pass over a
  * sequence of ops or a history file. (The linearizability checker is not streaming and is not registered here.)
  */
-import { emptyOpFacts, factsOf, type OpFacts } from "../src/history/facts.js";
-import type { Op } from "../src/history/op.js";
-import { readHistory } from "../src/history/read.js";
-import { err, type InputError, ok, type Result } from "../src/result.js";
+import { emptyOpFacts, factsOf, type OpFacts } from "../history/facts.js";
+import type { Op } from "../history/op.js";
+import { readHistory } from "../history/read.js";
+import { err, type InputError, ok, type Result } from "../result.js";
 import type { Checker } from "./checker.js";
 import { createLivenessChecker } from "./liveness.js";
 import { createMutualExclusionChecker } from "./mutual-exclusion.js";

@@ -4,7 +4,7 @@
  * nothing else. Durations default to multiples of the lease TTL, because what matters for a
  * lock is whether a fault outlasts the lease.
  */
-import { type Checkpoint, checkpointSchema, type ScheduleOptions } from "../src/schedule/schedule.js";
+import { type Checkpoint, checkpointSchema, type ScheduleOptions } from "../schedule/schedule.js";
 
 /** Groups of faults, as `lockcheck fuzz --faults` names them. */
 export const FAULT_CATEGORIES = ["pause", "clock", "partition", "crash", "delay"] as const;

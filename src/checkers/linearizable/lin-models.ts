@@ -2,9 +2,9 @@
  * The models `--model` names, and how each reads calls (checkers/linearizable/lin-calls.ts) as its inputs
  * and outputs. Each entry decodes calls, runs checkers/linearizable/linearizable.ts and builds the verdict.
  */
-import type { EdnValue } from "../../src/formats/edn.js";
-import type { Op } from "../../src/history/op.js";
-import { err, type InputError, ok, type Result } from "../../src/result.js";
+import type { EdnValue } from "../../formats/edn.js";
+import type { Op } from "../../history/op.js";
+import { err, type InputError, ok, type Result } from "../../result.js";
 import type { Verdict } from "../verdict.js";
 import { type CallRecord, callsFromHistory } from "./lin-calls.js";
 import { checkLinearizable, type LinearizableOptions, linearizableVerdict } from "./linearizable.js";

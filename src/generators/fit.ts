@@ -6,8 +6,8 @@
  * schedule valid however fast-check shrinks the client list. Each kind fits itself (`fit` in
  * src/schedule/faults/<kind>.ts).
  */
-import { fitFault } from "../src/schedule/faults/index.js";
-import type { Fault } from "../src/schedule/schedule.js";
+import { fitFault } from "../schedule/faults/index.js";
+import type { Fault } from "../schedule/schedule.js";
 
 export { fitFault };
 

@@ -9,7 +9,7 @@
  * side. Sides shrink toward fewer nodes, durations toward 1 ms, start times toward 0.
  */
 import fc from "fast-check";
-import type { NodeRef } from "../../src/schedule/schedule.js";
+import type { NodeRef } from "../../schedule/schedule.js";
 import type { FaultBounds } from "../bounds.js";
 import { clientRefs, nodeArb, nodeSetArb, serverRefs } from "../nodes.js";
 import type { PartitionFault } from "./types.js";

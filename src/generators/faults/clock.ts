@@ -4,7 +4,7 @@
  * it needs. Rates are drawn in thousandths so that schedules stay short, exact JSON.
  */
 import fc from "fast-check";
-import type { NodeRef } from "../../src/schedule/schedule.js";
+import type { NodeRef } from "../../schedule/schedule.js";
 import type { FaultBounds } from "../bounds.js";
 import { clientRefs, nodeArb, serverRefs } from "../nodes.js";
 import type { ClockDriftFault, ClockJumpFault } from "./types.js";

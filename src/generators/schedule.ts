@@ -10,7 +10,7 @@
  *       options, faults: { categories: ["pause"] } }), async (s) => …));
  */
 import fc from "fast-check";
-import type { ResourceMode, Schedule, ScheduleOptions } from "../src/schedule/schedule.js";
+import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import {
   checkBounds,
   defaultFaultBounds,
