@@ -10,7 +10,7 @@ import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError } from "../result.js";
 import type { FuzzCounterexample, FuzzProgress } from "../runner/fuzz.js";
-import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/save.js";
+import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/run-folder.js";
 import { formatTimeline } from "../runner/timeline.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";

@@ -8,7 +8,7 @@ import { combineValidity, type Validity, type Verdict } from "../checkers/verdic
 import type { Op } from "../history/op.js";
 import type { RealProgress, RealRun, RealRunOptions } from "../real/run.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { saveReplayableRun } from "../runner/save.js";
+import { saveReplayableRun } from "../runner/run-folder.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 

@@ -15,7 +15,7 @@ import type { InputError } from "../../result.js";
 import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../../runner/fuzz.js";
 import { type RunRange, shardRange } from "../../runner/fuzz-shard.js";
 import { parseShard } from "../../runner/gate/gate.js";
-import { defaultRunDir, saveReplayableRun } from "../../runner/save.js";
+import { defaultRunDir, saveReplayableRun } from "../../runner/run-folder.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/shrink/robust-failure.js";
 import { formatTimeline } from "../../runner/timeline.js";

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { combineValidity } from "../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
-import { loadReportInput } from "../../report/load-input.js";
 import { REPORT_FILE, writeReportFile } from "../../report/write-report.js";
+import { loadReportInput } from "../../runner/run-folder.js";
 import { printInputError, printInputWarning } from "../errors.js";
 
 interface ReportFlags {

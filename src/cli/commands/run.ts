@@ -16,7 +16,7 @@ import type { PartitionMode } from "../../real/faults/context.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { realHuntArb, realRunSchedule } from "../../runner/fuzz-real.js";
-import { defaultRunDir } from "../../runner/save.js";
+import { defaultRunDir } from "../../runner/run-folder.js";
 import type { Fault, Schedule } from "../../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
 import { supportedResource, type Target } from "../../targets/target.js";

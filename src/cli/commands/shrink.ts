@@ -14,7 +14,7 @@ import { Command } from "commander";
 import { REAL_TIME_LIMIT_MS, shrinkFailing } from "../../api/shrink.js";
 import { colorsFor } from "../../report/colors.js";
 import { startProgress } from "../../report/progress.js";
-import { defaultRunDir, saveReplayableRun } from "../../runner/save.js";
+import { defaultRunDir, saveReplayableRun } from "../../runner/run-folder.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/shrink/robust-failure.js";
 import { formatTimeline } from "../../runner/timeline.js";

@@ -13,10 +13,10 @@ import { checkOps } from "../../checkers/index.js";
 import type { Validity, Verdict } from "../../checkers/verdict.js";
 import { readHistoryFile } from "../../history/jsonl.js";
 import type { CorpusResult } from "../../report/gate-result.js";
-import { readVerdictFile } from "../../report/load-input.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
 import { loadSchedule } from "../../schedule/load.js";
 import { replaySchedule } from "../replay.js";
+import { readVerdictFile } from "../run-folder.js";
 
 export const EXPECTED_FILE = "expected.json";
 

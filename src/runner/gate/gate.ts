@@ -22,7 +22,7 @@ import type { JUnitCase, JUnitSuite } from "../../report/junit.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import type { FuzzResult } from "../fuzz.js";
-import { saveReplayableRun } from "../save.js";
+import { saveReplayableRun } from "../run-folder.js";
 import { fuzzOnCores } from "../workers/fuzz-parallel.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
