@@ -2,8 +2,10 @@
  * Console progress for long commands (fuzz, run, gate): one live line with a bar, runs done,
  * rate, violations found and, when the amount of work is known, an ETA.
  *
- * Progress goes to stderr by default so stdout stays clean for `--json`. It is drawn only on
- * a TTY; when the stream is not a TTY (CI logs, pipes) or `quiet` is set, every method is a
+ * Progress goes to stderr by default so stdout stays clean for `--json`. It is drawn live only
+ * on a TTY. When the stream is not a TTY (CI logs, pipes) it prints the same line, plainly, at
+ * most once every `everyMs` (default 15 s) and only once that long has passed: a quick command
+ * prints nothing, a long real-server shrink shows it is alive. With `quiet` every method is a
  * no-op, so callers never branch on it.
  *
  * Contract for callers: call `stop()` exactly once when the work ends, including on error
@@ -39,6 +41,10 @@ export interface ProgressOptions {
   stream?: NodeJS.WriteStream;
   /** What is being counted; default "runs". */
   unit?: string;
+  /** Off a TTY: the least time between two printed lines (default 15 s). */
+  everyMs?: number;
+  /** The clock, for tests; default Date.now. */
+  now?: () => number;
 }
 
 /** Everything one rendering of the live line depends on. */
@@ -59,7 +65,8 @@ const MIN_BAR_WIDTH = 8;
 
 export function startProgress(opts: ProgressOptions): Progress {
   const stream = opts.stream ?? process.stderr;
-  if (opts.quiet === true || stream.isTTY !== true) return SILENT;
+  if (opts.quiet === true) return SILENT;
+  if (stream.isTTY !== true) return periodicProgress(stream, opts);
 
   const colors = colorsFor(stream);
   const startedAt = Date.now();
@@ -196,4 +203,37 @@ export function formatDuration(totalSeconds: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** Off a TTY: the live line's text, printed as a plain line now and then (see the top). */
+function periodicProgress(stream: NodeJS.WritableStream, opts: ProgressOptions): Progress {
+  const now = opts.now ?? Date.now;
+  const everyMs = opts.everyMs ?? 15_000;
+  const startedAt = now();
+  let lastPrinted = startedAt;
+  const state: ProgressState = {
+    title: opts.title,
+    unit: opts.unit ?? "runs",
+    done: 0,
+    total: opts.total,
+    violations: 0,
+    note: undefined,
+    elapsedMs: 0,
+  };
+  const plain = colorsFor({ isTTY: false }, {});
+  return {
+    update(f) {
+      state.done = f.done;
+      if (f.total !== undefined) state.total = f.total;
+      if (f.violations !== undefined) state.violations = f.violations;
+      state.note = f.note === "" ? undefined : (f.note ?? state.note);
+      const t = now();
+      if (t - lastPrinted < everyMs) return;
+      lastPrinted = t;
+      state.elapsedMs = t - startedAt;
+      stream.write(`${formatProgressLine(state, plain)}\n`);
+    },
+    log() {},
+    stop() {},
+  };
 }

@@ -40,7 +40,37 @@ function state(over: Partial<ProgressState>): ProgressState {
 }
 
 describe("startProgress", () => {
-  it("writes nothing when the stream is not a TTY", () => {
+  it("off a TTY, prints a plain line at most every 15 s, and nothing in the first 15 s", () => {
+    const out = captureStream(false);
+    let t = 1_000_000;
+    const p = startProgress({ title: "shrink redis:lease", total: 10, stream: out.stream, now: () => t });
+    p.update({ done: 1 });
+    t += 14_999;
+    p.update({ done: 2, note: "shrinking (2 runs)" });
+    expect(out.text()).toBe("");
+    t += 1;
+    p.update({ done: 3 });
+    const first = out.text();
+    expect(first.split("\n").filter((l) => l !== "")).toHaveLength(1);
+    expect(first).toContain("shrink redis:lease");
+    expect(first).toContain("3/10");
+    expect(first).toContain("shrinking (2 runs)");
+    expect(first).not.toMatch(/\u001b\[/); // no colour codes in a log
+    t += 10_000;
+    p.update({ done: 4 });
+    expect(out.text()).toBe(first);
+    t += 5_000;
+    p.update({ done: 5 });
+    expect(
+      out
+        .text()
+        .split("\n")
+        .filter((l) => l !== ""),
+    ).toHaveLength(2);
+    p.stop();
+  });
+
+  it("writes nothing when the stream is not a TTY and the work is quick", () => {
     const out = captureStream(false);
     const p = startProgress({ title: "fuzz", total: 10, stream: out.stream });
     p.update({ done: 5, violations: 1 });
