@@ -135,8 +135,12 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   const replay = saved.value;
   const before = scheduleSize(schedule);
   const after = scheduleSize(shrunk.schedule);
+  const sameSize =
+    before.clients === after.clients && before.cycles === after.cycles && before.faults === after.faults;
+  // Nothing smaller failed: say so rather than "shrunk N → N" (timings may still have changed).
+  const verb = sameSize ? "no smaller schedule failed: kept" : "shrunk";
   const out = [
-    `shrunk ${before.clients} clients / ${before.cycles} cycles / ${before.faults} faults → ${c.bold(`${after.clients} / ${after.cycles} / ${after.faults}`)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${shrunk.runs} runs${shrunk.budgetExhausted ? ", budget exhausted" : ""})`,
+    `${verb} ${before.clients} clients / ${before.cycles} cycles / ${before.faults} faults → ${c.bold(`${after.clients} / ${after.cycles} / ${after.faults}`)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${shrunk.runs} runs${shrunk.budgetExhausted ? ", budget exhausted" : ""})`,
     shrunk.note,
     "",
     ...shrunk.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
