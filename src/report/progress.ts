@@ -70,15 +70,7 @@ export function startProgress(opts: ProgressOptions): Progress {
 
   const colors = colorsFor(stream);
   const startedAt = Date.now();
-  const state: ProgressState = {
-    title: opts.title,
-    unit: opts.unit ?? "runs",
-    done: 0,
-    total: opts.total,
-    violations: 0,
-    note: undefined,
-    elapsedMs: 0,
-  };
+  const state = initialState(opts);
 
   let stopped = false;
   // Once stopped, the line is frozen: cli-progress redraws it after re-enabling line
@@ -211,15 +203,7 @@ function periodicProgress(stream: NodeJS.WritableStream, opts: ProgressOptions):
   const everyMs = opts.everyMs ?? 15_000;
   const startedAt = now();
   let lastPrinted = startedAt;
-  const state: ProgressState = {
-    title: opts.title,
-    unit: opts.unit ?? "runs",
-    done: 0,
-    total: opts.total,
-    violations: 0,
-    note: undefined,
-    elapsedMs: 0,
-  };
+  const state = initialState(opts);
   const plain = colorsFor({ isTTY: false }, {});
   return {
     update(f) {
@@ -236,4 +220,9 @@ function periodicProgress(stream: NodeJS.WritableStream, opts: ProgressOptions):
     log() {},
     stop() {},
   };
+}
+
+function initialState(opts: ProgressOptions): ProgressState {
+  const { title, total } = opts;
+  return { title, unit: opts.unit ?? "runs", done: 0, total, violations: 0, note: undefined, elapsedMs: 0 };
 }
