@@ -2,7 +2,8 @@ import { z } from "zod";
 import { ms, nodeRefSchema } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
-import { clientOf, fitNode, shifted, smallerInts, towardZero } from "./numbers.js";
+import { shifted, smallerInts, towardZero } from "./numbers.js";
+import { fitOneNode, nodeClient, remapNode, theNode } from "./one-node.js";
 
 /** From `at` on, a node's clock runs at (1 + rate) times true speed (rate 0.1: 10% fast). */
 export const clockDriftFaultSchema = z.strictObject({
@@ -22,14 +23,11 @@ export const clockDrift = {
     for (const at of smallerInts(f.at, 0)) yield { ...f, at };
   },
   perturbed: (f, m) => shifted(f, m),
-  remapClients(f, remap) {
-    const node = remap.node(f.node);
-    return node === null ? null : { ...f, node };
-  },
-  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  remapClients: remapNode,
+  fit: fitOneNode,
   effectMs: () => 0,
-  nodes: (f) => [f.node],
-  targetClient: (f) => clientOf(f.node),
+  nodes: theNode,
+  targetClient: nodeClient,
   pause: false,
   widenable: false,
   counted: false,

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { ms, nodeRefSchema } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
-import { clientOf, fitNode, shifted, shrinkBy, smallerInts, towardZero } from "./numbers.js";
+import { shifted, shrinkBy, smallerInts, towardZero } from "./numbers.js";
+import { fitOneNode, nodeClient, remapNode, theNode } from "./one-node.js";
 
 /** Step a node's wall clock by `deltaMs` (forward if positive, back if negative). */
 export const clockJumpFaultSchema = z.strictObject({
@@ -25,14 +26,11 @@ export const clockJump = {
     const smaller = Math.sign(f.deltaMs) * shrinkBy(Math.abs(f.deltaMs), m, 0);
     return [{ ...f, deltaMs: smaller }, ...shifted(f, m)];
   },
-  remapClients(f, remap) {
-    const node = remap.node(f.node);
-    return node === null ? null : { ...f, node };
-  },
-  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  remapClients: remapNode,
+  fit: fitOneNode,
   effectMs: () => 0,
-  nodes: (f) => [f.node],
-  targetClient: (f) => clientOf(f.node),
+  nodes: theNode,
+  targetClient: nodeClient,
   pause: false,
   widenable: false,
   counted: false,

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ms, nodeRefSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
-import { clientOf, fitNode, shifted, smallerInts } from "./numbers.js";
+import { shifted, smallerInts } from "./numbers.js";
+import { fitOneNode, nodeClient, remapNode, theNode } from "./one-node.js";
 
 /** Crash a node: a server without persistence forgets its state; a client never releases. */
 export const crashFaultSchema = z.strictObject({
@@ -23,14 +24,11 @@ export const crash = {
     for (const at of smallerInts(f.at, 0)) yield { ...f, at };
   },
   perturbed: (f, m) => shifted(f, m),
-  remapClients(f, remap) {
-    const node = remap.node(f.node);
-    return node === null ? null : { ...f, node };
-  },
-  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  remapClients: remapNode,
+  fit: fitOneNode,
   effectMs: (f) => f.restartAfterMs ?? Number.POSITIVE_INFINITY,
-  nodes: (f) => [f.node],
-  targetClient: (f) => clientOf(f.node),
+  nodes: theNode,
+  targetClient: nodeClient,
   pause: false,
   widenable: false,
   counted: false,

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ms, nodeRefSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
-import { clientOf, fitNode, shifted, shrinkBy, smallerInts } from "./numbers.js";
+import { shifted, shrinkBy, smallerInts } from "./numbers.js";
+import { fitOneNode, nodeClient, remapNode, theNode } from "./one-node.js";
 
 /** Freeze a node (GC pause, SIGSTOP) at a time: it runs nothing; messages to it queue. */
 export const pauseFaultSchema = z.strictObject({
@@ -21,14 +22,11 @@ export const pause = {
     for (const at of smallerInts(f.at, 0)) yield { ...f, at };
   },
   perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }, ...shifted(f, m)],
-  remapClients(f, remap) {
-    const node = remap.node(f.node);
-    return node === null ? null : { ...f, node };
-  },
-  fit: (f, clients) => ({ ...f, node: fitNode(f.node, clients) }),
+  remapClients: remapNode,
+  fit: fitOneNode,
   effectMs: (f) => f.durationMs,
-  nodes: (f) => [f.node],
-  targetClient: (f) => clientOf(f.node),
+  nodes: theNode,
+  targetClient: nodeClient,
   pause: true,
   widenable: true,
   counted: false,
