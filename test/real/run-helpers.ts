@@ -125,3 +125,27 @@ export function takenOverWhilePaused(ops: readonly Op[], client: number): boolea
       o.time < end,
   );
 }
+
+/**
+ * Whether `client` completed a write (accepted or refused) under the grant it held when it was
+ * paused, after it resumed: only then had the fence anything to refuse.
+ */
+export function wroteAfterResume(ops: readonly Op[], client: number): boolean {
+  const node = `client:${client}`;
+  const resume = ops.find((o) => isNemesisOp(o) && o.f === "resume" && o.node === node);
+  if (resume === undefined) return false;
+  const held = ops.find(
+    (o) =>
+      !isNemesisOp(o) && o.process === client && o.f === "acquire" && o.type === "ok" && o.time < resume.time,
+  );
+  if (held === undefined || isNemesisOp(held)) return false;
+  return ops.some(
+    (o) =>
+      !isNemesisOp(o) &&
+      o.process === client &&
+      o.f === "write" &&
+      o.type === "ok" &&
+      o.time > resume.time &&
+      o.grant === held.grant,
+  );
+}
