@@ -194,6 +194,9 @@ const MAX_BATCH = 64;
 /** The entries of a heartbeat (an append with nothing new); never written to. */
 const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
+/** A deadline this close (ms) counts as reached: see electionTimerDue. */
+const DUE_WITHIN_MS = 1e-6;
+
 export function createCluster<Cmd, Res, SM>(
   net: Network,
   nodes: readonly SimNode[],
@@ -273,7 +276,10 @@ export function createCluster<Cmd, Res, SM>(
     if (m.electionTimer !== t) return;
     m.electionTimer = null;
     const left = m.electionDeadline - mono(m);
-    if (left > 0) armElectionTimer(m, left);
+    // Under clock drift, mono → true time → mono rounds, and a timer due at the deadline can
+    // read a hair before it: re-armed for that hair, it would fire at the same true time
+    // forever. Anything under a nanosecond counts as due.
+    if (left > DUE_WITHIN_MS) armElectionTimer(m, left);
     else startElection(m);
   }
 
