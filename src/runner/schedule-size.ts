@@ -2,7 +2,8 @@
  * How big a schedule is, for the shrinker: it only ever moves to a candidate whose weight is
  * strictly smaller, so shrinking terminates and never grows a schedule. Counts (clients,
  * cycles, writes, faults, partition nodes) dominate; times and offsets add their magnitude
- * in milliseconds scaled down so that dropping a whole fault always beats shortening one.
+ * in milliseconds scaled down so that dropping a whole fault always beats shortening one; so
+ * does the horizon (a run cut short after its violation is smaller: cut-after-violation.ts).
  * Each fault kind says what it adds (`magnitude` of src/schedule/faults/<kind>.ts).
  */
 import { faultMagnitude } from "../schedule/faults/index.js";
@@ -53,5 +54,5 @@ export function scheduleSize(s: Schedule): ScheduleSize {
 export function scheduleWeight(s: Schedule): number {
   const z = scheduleSize(s);
   const count = z.clients * 1e4 + (z.cycles + z.repeating) * 1e3 + z.faults * 1e3 + z.writes * 10;
-  return count * 1e9 + z.faultMs + z.workloadMs + z.clientIds;
+  return count * 1e9 + z.faultMs + z.workloadMs + z.clientIds + s.options.horizonMs;
 }

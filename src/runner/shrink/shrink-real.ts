@@ -8,9 +8,10 @@
  *    shrink there with timing margins (shrink-robust.ts: thousands of runs in seconds), then
  *    confirm the result on real servers.
  * 2. Otherwise, or when the real servers do not confirm it, shrink on real servers: a
- *    candidate is kept only when it fails on `needed` of `runs` real runs; the schedule
- *    without the faults the last failing run shows never fired (fired-faults.ts) is tried
- *    first each round; at the end, pauses of at least 2 × TTL are tried (wider margins).
+ *    candidate is kept only when it fails on `needed` of `runs` real runs; the schedule cut
+ *    short just after its violation (cut-after-violation.ts: a failure 7 s into a 90 s run
+ *    need not cost 90 s a candidate), and the schedule without the faults the last failing
+ *    run shows never fired (fired-faults.ts), are tried first each round; at the end, pauses of at least 2 × TTL are tried (wider margins).
  *
  * The result carries a real failing run of its schedule, or `failingRun: null` when no
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
@@ -23,6 +24,7 @@ import type { Schedule } from "../../schedule/schedule.js";
 import { findTarget } from "../../targets/index.js";
 import type { Target } from "../../targets/target.js";
 import { probeOf, probeViolation, type ViolationKind } from "../same-violation.js";
+import { cutAfterViolation } from "./cut-after-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { widenings } from "./robust-failure.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
@@ -184,6 +186,10 @@ export async function shrinkOnRealServers(
   const aim = function* (s: Schedule, ev: FailureEvidence | undefined): Generator<Schedule> {
     const ops = ev?.ops ?? lastOps;
     if (ops === null) return;
+    if (ev !== undefined) {
+      const cut = cutAfterViolation(s, ev);
+      if (cut !== null) yield cut;
+    }
     const pruned = withoutUnfiredFaults(s, ops);
     if (pruned !== null) yield pruned;
   };
