@@ -161,7 +161,7 @@ function exportHistory(from: string, to: string): Promise<Result<void, InputErro
 
 export async function runCheck(path: string, flags: CheckFlags): Promise<number> {
   const failWith = (errors: InputError[]): number => {
-    printInputError(errors, "located");
+    printInputError(errors);
     if (flags.json) process.stdout.write(`${JSON.stringify({ history: path, valid: "unknown", errors })}\n`);
     return 2;
   };
@@ -184,7 +184,7 @@ export async function runCheck(path: string, flags: CheckFlags): Promise<number>
     if (!r.ok) return failWith([r.error.file === undefined ? { file: path, ...r.error } : r.error]);
     verdicts.push(r.value);
   }
-  for (const w of warnings) printInputWarning(w, "located");
+  for (const w of warnings) printInputWarning(w);
   if (flags.export !== undefined) {
     if (ops === undefined)
       return failWith([
