@@ -8,10 +8,10 @@ import { combineValidity, type Validity, type Verdict } from "../checkers/verdic
 import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
+import { formatTimeline } from "../report/console-timeline.js";
 import { formatInputError } from "../result.js";
 import type { FuzzCounterexample, FuzzProgress } from "../runner/fuzz.js";
 import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/run-folder.js";
-import { formatTimeline } from "../runner/timeline.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import { supportedResource } from "../targets/target.js";

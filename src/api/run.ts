@@ -7,9 +7,9 @@ import { combineValidity, type Validity, type Verdict } from "../checkers/verdic
 import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
+import { formatTimeline } from "../report/console-timeline.js";
 import { runAndCheck } from "../runner/execute.js";
 import { fuzzScheduleArb } from "../runner/fuzz.js";
-import { formatTimeline } from "../runner/timeline.js";
 import { loadSchedule, parseSchedule } from "../schedule/load.js";
 import type { ResourceMode, Schedule } from "../schedule/schedule.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";

@@ -4,9 +4,8 @@
  * values (they return an InputError naming the flag).
  */
 import { InvalidArgumentError } from "commander";
-import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
+import { FAULT_CATEGORIES, type FaultCategory, RESOURCE_MODES, type ResourceMode } from "../api/catalog.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { type ResourceMode, resourceModeSchema } from "../schedule/schedule.js";
 
 /** A commander parser of a whole number in min..max; anything else is rejected with `message`. */
 export function wholeNumberArg(min: number, message: string, max = Number.POSITIVE_INFINITY) {
@@ -31,10 +30,9 @@ export const marginArg = wholeNumberArg(0, "--margin must be a whole number of m
 /** `--resource <mode>`, if given. */
 export function parseResourceFlag(text: string | undefined): Result<ResourceMode | undefined, InputError> {
   if (text === undefined) return ok(undefined);
-  const r = resourceModeSchema.safeParse(text);
-  if (!r.success)
-    return err({ field: "--resource", message: `expected one of ${resourceModeSchema.options.join(", ")}` });
-  return ok(r.data);
+  if (!(RESOURCE_MODES as readonly string[]).includes(text))
+    return err({ field: "--resource", message: `expected one of ${RESOURCE_MODES.join(", ")}` });
+  return ok(text as ResourceMode);
 }
 
 /** `--faults <list>`: comma-separated fault categories; "none" and empty items are skipped. */

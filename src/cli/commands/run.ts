@@ -10,6 +10,7 @@
 import { randomInt } from "node:crypto";
 import { Command } from "commander";
 import { runOnRealServers } from "../../api/run-real.js";
+import { loadScheduleArg } from "../../api/schedule-arg.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
 import type { DockerRunOptions } from "../../real/docker/world.js";
 import type { PartitionMode } from "../../real/faults/context.js";
@@ -33,7 +34,6 @@ import {
   prepareSchedule,
   rerunFlags,
 } from "./run-library.js";
-import { loadScheduleArg } from "./schedule-arg.js";
 
 interface RunFlags extends LibraryRunFlags {
   target?: string;

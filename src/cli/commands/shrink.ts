@@ -11,18 +11,18 @@
  * nothing saved — never a "counterexample" whose own run passed.
  */
 import { Command } from "commander";
+import { loadScheduleArg } from "../../api/schedule-arg.js";
 import { REAL_TIME_LIMIT_MS, shrinkFailing } from "../../api/shrink.js";
 import { colorsFor } from "../../report/colors.js";
+import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
 import { defaultRunDir, saveReplayableRun } from "../../runner/run-folder.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/shrink/robust-failure.js";
-import { formatTimeline } from "../../runner/timeline.js";
 import { findTarget } from "../../targets/index.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
-import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ShrinkFlags {
   target?: string;
