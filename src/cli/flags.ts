@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from "commander";
 import { FAULT_CATEGORIES, type FaultCategory, RESOURCE_MODES, type ResourceMode } from "../api/catalog.js";
+import type { Shard } from "../report/gate-result.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 
 /** A commander parser of a whole number in min..max; anything else is rejected with `message`. */
@@ -58,4 +59,15 @@ export function parseClusterFlag(text: string): Result<"process" | "docker", Inp
   if (text !== "process" && text !== "docker")
     return err({ field: "--cluster", message: `expected process or docker, got "${text}"` });
   return ok(text);
+}
+
+/** `--shard <i/n>`: the i-th of n parts, 1 ≤ i ≤ n. */
+export function parseShardFlag(text: string): Result<Shard, InputError> {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count) {
+    return err({ field: "--shard", message: `expected i/n with 1 <= i <= n (e.g. 2/4), got "${text}"` });
+  }
+  return ok({ index, count });
 }

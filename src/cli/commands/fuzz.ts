@@ -15,7 +15,7 @@ import { startProgress } from "../../report/progress.js";
 import type { InputError } from "../../result.js";
 import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../../runner/fuzz.js";
 import { type RunRange, shardRange } from "../../runner/fuzz-shard.js";
-import { parseShard } from "../../runner/gate/gate.js";
+
 import { defaultRunDir, saveReplayableRun } from "../../runner/run-folder.js";
 import { scheduleSize } from "../../runner/schedule-size.js";
 import { DEFAULT_MARGIN_MS } from "../../runner/shrink/robust-failure.js";
@@ -31,6 +31,7 @@ import {
   parseClusterFlag,
   parseFaultsFlag,
   parseResourceFlag,
+  parseShardFlag,
   positiveIntArg,
   seedArg,
 } from "../flags.js";
@@ -143,7 +144,7 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
   }
   let shard: Shard | null = null;
   if (flags.shard !== undefined) {
-    const parsedShard = parseShard(flags.shard);
+    const parsedShard = parseShardFlag(flags.shard);
     if (!parsedShard.ok) return parsedShard;
     if (flags.runs === undefined && timeLimitMs !== undefined) {
       return {
