@@ -11,6 +11,9 @@ import {
   plainTargetFor,
   simTargetFor,
 } from "../custom/module-target.js";
+
+export { moduleTargetName } from "../custom/preload.js";
+
 import { isLibraryLock } from "../locks/library-lock.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { isPlainLock, type PlainLock } from "../locks/plain-lock.js";

@@ -1,5 +1,5 @@
 /** How the subcommands print bad input and warnings on stderr, and the exit status of a verdict. */
-import type { Validity } from "../checkers/verdict.js";
+import type { Validity } from "../api/types.js";
 import { colorsFor } from "../report/colors.js";
 import { formatInputError, type InputError } from "../result.js";
 
