@@ -1,7 +1,11 @@
 /**
- * `fuzz(options)`: the library form of `lockcheck fuzz`. Searches for a schedule that makes
- * the target violate safety; on a violation, shrinks it, saves the run folder (unless
+ * `fuzzCampaign(options)`: what `lockcheck fuzz` does between its flags and its output, and
+ * `fuzz(options)`, its library form. Searches for a schedule that makes the target violate
+ * safety (on every core with `workers`, one shard of a campaign with `shard`, on real servers
+ * in processes or Docker); on a violation, shrinks it, saves the run folder (unless
  * `save: false`) and returns the minimal counterexample with the command that replays it.
+ * `fuzzCampaign` returns bad options as an InputError value; `fuzz` throws them as a
+ * LockcheckInputError.
  */
 import { randomInt } from "node:crypto";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
@@ -127,10 +131,10 @@ export interface FuzzReport {
 }
 
 /**
- * The runner's options for what the library and the cli's flags both say: most clients,
+ * The runner's options for what fuzz() and `lockcheck fuzz` both say: most clients,
  * whether to shrink, and the timing margin (0: none).
  */
-export function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) {
+function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) {
   return {
     ...(o.clients === undefined
       ? {}
