@@ -21,16 +21,19 @@ export interface InputError {
   message: string;
 }
 
-/** An InputError as one line, `file: line N: field: message`, leaving out the parts it does not have. */
+/**
+ * An InputError as one line, `file:line: field: message` as compilers print it (editors jump to
+ * it), leaving out the parts it does not have; a line without a file is `line N: …`. The one
+ * format of bad input everywhere: the cli's stderr, the library's LockcheckInputError, the gate.
+ */
 export function formatInputError(e: InputError): string {
-  const where = [e.file, e.line !== undefined ? `line ${e.line}` : undefined, e.field]
-    .filter((x) => x !== undefined)
-    .join(": ");
-  return where ? `${where}: ${e.message}` : e.message;
-}
-
-/** An InputError as `file:line: field: message`, as compilers print it (what `check` shows). */
-export function formatLocatedInputError(e: InputError): string {
-  const at = e.file === undefined ? "" : e.line === undefined ? `${e.file}: ` : `${e.file}:${e.line}: `;
+  const at =
+    e.file !== undefined
+      ? e.line !== undefined
+        ? `${e.file}:${e.line}: `
+        : `${e.file}: `
+      : e.line !== undefined
+        ? `line ${e.line}: `
+        : "";
   return `${at}${e.field === undefined ? "" : `${e.field}: `}${e.message}`;
 }

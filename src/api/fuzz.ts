@@ -1,21 +1,30 @@
 /**
- * `fuzz(options)`: the library form of `lockcheck fuzz`. Searches for a schedule that makes
- * the target violate safety; on a violation, shrinks it, saves the run folder (unless
+ * `fuzzCampaign(options)`: what `lockcheck fuzz` does between its flags and its output, and
+ * `fuzz(options)`, its library form. Searches for a schedule that makes the target violate
+ * safety (on every core with `workers`, one shard of a campaign with `shard`, on real servers
+ * in processes or Docker); on a violation, shrinks it, saves the run folder (unless
  * `save: false`) and returns the minimal counterexample with the command that replays it.
+ * `fuzzCampaign` returns bad options as an InputError value; `fuzz` throws them as a
+ * LockcheckInputError.
  */
 import { randomInt } from "node:crypto";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
-import { formatInputError } from "../result.js";
-import type { FuzzCounterexample, FuzzProgress } from "../runner/fuzz.js";
+import { formatTimeline } from "../report/console-timeline.js";
+import type { Shard } from "../report/gate-result.js";
+import { err, type InputError, ok, type Result } from "../result.js";
+import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../runner/fuzz.js";
+import { type RunRange, shardRange } from "../runner/fuzz-shard.js";
 import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/run-folder.js";
-import { formatTimeline } from "../runner/timeline.js";
+import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import { supportedResource } from "../targets/target.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
+
+export type { FuzzCounterexample, FuzzProgress, FuzzResult, ScheduleSize, Shard };
 
 export interface FuzzOptions {
   /** "sim:redlock", "module:./my-lock.js", a Target, a LockAlgorithm or a PlainLock. */
@@ -46,6 +55,47 @@ export interface FuzzOptions {
    * the same seed gives the same result whatever the number.
    */
   workers?: number;
+  /** Search only the i-th of n equal ranges of the `runs` schedules (one CI job each; `lockcheck merge` combines them). */
+  shard?: Shard;
+  /** Real targets: length of each run in ms (clients keep cycling, faults keep coming). */
+  runMs?: number;
+  /** Real targets: where servers run, local processes (default) or Docker containers. */
+  cluster?: "process" | "docker";
+  /** Called once the search is planned (seed drawn, the shard's runs known), before it starts. */
+  onStart?: (plan: FuzzPlan) => void;
+  /** How errors name these options (the cli passes its flags, e.g. `{ target: "--target" }`). */
+  fieldNames?: Partial<Record<"target" | "resource" | "shard" | "runMs" | "cluster", string>>;
+}
+
+/** Which part of a campaign a sharded search tries. */
+export interface ShardPart {
+  shard: Shard;
+  range: RunRange;
+  campaignRuns: number;
+}
+
+export interface FuzzPlan {
+  target: string;
+  resource: ResourceMode;
+  seed: number;
+  /** Schedules this search tries (its shard's), or undefined: until the time limit. */
+  runs: number | undefined;
+  /** Index of its first run (a shard's range starts there). */
+  from: number;
+  part: ShardPart | null;
+}
+
+/** What `fuzzCampaign` found: the runner's result, and where a counterexample was saved. */
+export interface FuzzCampaign {
+  plan: FuzzPlan;
+  result: FuzzResult;
+  saved: {
+    dir: string | null;
+    /** The command that replays it. */
+    replay: string;
+    original: ScheduleSize;
+    minimal: ScheduleSize;
+  } | null;
 }
 
 export interface Counterexample {
@@ -81,10 +131,10 @@ export interface FuzzReport {
 }
 
 /**
- * The runner's options for what the library and the cli's flags both say: most clients,
+ * The runner's options for what fuzz() and `lockcheck fuzz` both say: most clients,
  * whether to shrink, and the timing margin (0: none).
  */
-export function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) {
+function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) {
   return {
     ...(o.clients === undefined
       ? {}
@@ -94,42 +144,66 @@ export function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "margi
   };
 }
 
-/** Rejects with a LockcheckInputError on bad options, and with an Error if lockcheck itself fails. */
-export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
-  const target = await targetFrom(o.target);
-  if (!target.ok) throw new LockcheckInputError("fuzz", [target.error]);
+/**
+ * The search `lockcheck fuzz` and `fuzz()` both run: bad options are an InputError value; a
+ * failure of lockcheck itself is `result.error`; a counterexample is saved (unless
+ * `save: false`) before this returns.
+ */
+export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign, InputError>> {
+  const field = {
+    target: "target",
+    resource: "resource",
+    shard: "shard",
+    runMs: "runMs",
+    cluster: "cluster",
+    ...o.fieldNames,
+  };
+  const target = await targetFrom(o.target, field.target);
+  if (!target.ok) return target;
+  if (o.shard !== undefined && o.runs === undefined && o.timeLimitMs !== undefined)
+    return err({
+      field: field.shard,
+      message: "needs --runs: the shards split that many schedules between them",
+    });
+  const real = target.value.openSession !== undefined;
+  if (!real && (o.runMs !== undefined || (o.cluster ?? "process") !== "process")) {
+    return err({
+      field: o.runMs !== undefined ? field.runMs : field.cluster,
+      message: `only for real targets (redis:…, etcd:…); ${target.value.name} runs in the simulator`,
+    });
+  }
   const resource = o.resource ?? target.value.resources[0];
-  const supported = supportedResource(target.value, resource, "resource");
-  if (!supported.ok) throw new LockcheckInputError("fuzz", [supported.error]);
+  const supported = supportedResource(target.value, resource, field.resource);
+  if (!supported.ok) return supported;
   const seed = o.seed ?? randomInt(0, 0x7fffffff);
+  const campaignRuns = o.runs ?? (o.timeLimitMs === undefined ? 1000 : undefined);
+  const part: ShardPart | null =
+    o.shard === undefined || campaignRuns === undefined
+      ? null
+      : { shard: o.shard, range: shardRange(o.shard, campaignRuns), campaignRuns };
+  const range = part?.range ?? null;
+  const runs = range === null ? campaignRuns : range.to - range.from;
+  const plan: FuzzPlan = { target: target.value.name, resource, seed, runs, from: range?.from ?? 0, part };
+  o.onStart?.(plan);
+  const options = o.runMs === undefined ? o.options : { ...o.options, horizonMs: o.runMs };
   const result = await fuzzOnCores(
     {
       target: target.value,
       resource,
       seed,
       faults: o.faults ?? FAULT_CATEGORIES,
-      ...(o.runs === undefined ? {} : { runs: o.runs }),
+      ...(runs === undefined ? {} : { runs }),
+      ...(range === null ? {} : { startAt: range.from }),
       ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
-      ...(o.options === undefined ? {} : { options: o.options }),
+      ...(options === undefined ? {} : { options }),
       ...searchOptions(o),
+      ...(o.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
     },
     o.workers ?? 1,
   );
-  if (result.error !== null)
-    throw new Error(`fuzz: lockcheck failed on ${target.value.name}: ${result.error.message}`);
-  const base = {
-    kind: "fuzz" as const,
-    target: result.target,
-    resource: result.resource,
-    seed,
-    runs: result.runs,
-    elapsedMs: result.elapsedMs,
-    interrupted: result.interrupted,
-  };
   const ce = result.counterexample;
-  if (ce === null) return { ...base, violation: false, valid: true, counterexample: null };
-
+  if (result.error !== null || ce === null) return ok({ plan, result, saved: null });
   const dir = o.save === false ? null : (o.save ?? defaultRunDir(result.target, seed, ce.foundAtRun));
   // A module target's saved schedule records the module's path: replay finds it from any folder.
   const replay =
@@ -138,8 +212,33 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       : replayCommand(dir);
   if (dir !== null) {
     const saved = await saveReplayableRun(dir, ce, replay);
-    if (!saved.ok) throw new Error(`fuzz: cannot save the counterexample: ${formatInputError(saved.error)}`);
+    if (!saved.ok) return saved;
   }
+  return ok({
+    plan,
+    result,
+    saved: { dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule) },
+  });
+}
+
+/** Rejects with a LockcheckInputError on bad options, and with an Error if lockcheck itself fails. */
+export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
+  const campaign = await fuzzCampaign(o);
+  if (!campaign.ok) throw new LockcheckInputError("fuzz", [campaign.error]);
+  const { plan, result, saved } = campaign.value;
+  if (result.error !== null)
+    throw new Error(`fuzz: lockcheck failed on ${plan.target}: ${result.error.message}`);
+  const base = {
+    kind: "fuzz" as const,
+    target: result.target,
+    resource: result.resource,
+    seed: plan.seed,
+    runs: result.runs - plan.from,
+    elapsedMs: result.elapsedMs,
+    interrupted: result.interrupted,
+  };
+  const ce = result.counterexample;
+  if (ce === null || saved === null) return { ...base, violation: false, valid: true, counterexample: null };
   return {
     ...base,
     violation: true,
@@ -149,8 +248,8 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       schedule: ce.schedule,
       ops: ce.ops,
       verdicts: ce.verdicts,
-      dir,
-      replay,
+      dir: saved.dir,
+      replay: saved.replay,
       timeline: formatTimeline(ce.ops, ce.verdicts, { colors: colorsFor({ isTTY: false }) }),
       shrink: ce.shrink,
     },

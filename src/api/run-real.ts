@@ -1,6 +1,7 @@
 /**
- * `runOnRealServers(target, schedule, options)`: what `lockcheck run` does between its flags
- * and its output: one schedule on real servers (started by lockcheck, in Docker, or the user's
+ * `realRun(ask, options)`: what `lockcheck run` does between its flags and its output: plan
+ * the run (real-run-plan.ts), then `runOnRealServers(target, schedule, options)`: one
+ * schedule on real servers (started by lockcheck, in Docker, or the user's
  * own), its history checked, and the run folder saved with the command that runs it again.
  */
 import { checkOps } from "../checkers/index.js";
@@ -11,6 +12,10 @@ import { err, type InputError, ok, type Result } from "../result.js";
 import { saveReplayableRun } from "../runner/run-folder.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
+import { planRealRun, type RealRunAsk, type RealRunPlan } from "./real-run-plan.js";
+
+export type { DockerRunOptions } from "../real/docker/world.js";
+export type { RealRunAsk, RealRunPlan };
 
 export interface RealRunRequest
   extends Pick<
@@ -55,4 +60,26 @@ export async function runOnRealServers(
     stats: r.value.stats,
     brokenClients: r.value.brokenClients,
   });
+}
+
+/** Plans the run (`onPlanned` sees the plan before it starts), runs it on real servers, checks and saves it. */
+export async function realRun(
+  ask: Omit<RealRunAsk, "docker">,
+  o: Omit<RealRunRequest, "outDir" | "rerunCommand" | "externalServers"> & {
+    onPlanned?: (plan: RealRunPlan) => void;
+  },
+): Promise<Result<{ plan: RealRunPlan; report: RealRunReport }, InputError>> {
+  const planned = await planRealRun({ ...ask, docker: o.cluster === "docker" });
+  if (!planned.ok) return planned;
+  const plan = planned.value;
+  const { onPlanned, ...options } = o;
+  onPlanned?.(plan);
+  const report = await runOnRealServers(plan.target, plan.schedule, {
+    ...options,
+    outDir: plan.outDir,
+    rerunCommand: plan.rerunCommand,
+    ...(plan.external === null ? {} : { externalServers: plan.external.endpoints }),
+  });
+  if (!report.ok) return report;
+  return ok({ plan, report: report.value });
 }

@@ -2,16 +2,15 @@
  * `run(options)`: one schedule on one target (simulated or real), checked. The schedule is
  * given, or generated from `seed` with the same generators as `fuzz`.
  */
-import fc from "fast-check";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
+import { formatTimeline } from "../report/console-timeline.js";
 import { runAndCheck } from "../runner/execute.js";
-import { fuzzScheduleArb } from "../runner/fuzz.js";
-import { formatTimeline } from "../runner/timeline.js";
 import { loadSchedule, parseSchedule } from "../schedule/load.js";
 import type { ResourceMode, Schedule } from "../schedule/schedule.js";
+import { generateSchedule } from "./generate-schedule.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
 export interface RunOptions {
@@ -55,15 +54,11 @@ export async function run(o: RunOptions): Promise<RunReport> {
   const target = await targetFrom(targetArg);
   if (!target.ok) throw new LockcheckInputError("run", [target.error]);
   if (schedule === undefined) {
-    const arb = fuzzScheduleArb({
-      target: target.value,
+    schedule = generateSchedule(target.value, {
       seed: o.seed ?? 1,
       faults: o.faults ?? FAULT_CATEGORIES,
       ...(o.resource === undefined ? {} : { resource: o.resource }),
     });
-    const [generated] = fc.sample(arb, { seed: o.seed ?? 1, numRuns: 1 });
-    if (generated === undefined) throw new Error("run: the generator produced no schedule");
-    schedule = generated;
   } else if (schedule.target !== target.value.name) {
     schedule = { ...schedule, target: target.value.name };
   }

@@ -9,13 +9,18 @@
  */
 import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
+import { err, type InputError, ok, type Result } from "../result.js";
 import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js";
+import { defaultRunDir, saveReplayableRun } from "../runner/run-folder.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
+import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink/shrink.js";
 import { shrinkOnRealServers } from "../runner/shrink/shrink-real.js";
 import { shrinkRobustly } from "../runner/shrink/shrink-robust.js";
 import type { Schedule } from "../schedule/schedule.js";
+import { findTarget } from "../targets/index.js";
 import type { Target } from "../targets/target.js";
+import { loadScheduleArg } from "./schedule-arg.js";
 
 /** Default wall-clock limit of shrinking on real servers (without `timeLimitMs`). */
 export const REAL_TIME_LIMIT_MS = 120_000;
@@ -191,4 +196,63 @@ async function shrinkReal(
         ? `neither a smaller schedule nor the input failed again on ${need} of ${o.runs} real runs (${r.realRuns} runs)`
         : null,
   };
+}
+
+export interface ShrinkFileOptions extends Omit<ShrinkFailingOptions, "onShrinkStart"> {
+  /** Called once the failure is found, before shrinking starts, with the target's name. */
+  onShrinkStart?: (target: string) => void;
+  /** Run on this target instead of the schedule's own. */
+  target?: string;
+  /** Run folder for the result (default lockcheck-out/<target>-<seed>-shrunk). */
+  out?: string;
+}
+
+export type ShrinkFileResult =
+  | Exclude<ShrinkFailingResult, { kind: "shrunk" }>
+  | (Extract<ShrinkFailingResult, { kind: "shrunk" }> & {
+      /** The schedule as given (on the target it ran on), and the sizes before and after. */
+      input: Schedule;
+      before: ScheduleSize;
+      after: ScheduleSize;
+      /** Where the result was saved, and the command that replays it. */
+      dir: string;
+      replay: string;
+    });
+
+/**
+ * What `lockcheck shrink` does between its flags and its output: load the schedule (a
+ * schedule.json or a run folder), shrink its failure on its target (or `target`), and save
+ * a shrunk failure as a run folder with the command that replays it.
+ */
+export async function shrinkScheduleFile(
+  path: string,
+  o: ShrinkFileOptions,
+): Promise<Result<ShrinkFileResult & { target: string; deterministic: boolean }, InputError>> {
+  const loaded = await loadScheduleArg(path);
+  if (!loaded.ok) return loaded;
+  const name = o.target ?? loaded.value.target;
+  const target = findTarget(name, o.target === undefined ? "target" : "--target");
+  if (!target.ok) return target;
+  if (o.need !== undefined && o.need > o.runs)
+    return err({ field: "--need", message: `${o.need} is more than --runs ${o.runs}` });
+  const schedule = { ...loaded.value, target: name };
+  const about = { target: name, deterministic: target.value.deterministic };
+  const { onShrinkStart, ...options } = o;
+  const shrunk = await shrinkFailing(target.value, schedule, {
+    ...options,
+    ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name) }),
+  });
+  if (shrunk.kind !== "shrunk") return ok({ ...shrunk, ...about });
+  const dir = o.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
+  const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run });
+  if (!saved.ok) return saved;
+  return ok({
+    ...shrunk,
+    ...about,
+    input: schedule,
+    before: scheduleSize(schedule),
+    after: scheduleSize(shrunk.schedule),
+    dir,
+    replay: saved.value,
+  });
 }

@@ -11,6 +11,9 @@ import {
   plainTargetFor,
   simTargetFor,
 } from "../custom/module-target.js";
+
+export { moduleTargetName } from "../custom/preload.js";
+
 import { isLibraryLock } from "../locks/library-lock.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { isPlainLock, type PlainLock } from "../locks/plain-lock.js";
@@ -24,18 +27,20 @@ function isTarget(x: unknown): x is Target {
   return typeof x === "object" && x !== null && typeof (x as Target).run === "function" && "defaults" in x;
 }
 
-export async function targetFrom(arg: TargetArg): Promise<Result<Target, InputError>> {
-  if (typeof arg === "string") return arg.startsWith(MODULE_PREFIX) ? loadModuleTarget(arg) : findTarget(arg);
+/** The target `arg` names or is; `field` names it in errors. */
+export async function targetFrom(arg: TargetArg, field = "target"): Promise<Result<Target, InputError>> {
+  if (typeof arg === "string")
+    return arg.startsWith(MODULE_PREFIX) ? loadModuleTarget(arg) : findTarget(arg, field);
   if (isTarget(arg)) return ok(arg);
   if (isLockAlgorithm(arg)) return ok(simTargetFor(arg));
   if (isLibraryLock(arg))
     return err({
-      field: "target",
+      field,
       message: `library adapter "${arg.name}": its client processes import it from its file, so pass "module:<path to the adapter>" (docs/libraries.md)`,
     });
   if (isPlainLock(arg)) return ok(plainTargetFor(arg));
   return err({
-    field: "target",
+    field,
     message: "expected a target name, a Target, a LockAlgorithm or a PlainLock",
   });
 }

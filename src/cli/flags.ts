@@ -4,9 +4,9 @@
  * values (they return an InputError naming the flag).
  */
 import { InvalidArgumentError } from "commander";
-import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
+import { FAULT_CATEGORIES, type FaultCategory, RESOURCE_MODES, type ResourceMode } from "../api/catalog.js";
+import type { Shard } from "../report/gate-result.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { type ResourceMode, resourceModeSchema } from "../schedule/schedule.js";
 
 /** A commander parser of a whole number in min..max; anything else is rejected with `message`. */
 export function wholeNumberArg(min: number, message: string, max = Number.POSITIVE_INFINITY) {
@@ -31,10 +31,9 @@ export const marginArg = wholeNumberArg(0, "--margin must be a whole number of m
 /** `--resource <mode>`, if given. */
 export function parseResourceFlag(text: string | undefined): Result<ResourceMode | undefined, InputError> {
   if (text === undefined) return ok(undefined);
-  const r = resourceModeSchema.safeParse(text);
-  if (!r.success)
-    return err({ field: "--resource", message: `expected one of ${resourceModeSchema.options.join(", ")}` });
-  return ok(r.data);
+  if (!(RESOURCE_MODES as readonly string[]).includes(text))
+    return err({ field: "--resource", message: `expected one of ${RESOURCE_MODES.join(", ")}` });
+  return ok(text as ResourceMode);
 }
 
 /** `--faults <list>`: comma-separated fault categories; "none" and empty items are skipped. */
@@ -60,4 +59,15 @@ export function parseClusterFlag(text: string): Result<"process" | "docker", Inp
   if (text !== "process" && text !== "docker")
     return err({ field: "--cluster", message: `expected process or docker, got "${text}"` });
   return ok(text);
+}
+
+/** `--shard <i/n>`: the i-th of n parts, 1 ≤ i ≤ n. */
+export function parseShardFlag(text: string): Result<Shard, InputError> {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count) {
+    return err({ field: "--shard", message: `expected i/n with 1 <= i <= n (e.g. 2/4), got "${text}"` });
+  }
+  return ok({ index, count });
 }

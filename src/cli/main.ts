@@ -8,8 +8,10 @@
  */
 import { readFileSync } from "node:fs";
 import { Command, type CommanderError } from "commander";
-import { resolveModuleTargetOption } from "../custom/preload.js";
+import { MODULE_PREFIX } from "../api/catalog.js";
+import { moduleTargetName } from "../api/target-arg.js";
 import { commands } from "./commands/index.js";
+import { printInputError } from "./errors.js";
 
 /** lockcheck's own package.json: two folders up from src/cli/ (sources), three from dist/src/cli/. */
 function packageVersion(): string {
@@ -61,7 +63,18 @@ for (const make of commands) {
   program.addCommand(command);
 }
 
-// `--target module:./my-lock.js` becomes the name the module registers (docs/custom-locks.md).
+/**
+ * Before a command's action: a `--target module:…` value becomes the name the module
+ * registers (docs/custom-locks.md), or the command exits 2 with the problem on stderr.
+ */
+async function resolveModuleTargetOption(command: Command): Promise<void> {
+  const spec = command.getOptionValue("target");
+  if (typeof spec !== "string" || !spec.startsWith(MODULE_PREFIX)) return;
+  const r = await moduleTargetName(spec, command.name());
+  if (r.ok) command.setOptionValue("target", r.value);
+  else process.exit(printInputError(r.error));
+}
+
 program.hook("preAction", (_program, action) => resolveModuleTargetOption(action));
 
 await program.parseAsync(process.argv);

@@ -6,7 +6,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cyclicComponents, describeCycle, fileImports, type UnitGraph, unitGraph } from "./import-graph.js";
+import {
+  cyclicComponents,
+  describeCycle,
+  type FileImport,
+  fileImports,
+  type UnitGraph,
+  unitGraph,
+  unitOf,
+} from "./import-graph.js";
 
 const REPO = join(import.meta.dirname, "..", "..");
 const ROOTS = ["src"];
@@ -35,9 +43,9 @@ describe("the import graph", () => {
 
   it("is found (the pattern sees static, dynamic and URL imports)", () => {
     expect(graph.get("src/checkers")?.has("src/history")).toBe(true);
-    // src/cli/commands/check.ts loads ../lin-check.js through new URL(…, import.meta.url).
-    const cli = fileImports(REPO, ["src/cli"]).filter((i) => i.to === "src/cli/lin-check.ts");
-    expect(cli.map((i) => i.from)).toContain("src/cli/commands/check.ts");
+    // src/api/check-file.ts loads ./lin-check.js through new URL(…, import.meta.url).
+    const api = fileImports(REPO, ["src/api"]).filter((i) => i.to === "src/api/lin-check.ts");
+    expect(api.map((i) => i.from)).toContain("src/api/check-file.ts");
     // src/real/client/child-main.ts imports the lock algorithm loader with import().
     const child = fileImports(REPO, ["src/real"]).filter((i) => i.from === "src/real/client/child-main.ts");
     expect(child.some((i) => i.to.endsWith("/lock-algorithm.ts"))).toBe(true);
@@ -70,6 +78,46 @@ describe("the import graph", () => {
       }
     }
     expect(uphill.sort(), `imports that do not point to a lower layer:\n${uphill.join("\n")}`).toEqual([]);
+  });
+});
+
+/**
+ * The cli is a thin front end: each command parses its flags, calls one function of src/api and
+ * formats what it returns. So src/cli imports only the api, the report formatters, the
+ * Result type, the domain-free helpers and itself (libraries such as commander are not
+ * relative imports and are not counted). Type imports count too: the api re-exports the types
+ * the cli reads (src/api/types.ts).
+ */
+const CLI_MAY_IMPORT = ["src/cli", "src/api", "src/report", "src/result.ts", "src/util"];
+
+function cliImportsOutsideFront(imports: readonly FileImport[]): string[] {
+  return imports
+    .filter((i) => unitOf(i.from) === "src/cli" && !CLI_MAY_IMPORT.includes(unitOf(i.to)))
+    .map((i) => `${i.from} imports ${i.to}`)
+    .sort();
+}
+
+describe("the cli front end", () => {
+  it("imports only src/api, src/report, src/result.ts, src/util and itself", () => {
+    const outside = cliImportsOutsideFront(fileImports(REPO, ROOTS));
+    expect(outside, `src/cli must go through src/api:\n${outside.join("\n")}`).toEqual([]);
+  });
+
+  it("is told apart: an import of the runner or a checker from src/cli is named", () => {
+    const imports: FileImport[] = [
+      { from: "src/cli/commands/fuzz.ts", to: "src/api/fuzz.ts" },
+      { from: "src/cli/commands/fuzz.ts", to: "src/report/colors.ts" },
+      { from: "src/cli/commands/fuzz.ts", to: "src/result.ts" },
+      { from: "src/cli/commands/fuzz.ts", to: "src/util/duration.ts" },
+      { from: "src/cli/commands/fuzz.ts", to: "src/cli/flags.ts" },
+      { from: "src/cli/commands/fuzz.ts", to: "src/runner/workers/fuzz-parallel.ts" },
+      { from: "src/cli/errors.ts", to: "src/checkers/verdict.ts" },
+      { from: "src/api/fuzz.ts", to: "src/runner/fuzz.ts" },
+    ];
+    expect(cliImportsOutsideFront(imports)).toEqual([
+      "src/cli/commands/fuzz.ts imports src/runner/workers/fuzz-parallel.ts",
+      "src/cli/errors.ts imports src/checkers/verdict.ts",
+    ]);
   });
 });
 

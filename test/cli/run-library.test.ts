@@ -4,7 +4,7 @@
  * counts them.
  */
 import { describe, expect, it } from "vitest";
-import { prepareSchedule } from "../../src/cli/commands/run-library.js";
+import { prepareSchedule } from "../../src/api/real-run-plan.js";
 import { fuzz } from "../../src/index.js";
 import { isLibraryLock } from "../../src/locks/library-lock.js";
 import { isPlainLock, plainClientProblem } from "../../src/locks/plain-lock.js";

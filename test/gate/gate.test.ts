@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseShardFlag as parseShard } from "../../src/cli/flags.js";
 import {
   failureText,
   type GateReport,
@@ -10,7 +11,7 @@ import {
   type TargetResult,
 } from "../../src/report/gate-result.js";
 import { parseJUnit, renderJUnit } from "../../src/report/junit.js";
-import { gateJUnitSuites, parseShard, planGate, runGate, shardItems } from "../../src/runner/gate/gate.js";
+import { gateJUnitSuites, planGate, runGate, shardItems } from "../../src/runner/gate/gate.js";
 import { parseGateConfig } from "../../src/runner/gate/gate-config.js";
 import { checkCorpusEntry, findCorpusEntries } from "../../src/runner/gate/gate-corpus.js";
 

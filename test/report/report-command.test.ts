@@ -95,7 +95,7 @@ describe("lockcheck report", () => {
     );
     const r = await report(bad);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/bad\.jsonl: line 2/);
+    expect(r.stderr).toMatch(/bad\.jsonl:2: /);
   });
 });
 

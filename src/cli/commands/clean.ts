@@ -9,8 +9,7 @@
  * something could not be removed.
  */
 import { Command } from "commander";
-// dockerode is heavy to load: the docker modules are imported only when `clean` runs.
-import type { CleanReport, FoundObject } from "../../real/docker/cleanup.js";
+import { type CleanReport, cleanDocker, type FoundObject } from "../../api/clean.js";
 
 interface CleanFlags {
   run?: string;
@@ -36,25 +35,23 @@ export async function runClean(
   out: (line: string) => void,
   errOut: (line: string) => void,
 ): Promise<number> {
-  const { connectEngine } = await import("../../real/docker/engine.js");
-  const { findObjects, removeObjects } = await import("../../real/docker/cleanup.js");
-  const docker = await connectEngine();
-  if (!docker.ok) {
-    errOut(`lockcheck clean: ${docker.error}`);
+  const includeLive = flags.includeRunning === true;
+  const cleaned = await cleanDocker({
+    ...(flags.run === undefined ? {} : { runId: flags.run }),
+    includeLive,
+    dryRun: flags.dryRun === true,
+  });
+  if (!cleaned.ok) {
+    errOut(`lockcheck clean: ${cleaned.error}`);
     return 2;
   }
-  const selection = {
-    ...(flags.run === undefined ? {} : { runId: flags.run }),
-    includeLive: flags.includeRunning === true,
-  };
-  if (flags.dryRun) {
-    const found = await findObjects(docker.value, selection);
-    for (const o of found)
-      out(`${o.live && !selection.includeLive ? "would keep" : "would remove"} ${describe(o)}`);
+  if (cleaned.value.kind === "dry-run") {
+    const found = cleaned.value.found;
+    for (const o of found) out(`${o.live && !includeLive ? "would keep" : "would remove"} ${describe(o)}`);
     if (found.length === 0) out("nothing of lockcheck's on this engine");
     return 0;
   }
-  const report = await removeObjects(docker.value, selection);
+  const report = cleaned.value.report;
   for (const o of report.removed) out(`removed ${describe(o)}`);
   for (const f of report.failures) errOut(`could not remove ${describe(f.object)}: ${f.error}`);
   if (report.skipped.length > 0) {

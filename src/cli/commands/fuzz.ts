@@ -4,26 +4,28 @@
  * run folder and print the command that replays it (exit 1). Without one, print a summary
  * (exit 0). Bad input or a failure of lockcheck itself: exit 2.
  */
-import { randomInt } from "node:crypto";
 import { Command } from "commander";
-import { searchOptions } from "../../api/fuzz.js";
-import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
+import {
+  DEFAULT_MARGIN_MS,
+  defaultWorkers,
+  FAULT_CATEGORIES,
+  type FaultCategory,
+  targetNames,
+} from "../../api/catalog.js";
+import {
+  type FuzzCampaign,
+  type FuzzCounterexample,
+  type FuzzResult,
+  fuzzCampaign,
+  type ScheduleSize,
+  type Shard,
+  type ShardPart,
+} from "../../api/fuzz.js";
+import type { ResourceMode } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
-import type { Shard } from "../../report/gate-result.js";
-import { startProgress } from "../../report/progress.js";
-import type { InputError } from "../../result.js";
-import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../../runner/fuzz.js";
-import { type RunRange, shardRange } from "../../runner/fuzz-shard.js";
-import { parseShard } from "../../runner/gate/gate.js";
-import { defaultRunDir, saveReplayableRun } from "../../runner/run-folder.js";
-import { scheduleSize } from "../../runner/schedule-size.js";
-import { DEFAULT_MARGIN_MS } from "../../runner/shrink/robust-failure.js";
-import { formatTimeline } from "../../runner/timeline.js";
-import { fuzzOnCores } from "../../runner/workers/fuzz-parallel.js";
-import { defaultWorkers } from "../../runner/workers/pool.js";
-import type { ResourceMode, Schedule } from "../../schedule/schedule.js";
-import { findTarget, targetNames } from "../../targets/index.js";
-import { supportedResource } from "../../targets/target.js";
+import { formatTimeline } from "../../report/console-timeline.js";
+import { type Progress, startProgress } from "../../report/progress.js";
+import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import {
@@ -31,6 +33,7 @@ import {
   parseClusterFlag,
   parseFaultsFlag,
   parseResourceFlag,
+  parseShardFlag,
   positiveIntArg,
   seedArg,
 } from "../flags.js";
@@ -125,12 +128,13 @@ interface ParsedFlags {
   resource: ResourceMode | undefined;
   faults: FaultCategory[];
   timeLimitMs: number | undefined;
-  shard: Shard | null;
+  shard: Shard | undefined;
   /** Length of each real run (--duration). */
   runMs: number | undefined;
+  cluster: "process" | "docker";
 }
 
-function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: false; error: InputError } {
+function parseFlags(flags: FuzzFlags): Result<ParsedFlags, InputError> {
   const resource = parseResourceFlag(flags.resource);
   if (!resource.ok) return resource;
   const faults = parseFaultsFlag(flags.faults);
@@ -141,19 +145,10 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
     if (!d.ok) return d;
     timeLimitMs = d.value;
   }
-  let shard: Shard | null = null;
+  let shard: Shard | undefined;
   if (flags.shard !== undefined) {
-    const parsedShard = parseShard(flags.shard);
+    const parsedShard = parseShardFlag(flags.shard);
     if (!parsedShard.ok) return parsedShard;
-    if (flags.runs === undefined && timeLimitMs !== undefined) {
-      return {
-        ok: false,
-        error: {
-          field: "--shard",
-          message: "needs --runs: the shards split that many schedules between them",
-        },
-      };
-    }
     shard = parsedShard.value;
   }
   let runMs: number | undefined;
@@ -164,90 +159,71 @@ function parseFlags(flags: FuzzFlags): { ok: true; value: ParsedFlags } | { ok: 
   }
   const cluster = parseClusterFlag(flags.cluster);
   if (!cluster.ok) return cluster;
-  return {
-    ok: true,
-    value: { resource: resource.value, faults: faults.value, timeLimitMs, shard, runMs },
-  };
+  return ok({
+    resource: resource.value,
+    faults: faults.value,
+    timeLimitMs,
+    shard,
+    runMs,
+    cluster: cluster.value,
+  });
 }
 
-function sizeText(s: Schedule): string {
-  const z = scheduleSize(s);
+function sizeText(z: ScheduleSize): string {
   return `${z.clients} client${z.clients === 1 ? "" : "s"}, ${z.cycles} lock cycle${z.cycles === 1 ? "" : "s"}, ${z.faults} fault${z.faults === 1 ? "" : "s"}`;
 }
 
 async function runFuzz(flags: FuzzFlags): Promise<number> {
-  const target = findTarget(flags.target, "--target");
-  if (!target.ok) return printInputError(target.error);
   const parsed = parseFlags(flags);
   if (!parsed.ok) return printInputError(parsed.error);
-  const { resource, faults, timeLimitMs, shard, runMs } = parsed.value;
-  const real = target.value.openSession !== undefined;
-  if (!real && (runMs !== undefined || flags.cluster !== "process")) {
-    return printInputError({
-      field: runMs !== undefined ? "--duration" : "--cluster",
-      message: `only for real targets (redis:…, etcd:…); ${target.value.name} runs in the simulator`,
-    });
-  }
-  if (resource !== undefined) {
-    const supported = supportedResource(target.value, resource, "--resource");
-    if (!supported.ok) return printInputError(supported.error);
-  }
-  const seed = flags.seed ?? randomInt(0, 0x7fffffff);
-  const campaignRuns = flags.runs ?? (timeLimitMs === undefined ? 1000 : undefined);
-  const part: ShardPart | null =
-    shard === null || campaignRuns === undefined
-      ? null
-      : { shard, range: shardRange(shard, campaignRuns), campaignRuns };
-  const range = part?.range ?? null;
-  const runs = range === null ? campaignRuns : range.to - range.from;
-  const from = range?.from ?? 0;
-  const effectiveResource = resource ?? target.value.resources[0];
-  const title = `fuzz ${target.value.name} (${effectiveResource}) seed ${seed}${shard === null ? "" : ` shard ${shard.index}/${shard.count}`}`;
-  const progress = startProgress({
-    title,
-    quiet: flags.quiet === true || flags.json === true,
-    ...(runs === undefined ? {} : { total: runs }),
-  });
-
-  let result: FuzzResult;
-  try {
-    const options = {
-      target: target.value,
-      resource: effectiveResource,
-      seed,
-      faults,
-      ...(runs === undefined ? {} : { runs }),
-      ...(range === null ? {} : { startAt: range.from }),
-      ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
-      ...searchOptions({
-        ...(flags.clients === undefined ? {} : { clients: flags.clients }),
-        shrink: flags.shrink,
-        marginMs: flags.margin,
+  const { resource, faults, timeLimitMs, shard, runMs, cluster } = parsed.value;
+  let progress: Progress | null = null;
+  let from = 0;
+  const campaign = await fuzzCampaign({
+    target: flags.target,
+    ...(resource === undefined ? {} : { resource }),
+    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    faults,
+    ...(flags.runs === undefined ? {} : { runs: flags.runs }),
+    ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
+    ...(flags.clients === undefined ? {} : { clients: flags.clients }),
+    shrink: flags.shrink,
+    marginMs: flags.margin,
+    ...(flags.out === undefined ? {} : { save: flags.out }),
+    workers: flags.workers ?? defaultWorkers(),
+    ...(shard === undefined ? {} : { shard }),
+    ...(runMs === undefined ? {} : { runMs }),
+    cluster,
+    fieldNames: {
+      target: "--target",
+      resource: "--resource",
+      shard: "--shard",
+      runMs: "--duration",
+      cluster: "--cluster",
+    },
+    onStart: (plan) => {
+      from = plan.from;
+      const title = `fuzz ${plan.target} (${plan.resource}) seed ${plan.seed}${shard === undefined ? "" : ` shard ${shard.index}/${shard.count}`}`;
+      progress = startProgress({
+        title,
+        quiet: flags.quiet === true || flags.json === true,
+        ...(plan.runs === undefined ? {} : { total: plan.runs }),
+      });
+    },
+    onProgress: (p) =>
+      progress?.update({
+        done: p.runs - from,
+        violations: p.violations,
+        note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
       }),
-      ...(runMs === undefined ? {} : { options: { horizonMs: runMs } }),
-      ...(flags.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
-      onProgress: (p: FuzzProgress) =>
-        progress.update({
-          done: p.runs - from,
-          violations: p.violations,
-          note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
-        }),
-    };
-    result = await fuzzOnCores(options, flags.workers ?? defaultWorkers());
-  } finally {
-    progress.stop();
-  }
-  return report(result, flags, part);
+  }).finally(() => progress?.stop());
+  if (!campaign.ok) return printInputError(campaign.error);
+  return report(campaign.value, flags);
 }
 
-/** Which part of a campaign a sharded fuzz searched. */
-interface ShardPart {
-  shard: Shard;
-  range: RunRange;
-  campaignRuns: number;
-}
-
-async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | null): Promise<number> {
+function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
+  const { result, saved } = campaign;
+  const part = campaign.plan.part;
   const c = colorsFor(process.stdout);
   const tried = result.runs - (part?.range.from ?? 0);
   const rate = result.elapsedMs > 0 ? Math.round((tried * 1000) / result.elapsedMs) : tried;
@@ -267,7 +243,7 @@ async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | nu
     return 2;
   }
   const ce = result.counterexample;
-  if (ce === null) {
+  if (ce === null || saved === null) {
     if (flags.json === true) {
       process.stdout.write(`${JSON.stringify({ ...summary(result, flags, part), violation: false })}\n`);
     } else {
@@ -278,19 +254,16 @@ async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | nu
     }
     return 0;
   }
-  const dir = flags.out ?? defaultRunDir(result.target, result.seed, ce.foundAtRun);
-  const saved = await saveReplayableRun(dir, ce);
-  if (!saved.ok) return printInputError(saved.error);
-  const replay = saved.value;
+  const { dir, replay } = saved;
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule), shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
+      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
     );
     return 1;
   }
   const out = [
     `${c.bold(c.red("violation found"))} in run ${ce.foundAtRun} of ${what}${ofShard}`,
-    ...shrinkLines(ce, flags, c),
+    ...shrinkLines(ce, saved, flags, c),
     "",
     c.bold(
       ce.shrink === "not-kept" || ce.shrink === "off"
@@ -308,8 +281,13 @@ async function report(result: FuzzResult, flags: FuzzFlags, part: ShardPart | nu
   return 1;
 }
 
-function shrinkLines(ce: FuzzCounterexample, flags: FuzzFlags, c: ReturnType<typeof colorsFor>): string[] {
-  const shrunk = `shrunk from ${sizeText(ce.original)} to ${c.bold(sizeText(ce.schedule))} in ${(ce.shrinkMs / 1000).toFixed(1)} s (${ce.shrinkRuns} runs)`;
+function shrinkLines(
+  ce: FuzzCounterexample,
+  sizes: { original: ScheduleSize; minimal: ScheduleSize },
+  flags: FuzzFlags,
+  c: ReturnType<typeof colorsFor>,
+): string[] {
+  const shrunk = `shrunk from ${sizeText(sizes.original)} to ${c.bold(sizeText(sizes.minimal))} in ${(ce.shrinkMs / 1000).toFixed(1)} s (${ce.shrinkRuns} runs)`;
   switch (ce.shrink) {
     case "margins":
       return [`${shrunk}, keeping timing margins ≥ ${flags.margin} ms`];

@@ -6,36 +6,17 @@
  * The `--json` results of `lockcheck fuzz --shard i/n` merge into the campaign's result
  * (src/runner/fuzz-merge.ts): exit 1 if it found a violation, 0 if not.
  */
-import { readFile, writeFile } from "node:fs/promises";
 import { Command } from "commander";
-import { z } from "zod";
+import { writeJUnitFile } from "../../api/junit-file.js";
+import { type MergedFuzz, mergeResults } from "../../api/merge.js";
 import { colorsFor } from "../../report/colors.js";
-import type { GateReport } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
-import { type JUnitSuite, mergeJUnitSuites, parseJUnit, renderJUnit } from "../../report/junit.js";
-import type { InputError } from "../../result.js";
-import {
-  type FuzzShardResult,
-  fuzzShardProblems,
-  fuzzShardSchema,
-  type MergedFuzz,
-  mergeFuzzShards,
-} from "../../runner/fuzz-merge.js";
-import { gateJUnitSuites, mergeGateReports } from "../../runner/gate/gate.js";
 import { printInputError } from "../errors.js";
 
 interface MergeFlags {
   junit?: string;
   json?: boolean;
 }
-
-const reportSchema = z.looseObject({
-  version: z.literal(1),
-  shard: z.object({ index: z.number().int(), count: z.number().int() }).nullable(),
-  results: z.array(z.looseObject({ kind: z.enum(["target", "corpus"]), name: z.string(), met: z.boolean() })),
-  ok: z.boolean(),
-  elapsedMs: z.number(),
-});
 
 export function mergeCommand(): Command {
   return new Command("merge")
@@ -53,81 +34,20 @@ export function mergeCommand(): Command {
     });
 }
 
-/** Problems with the set of shards: a shard missing, repeated, or from a different split. */
-export function shardProblems(reports: readonly GateReport[]): string[] {
-  const shards = reports.map((r) => r.shard).filter((s) => s !== null);
-  if (shards.length === 0) return [];
-  const counts = new Set(shards.map((s) => s.count));
-  if (counts.size > 1 || shards.length !== reports.length)
-    return ["the results come from different splits (--shard i/n with different n, or unsharded)"];
-  const n = shards[0]!.count;
-  const problems: string[] = [];
-  for (let i = 1; i <= n; i++) {
-    const k = shards.filter((s) => s.index === i).length;
-    if (k === 0) problems.push(`shard ${i}/${n} is missing`);
-    if (k > 1) problems.push(`shard ${i}/${n} appears ${k} times`);
-  }
-  return problems;
-}
-
 async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
-  const errors: InputError[] = [];
-  const reports: GateReport[] = [];
-  const fuzzShards: FuzzShardResult[] = [];
-  const junits: JUnitSuite[][] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (e) {
-      errors.push({ file, message: `cannot read: ${(e as Error).message}` });
-      continue;
-    }
-    if (text.trimStart().startsWith("<")) {
-      const parsed = parseJUnit(text, file);
-      if (parsed.ok) junits.push(parsed.value);
-      else errors.push(parsed.error);
-      continue;
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (e) {
-      errors.push({ file, message: `neither JUnit XML nor JSON: ${(e as Error).message}` });
-      continue;
-    }
-    if ((data as { kind?: unknown } | null)?.kind === "fuzz-shard") {
-      const shard = fuzzShardSchema.safeParse(data);
-      if (shard.success) fuzzShards.push(shard.data);
-      else errors.push({ file, message: "not the output of `lockcheck fuzz --shard i/n --json`" });
-      continue;
-    }
-    const parsed = reportSchema.safeParse(data);
-    if (!parsed.success) errors.push({ file, message: "not the output of `lockcheck gate --json`" });
-    else reports.push(parsed.data as unknown as GateReport);
+  const outcome = await mergeResults(files, { junit: flags.junit !== undefined });
+  if (!outcome.ok) return printInputError(outcome.error);
+  if (outcome.value.kind === "fuzz") {
+    const merged = outcome.value.merged;
+    if (flags.json === true) process.stdout.write(`${JSON.stringify(merged)}\n`);
+    else process.stdout.write(`${fuzzMergeText(merged)}\n`);
+    return merged.violation ? 1 : 0;
   }
-  if (fuzzShards.length > 0 && (reports.length > 0 || junits.length > 0)) {
-    errors.push({ message: "fuzz shards merge only with each other, not with gate results" });
-  }
-  if (errors.length > 0) {
-    return printInputError(errors);
-  }
-  if (fuzzShards.length > 0) return mergeFuzz(fuzzShards, flags);
-  const problems = shardProblems(reports);
+  const { merged, suites, failures, problems } = outcome.value;
   printInputError(problems);
-
-  const merged = reports.length > 0 ? mergeGateReports(reports) : null;
-  // JUnit: from the JSON results when there are any, plus any JUnit files given.
-  const suites = mergeJUnitSuites([...(merged ? [gateJUnitSuites(merged)] : []), ...junits]);
-  const failures = suites
-    .flatMap((s) => s.cases)
-    .filter((c) => c.outcome === "failed" || c.outcome === "error").length;
   if (flags.junit !== undefined) {
-    try {
-      await writeFile(flags.junit, renderJUnit(suites, "lockcheck gate"), "utf8");
-    } catch (e) {
-      return printInputError(`${flags.junit}: cannot write: ${(e as Error).message}`);
-    }
+    const written = await writeJUnitFile(flags.junit, suites, "lockcheck gate");
+    if (!written.ok) return printInputError(written.error);
   }
   if (flags.json === true) {
     process.stdout.write(
@@ -141,17 +61,6 @@ async function runMerge(files: string[], flags: MergeFlags): Promise<number> {
   }
   if (problems.length > 0) return 2;
   return failures === 0 && (merged?.ok ?? true) ? 0 : 1;
-}
-
-function mergeFuzz(shards: readonly FuzzShardResult[], flags: MergeFlags): number {
-  const problems = fuzzShardProblems(shards);
-  if (problems.length > 0) return printInputError(problems);
-  if (flags.junit !== undefined)
-    return printInputError("--junit: fuzz shards have no JUnit form; use --json");
-  const merged = mergeFuzzShards(shards);
-  if (flags.json === true) process.stdout.write(`${JSON.stringify(merged)}\n`);
-  else process.stdout.write(`${fuzzMergeText(merged)}\n`);
-  return merged.violation ? 1 : 0;
 }
 
 function fuzzMergeText(m: MergedFuzz): string {

@@ -4,12 +4,11 @@
  * `--twice` runs it twice and fails (exit 1) if the two histories differ.
  */
 import { Command } from "commander";
-import { combineValidity, type Verdict } from "../../checkers/verdict.js";
+import { replayRun } from "../../api/replay.js";
+import type { Verdict } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
-import { replaySchedule } from "../../runner/replay.js";
-import { formatTimeline } from "../../runner/timeline.js";
+import { formatTimeline } from "../../report/console-timeline.js";
 import { exitCodeOf, printInputError } from "../errors.js";
-import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ReplayFlags {
   twice?: boolean;
@@ -45,15 +44,12 @@ export function formatVerdictLines(verdicts: readonly Verdict[], c = colorsFor(p
 }
 
 async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
-  const schedule = await loadScheduleArg(path);
-  if (!schedule.ok) return printInputError(schedule.error);
-  const replayed = await replaySchedule(schedule.value, {
+  const replayed = await replayRun(path, {
     twice: flags.twice === true,
     ...(flags.target === undefined ? {} : { target: flags.target }),
   });
   if (!replayed.ok) return printInputError(replayed.error);
-  const { run, difference } = replayed.value;
-  const valid = combineValidity(run.verdicts.map((v) => v.valid));
+  const { run, difference, valid } = replayed.value;
   const code = difference !== null ? 1 : exitCodeOf(valid);
   if (flags.json === true) {
     process.stdout.write(

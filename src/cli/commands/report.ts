@@ -4,12 +4,10 @@
  * report shows it), 2 on bad input.
  */
 
-import { join } from "node:path";
 import { Command } from "commander";
-import { combineValidity } from "../../checkers/verdict.js";
+import { renderRunReport } from "../../api/report.js";
 import { colorsFor } from "../../report/colors.js";
-import { REPORT_FILE, writeReportFile } from "../../report/write-report.js";
-import { loadReportInput } from "../../runner/run-folder.js";
+import { REPORT_FILE } from "../../report/write-report.js";
 import { printInputError, printInputWarning } from "../errors.js";
 
 interface ReportFlags {
@@ -33,32 +31,23 @@ export function reportCommand(): Command {
 }
 
 async function runReport(path: string, flags: ReportFlags): Promise<number> {
-  const loaded = await loadReportInput(path, { recheck: flags.recheck === true });
-  if (!loaded.ok) return printInputError(loaded.error);
-  const { input, dir, verdictSource, warnings } = loaded.value;
-  for (const w of warnings) printInputWarning(w);
-  if (flags.title !== undefined) input.title = flags.title;
-  const out = flags.out ?? join(dir, REPORT_FILE);
-  const written = await writeReportFile(out, input);
-  if (!written.ok) return printInputError(written.error);
-  const valid = combineValidity(input.verdicts.map((v) => v.valid));
-  const anomalies = input.verdicts.reduce((n, v) => n + v.anomalies.length, 0);
+  const rendered = await renderRunReport(path, {
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    recheck: flags.recheck === true,
+    ...(flags.title === undefined ? {} : { title: flags.title }),
+    onWarning: printInputWarning,
+  });
+  if (!rendered.ok) return printInputError(rendered.error);
+  const { file, valid, anomalies, ops, verdictSource, warnings } = rendered.value;
   if (flags.json === true) {
-    const summary = {
-      report: written.value,
-      valid,
-      anomalies,
-      ops: input.ops.length,
-      verdictSource,
-      warnings,
-    };
+    const summary = { report: file, valid, anomalies, ops, verdictSource, warnings };
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } else {
     const c = colorsFor(process.stdout);
     const verdict =
       valid === true ? c.green("valid") : valid === false ? c.red("violation") : c.yellow("unknown");
     process.stdout.write(
-      `wrote ${c.bold(written.value)} (${input.ops.length} ops, ${verdict}, ${anomalies} ${anomalies === 1 ? "anomaly" : "anomalies"})\n`,
+      `wrote ${c.bold(file)} (${ops} ops, ${verdict}, ${anomalies} ${anomalies === 1 ? "anomaly" : "anomalies"})\n`,
     );
   }
   return 0;

@@ -9,31 +9,21 @@
  */
 import { randomInt } from "node:crypto";
 import { Command } from "commander";
-import { runOnRealServers } from "../../api/run-real.js";
-import { FAULT_CATEGORIES, type FaultCategory } from "../../generators/bounds.js";
-import type { DockerRunOptions } from "../../real/docker/world.js";
-import type { PartitionMode } from "../../real/faults/context.js";
+import { FAULT_CATEGORIES, REAL_TARGETS } from "../../api/catalog.js";
+import {
+  type ExternalServers,
+  ignoredFaultsLine,
+  type LibraryRunFlags,
+  type RealRunAsk,
+} from "../../api/real-run-plan.js";
+import { type DockerRunOptions, realRun } from "../../api/run-real.js";
+import type { Fault } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
-import { realHuntArb, realRunSchedule } from "../../runner/fuzz-real.js";
-import { defaultRunDir } from "../../runner/run-folder.js";
-import type { Fault, Schedule } from "../../schedule/schedule.js";
-import { REAL_TARGETS, realTargetFor } from "../../targets/real.js";
-import { supportedResource, type Target } from "../../targets/target.js";
 import { parseDuration } from "../../util/duration.js";
 import { exitCodeOf, printInputError } from "../errors.js";
 import { parseClusterFlag, parseFaultsFlag, parseResourceFlag, seedArg, wholeNumberArg } from "../flags.js";
 import { formatVerdictLines } from "./replay.js";
-import {
-  type ExternalServers,
-  externalServersOf,
-  ignoredFaultsLine,
-  type LibraryRunFlags,
-  moduleOptionsOf,
-  prepareSchedule,
-  rerunFlags,
-} from "./run-library.js";
-import { loadScheduleArg } from "./schedule-arg.js";
 
 interface RunFlags extends LibraryRunFlags {
   target?: string;
@@ -157,100 +147,6 @@ export function runCommand(): Command {
     });
 }
 
-interface Plan {
-  target: Target;
-  schedule: Schedule;
-  /** The user's own lock servers (library adapters), or null: lockcheck starts them. */
-  external: ExternalServers | null;
-  /** Faults dropped because they cannot reach the target. */
-  ignored: Fault[];
-}
-
-function pickTarget(name: string | undefined, fromSchedule: string | undefined): Result<Target, InputError> {
-  const wanted = name ?? fromSchedule;
-  if (wanted === undefined)
-    return err({
-      field: "--target",
-      message: `give --target (one of ${REAL_NAMES.join(", ")}) or --schedule`,
-    });
-  const t = name !== undefined ? REAL_TARGETS.find((x) => x.name === name) : realTargetFor(wanted);
-  if (t === undefined) {
-    return err({
-      field: name !== undefined ? "--target" : "target",
-      message: `no real target for "${wanted}"; valid real targets: ${REAL_NAMES.join(", ")}`,
-    });
-  }
-  return ok(t);
-}
-
-async function plan(flags: RunFlags): Promise<Result<Plan, InputError>> {
-  const drafted = await draftPlan(flags);
-  if (!drafted.ok) return drafted;
-  const { target, schedule, categories } = drafted.value;
-  const external = externalServersOf(flags, target);
-  if (!external.ok) return external;
-  const moduleOptions = moduleOptionsOf(flags, target);
-  if (!moduleOptions.ok) return moduleOptions;
-  const prepared = prepareSchedule(schedule, {
-    external: external.value,
-    moduleOptions: moduleOptions.value,
-    categories,
-    allowIgnoredFaults: flags.allowIgnoredFaults === true,
-  });
-  if (!prepared.ok) return prepared;
-  return ok({
-    target,
-    schedule: prepared.value.schedule,
-    external: external.value,
-    ignored: prepared.value.ignored,
-  });
-}
-
-/** Target and schedule from the flags; `categories`: the --faults asked for (generated schedules). */
-async function draftPlan(
-  flags: RunFlags,
-): Promise<Result<{ target: Target; schedule: Schedule; categories?: FaultCategory[] }, InputError>> {
-  const parsedResource = parseResourceFlag(flags.resource);
-  if (!parsedResource.ok) return parsedResource;
-  const resource = parsedResource.value;
-  const cluster = parseClusterFlag(flags.cluster);
-  if (!cluster.ok) return cluster;
-  if (flags.partitionMode !== "cut" && flags.partitionMode !== "blackhole") {
-    return err({
-      field: "--partition-mode",
-      message: `expected cut or blackhole, got "${flags.partitionMode}"`,
-    });
-  }
-  if (flags.schedule !== undefined) {
-    const loaded = await loadScheduleArg(flags.schedule);
-    if (!loaded.ok) return loaded;
-    const target = pickTarget(flags.target, loaded.value.target);
-    if (!target.ok) return target;
-    const schedule: Schedule = {
-      ...loaded.value,
-      target: target.value.name,
-      resource: resource ?? loaded.value.resource,
-    };
-    const supported = supportedResource(target.value, schedule.resource, "resource");
-    if (!supported.ok) return supported;
-    return ok({ target: target.value, schedule });
-  }
-  const target = pickTarget(flags.target, undefined);
-  if (!target.ok) return target;
-  const faults = parseFaultsFlag(flags.faults);
-  if (!faults.ok) return faults;
-  const duration = parseDuration(flags.duration, "--duration");
-  if (!duration.ok) return duration;
-  if (resource !== undefined) {
-    const supported = supportedResource(target.value, resource, "--resource");
-    if (!supported.ok) return supported;
-  }
-  const seed = flags.seed ?? randomInt(0, 0x7fffffff);
-  // Clients keep cycling and faults keep coming for the whole duration (src/generators/hunt.ts).
-  const arb = realHuntArb(target.value, faults.value, duration.value, flags.clients ?? 4, resource);
-  return ok({ target: target.value, schedule: realRunSchedule(arb, seed, 0), categories: faults.value });
-}
-
 /** The `--cluster docker` options of a run (images, Compose file), from the flags. */
 function dockerOptions(flags: RunFlags, say: (line: string) => void): DockerRunOptions {
   return {
@@ -263,29 +159,71 @@ function dockerOptions(flags: RunFlags, say: (line: string) => void): DockerRunO
   };
 }
 
+/** What to run, from the flags; the faults and length of a generated schedule only without --schedule. */
+function askOf(
+  flags: RunFlags,
+): Result<RealRunAsk & { partitionMode: "cut" | "blackhole"; docker: boolean }, InputError> {
+  const resource = parseResourceFlag(flags.resource);
+  if (!resource.ok) return resource;
+  const cluster = parseClusterFlag(flags.cluster);
+  if (!cluster.ok) return cluster;
+  if (flags.partitionMode !== "cut" && flags.partitionMode !== "blackhole") {
+    return err({
+      field: "--partition-mode",
+      message: `expected cut or blackhole, got "${flags.partitionMode}"`,
+    });
+  }
+  let generate: RealRunAsk["generate"];
+  if (flags.schedule === undefined) {
+    const faults = parseFaultsFlag(flags.faults);
+    if (!faults.ok) return faults;
+    const duration = parseDuration(flags.duration, "--duration");
+    if (!duration.ok) return duration;
+    generate = {
+      faults: faults.value,
+      seed: flags.seed ?? randomInt(0, 0x7fffffff),
+      durationMs: duration.value,
+      clients: flags.clients ?? 4,
+    };
+  }
+  return ok({
+    ...(flags.target === undefined ? {} : { target: flags.target }),
+    ...(flags.schedule === undefined ? {} : { schedule: flags.schedule }),
+    ...(resource.value === undefined ? {} : { resource: resource.value }),
+    ...(generate === undefined ? {} : { generate }),
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    ...(flags.redisEndpoints === undefined ? {} : { redisEndpoints: flags.redisEndpoints }),
+    ...(flags.etcdEndpoints === undefined ? {} : { etcdEndpoints: flags.etcdEndpoints }),
+    ...(flags.allowIgnoredFaults === undefined ? {} : { allowIgnoredFaults: flags.allowIgnoredFaults }),
+    ...(flags.moduleOptions === undefined ? {} : { moduleOptions: flags.moduleOptions }),
+    partitionMode: flags.partitionMode,
+    docker: cluster.value === "docker",
+  });
+}
+
 async function runReal(flags: RunFlags): Promise<number> {
   const errc = colorsFor(process.stderr);
-  const planned = await plan(flags);
-  if (!planned.ok) return printInputError(planned.error);
-  const { target, schedule, external, ignored } = planned.value;
-  const outDir = flags.out ?? defaultRunDir(target.name, schedule.seed, 0).replace(/-0$/, "-real");
+  const asked = askOf(flags);
+  if (!asked.ok) return printInputError(asked.error);
+  const { partitionMode, docker, ...ask } = asked.value;
   const quiet = flags.quiet === true || flags.json === true;
   const say = (line: string): void => {
     if (!quiet) process.stderr.write(`${line}\n`);
   };
-  say(
-    `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
-  );
-
-  const again = `lockcheck run --schedule ${outDir}${flags.cluster === "docker" ? " --cluster docker" : ""}${rerunFlags(external)}`;
-  const r = await runOnRealServers(target, schedule, {
-    outDir,
-    partitionMode: flags.partitionMode as PartitionMode,
+  let external: ExternalServers | null = null;
+  let ignored: readonly Fault[] = [];
+  const r = await realRun(ask, {
+    partitionMode,
     ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
     ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
-    ...(flags.cluster === "docker" ? { cluster: "docker" as const, docker: dockerOptions(flags, say) } : {}),
-    ...(external === null ? {} : { externalServers: external.endpoints }),
-    rerunCommand: again,
+    ...(docker ? { cluster: "docker" as const, docker: dockerOptions(flags, say) } : {}),
+    onPlanned: (plan) => {
+      ({ external, ignored } = plan);
+      const { target, schedule, outDir } = plan;
+      say(
+        `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
+      );
+    },
     onProgress: (p) =>
       say(
         `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
@@ -299,7 +237,9 @@ async function runReal(flags: RunFlags): Promise<number> {
     },
   });
   if (!r.ok) return printInputError(r.error);
-  const { valid, verdicts, brokenClients: broken } = r.value;
+  const { target, schedule, outDir, rerunCommand: again } = r.value.plan;
+  const ext = r.value.plan.external;
+  const { valid, verdicts, brokenClients: broken, ops, stats: s } = r.value.report;
   // A violation found stands; a "valid" of a run whose clients could not be driven does not.
   const code = broken.length > 0 && valid !== false ? 2 : exitCodeOf(valid);
   if (flags.json === true) {
@@ -307,23 +247,22 @@ async function runReal(flags: RunFlags): Promise<number> {
       `${JSON.stringify({
         valid,
         verdicts,
-        ops: r.value.ops.length,
+        ops: ops.length,
         out: outDir,
-        stats: r.value.stats,
-        ...(external === null ? {} : { servers: external.flag, ignoredFaults: ignored.length }),
+        stats: s,
+        ...(ext === null ? {} : { servers: ext.flag, ignoredFaults: ignored.length }),
         ...(broken.length === 0 ? {} : { brokenClients: broken }),
       })}\n`,
     );
     return code;
   }
   const c = colorsFor(process.stdout);
-  const s = r.value.stats;
   const lines = [
-    `${target.name} (${schedule.resource}), seed ${schedule.seed}: ${r.value.ops.length} ops in ${(s.runMs / 1000).toFixed(1)} s (set-up ${(s.setupMs / 1000).toFixed(1)} s)`,
+    `${target.name} (${schedule.resource}), seed ${schedule.seed}: ${ops.length} ops in ${(s.runMs / 1000).toFixed(1)} s (set-up ${(s.setupMs / 1000).toFixed(1)} s)`,
     ...formatVerdictLines(verdicts, c),
-    ...(external === null
+    ...(ext === null
       ? []
-      : [`on your servers (${external.flag}): only client faults applied; ignoredFaults: ${ignored.length}`]),
+      : [`on your servers (${ext.flag}): only client faults applied; ignoredFaults: ${ignored.length}`]),
     ...(broken.length === 0 || valid === false
       ? []
       : [

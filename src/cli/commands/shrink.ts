@@ -11,18 +11,14 @@
  * nothing saved — never a "counterexample" whose own run passed.
  */
 import { Command } from "commander";
-import { REAL_TIME_LIMIT_MS, shrinkFailing } from "../../api/shrink.js";
+import { DEFAULT_MARGIN_MS } from "../../api/catalog.js";
+import { REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api/shrink.js";
 import { colorsFor } from "../../report/colors.js";
+import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
-import { defaultRunDir, saveReplayableRun } from "../../runner/run-folder.js";
-import { scheduleSize } from "../../runner/schedule-size.js";
-import { DEFAULT_MARGIN_MS } from "../../runner/shrink/robust-failure.js";
-import { formatTimeline } from "../../runner/timeline.js";
-import { findTarget } from "../../targets/index.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
-import { loadScheduleArg } from "./schedule-arg.js";
 
 interface ShrinkFlags {
   target?: string;
@@ -83,12 +79,6 @@ smaller schedule nor the input failed again on --need of --runs real runs (nothi
 }
 
 async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
-  const loaded = await loadScheduleArg(path);
-  if (!loaded.ok) return printInputError(loaded.error);
-  const name = flags.target ?? loaded.value.target;
-  const target = findTarget(name, flags.target === undefined ? "target" : "--target");
-  if (!target.ok) return printInputError(target.error);
-  const schedule = { ...loaded.value, target: name };
   let timeLimitMs: number | undefined;
   if (flags.timeLimit !== undefined) {
     const d = parseDuration(flags.timeLimit, "--time-limit");
@@ -96,28 +86,34 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     timeLimitMs = d.value;
   }
   const c = colorsFor(process.stdout);
-  if (flags.need !== undefined && flags.need > flags.runs) {
-    return printInputError({ field: "--need", message: `${flags.need} is more than --runs ${flags.runs}` });
-  }
   // The progress line starts once the failure is found, and the time shown is from then.
   let progress: ReturnType<typeof startProgress> | null = null;
   let runs = 0;
   let started = Date.now();
-  const shrunk = await shrinkFailing(target.value, schedule, {
+  const result = await shrinkScheduleFile(path, {
+    ...(flags.target === undefined ? {} : { target: flags.target }),
+    ...(flags.out === undefined ? {} : { out: flags.out }),
     maxRuns: flags.maxRuns,
     ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
     runs: flags.runs,
     ...(flags.need === undefined ? {} : { need: flags.need }),
     marginMs: flags.margin,
     simFirst: flags.sim,
-    onShrinkStart: () => {
-      progress = startProgress({ title: `shrink ${name}`, unit: "runs", quiet: flags.quiet === true });
+    onShrinkStart: (name) => {
+      progress = startProgress({
+        title: `shrink ${name}`,
+        unit: "runs",
+        quiet: flags.quiet === true,
+      });
       started = Date.now();
     },
     onRun: () => progress?.update({ done: ++runs }),
   }).finally(() => progress?.stop());
+  if (!result.ok) return printInputError(result.error);
+  const shrunk = result.value;
+  const name = shrunk.target;
   if (shrunk.kind === "passes") {
-    const tries = target.value.deterministic ? "" : ` in ${shrunk.tries} run${shrunk.tries === 1 ? "" : "s"}`;
+    const tries = shrunk.deterministic ? "" : ` in ${shrunk.tries} run${shrunk.tries === 1 ? "" : "s"}`;
     process.stdout.write(
       `${c.green("no violation")}: ${path} does not fail on ${name}${tries}; nothing to shrink, nothing saved\n`,
     );
@@ -129,12 +125,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     );
     return EXIT_NOT_KEPT;
   }
-  const dir = flags.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
-  const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run });
-  if (!saved.ok) return printInputError(saved.error);
-  const replay = saved.value;
-  const before = scheduleSize(schedule);
-  const after = scheduleSize(shrunk.schedule);
+  const { before, after, dir, replay } = shrunk;
   const sameSize =
     before.clients === after.clients && before.cycles === after.cycles && before.faults === after.faults;
   // Nothing smaller failed: say so rather than "shrunk N → N" (timings may still have changed).

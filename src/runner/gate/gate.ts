@@ -19,7 +19,7 @@ import {
   type TargetResult,
 } from "../../report/gate-result.js";
 import type { JUnitCase, JUnitSuite } from "../../report/junit.js";
-import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
+import { formatInputError } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import type { FuzzResult } from "../fuzz.js";
 import { saveReplayableRun } from "../run-folder.js";
@@ -31,16 +31,6 @@ import { type CorpusEntry, checkCorpusEntry } from "./gate-corpus.js";
 export type GateItem =
   | { kind: "target"; id: string; name: string; config: GateTargetConfig }
   | { kind: "corpus"; id: string; name: string; entry: CorpusEntry };
-
-export function parseShard(text: string): Result<Shard, InputError> {
-  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
-  const index = Number(m?.[1]);
-  const count = Number(m?.[2]);
-  if (!m || count < 1 || index < 1 || index > count) {
-    return err({ field: "--shard", message: `expected i/n with 1 <= i <= n (e.g. 2/4), got "${text}"` });
-  }
-  return ok({ index, count });
-}
 
 export function planGate(config: GateConfig, corpus: readonly CorpusEntry[]): GateItem[] {
   const items: GateItem[] = [

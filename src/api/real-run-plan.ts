@@ -1,6 +1,8 @@
 /**
- * The parts of `lockcheck run` that concern targets from a user's module, above all library
- * adapters (docs/libraries.md):
+ * Planning a run on real servers (`lockcheck run`): its target, its schedule (loaded, or
+ * generated from a seed), its run folder and the command that runs it again (`planRealRun`).
+ * Most of it concerns targets from a user's module, above all library adapters
+ * (docs/libraries.md):
  *
  * - `--redis-endpoints host:port,…` / `--etcd-endpoints …`: run a library adapter against lock
  *   servers the user already runs. lockcheck starts none and proxies none of their links, so
@@ -14,13 +16,17 @@
  *   `lockcheck run --schedule …` works as printed from any folder.
  */
 
-import { modulePathOf, withModuleRef } from "../../custom/module-refs.js";
-import type { FaultCategory } from "../../generators/bounds.js";
-import { libraryModuleUrl } from "../../locks/library-modules.js";
-import { splitFaultsForExternalServers } from "../../real/reachable-faults.js";
-import { err, type InputError, ok, type Result } from "../../result.js";
-import type { Fault, Schedule } from "../../schedule/schedule.js";
-import type { Target } from "../../targets/target.js";
+import { modulePathOf, withModuleRef } from "../custom/module-refs.js";
+import type { FaultCategory } from "../generators/bounds.js";
+import { libraryModuleUrl } from "../locks/library-modules.js";
+import { splitFaultsForExternalServers } from "../real/reachable-faults.js";
+import { err, type InputError, ok, type Result } from "../result.js";
+import { defaultRunDir } from "../runner/run-folder.js";
+import type { Fault, ResourceMode, Schedule } from "../schedule/schedule.js";
+import { REAL_TARGETS, realTargetFor } from "../targets/real.js";
+import { supportedResource, type Target } from "../targets/target.js";
+import { generateSchedule } from "./generate-schedule.js";
+import { loadScheduleArg } from "./schedule-arg.js";
 
 export interface LibraryRunFlags {
   redisEndpoints?: string;
@@ -156,4 +162,111 @@ export function ignoredFaultsLine(external: ExternalServers, ignored: readonly F
 export function rerunFlags(external: ExternalServers | null): string {
   if (external === null) return "";
   return ` ${external.flag} ${external.endpoints.map((e) => `${e.host.includes(":") ? `[${e.host}]` : e.host}:${e.port}`).join(",")}`;
+}
+
+/** What a run on real servers is asked to run (`lockcheck run`'s flags, parsed). */
+export interface RealRunAsk extends LibraryRunFlags {
+  /** A real target's name; default: the schedule's target's real form. */
+  target?: string;
+  /** A schedule.json or a run folder; without it one is generated from `generate`. */
+  schedule?: string;
+  resource?: ResourceMode;
+  generate?: { faults: FaultCategory[]; seed: number; durationMs: number; clients: number };
+  /** The run folder (default lockcheck-out/<target>-<seed>-real). */
+  out?: string;
+  /** Servers in Docker containers: repeated in the command that runs it again. */
+  docker?: boolean;
+}
+
+export interface RealRunPlan {
+  target: Target;
+  schedule: Schedule;
+  /** The user's own lock servers (library adapters), or null: lockcheck starts them. */
+  external: ExternalServers | null;
+  /** Faults dropped because they cannot reach the target. */
+  ignored: Fault[];
+  outDir: string;
+  /** The command that runs the saved schedule again the same way. */
+  rerunCommand: string;
+}
+
+const REAL_NAMES = REAL_TARGETS.map((t) => t.name);
+
+function pickTarget(name: string | undefined, fromSchedule: string | undefined): Result<Target, InputError> {
+  const wanted = name ?? fromSchedule;
+  if (wanted === undefined)
+    return err({
+      field: "--target",
+      message: `give --target (one of ${REAL_NAMES.join(", ")}) or --schedule`,
+    });
+  const t = name !== undefined ? REAL_TARGETS.find((x) => x.name === name) : realTargetFor(wanted);
+  if (t === undefined) {
+    return err({
+      field: name !== undefined ? "--target" : "target",
+      message: `no real target for "${wanted}"; valid real targets: ${REAL_NAMES.join(", ")}`,
+    });
+  }
+  return ok(t);
+}
+
+/** Target and schedule; `categories`: the faults asked for (generated schedules). */
+async function draftPlan(
+  ask: RealRunAsk,
+): Promise<Result<{ target: Target; schedule: Schedule; categories?: FaultCategory[] }, InputError>> {
+  const resource = ask.resource;
+  if (ask.schedule !== undefined) {
+    const loaded = await loadScheduleArg(ask.schedule);
+    if (!loaded.ok) return loaded;
+    const target = pickTarget(ask.target, loaded.value.target);
+    if (!target.ok) return target;
+    const schedule: Schedule = {
+      ...loaded.value,
+      target: target.value.name,
+      resource: resource ?? loaded.value.resource,
+    };
+    const supported = supportedResource(target.value, schedule.resource, "resource");
+    if (!supported.ok) return supported;
+    return ok({ target: target.value, schedule });
+  }
+  const target = pickTarget(ask.target, undefined);
+  if (!target.ok) return target;
+  if (resource !== undefined) {
+    const supported = supportedResource(target.value, resource, "--resource");
+    if (!supported.ok) return supported;
+  }
+  const g = ask.generate ?? { faults: [], seed: 0, durationMs: 20_000, clients: 4 };
+  const schedule = generateSchedule(target.value, {
+    seed: g.seed,
+    faults: g.faults,
+    ...(resource === undefined ? {} : { resource }),
+    real: { durationMs: g.durationMs, clients: g.clients },
+  });
+  return ok({ target: target.value, schedule, categories: g.faults });
+}
+
+export async function planRealRun(ask: RealRunAsk): Promise<Result<RealRunPlan, InputError>> {
+  const drafted = await draftPlan(ask);
+  if (!drafted.ok) return drafted;
+  const { target, schedule, categories } = drafted.value;
+  const external = externalServersOf(ask, target);
+  if (!external.ok) return external;
+  const moduleOptions = moduleOptionsOf(ask, target);
+  if (!moduleOptions.ok) return moduleOptions;
+  const prepared = prepareSchedule(schedule, {
+    external: external.value,
+    moduleOptions: moduleOptions.value,
+    categories,
+    allowIgnoredFaults: ask.allowIgnoredFaults === true,
+  });
+  if (!prepared.ok) return prepared;
+  const s = prepared.value.schedule;
+  const outDir = ask.out ?? defaultRunDir(target.name, s.seed, 0).replace(/-0$/, "-real");
+  return ok({
+    target,
+    schedule: s,
+    external: external.value,
+    ignored: prepared.value.ignored,
+    outDir,
+    rerunCommand: `lockcheck run --schedule ${outDir}${ask.docker === true ? " --cluster docker" : ""}${rerunFlags(external.value)}`,
+  });
 }

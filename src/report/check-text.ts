@@ -4,8 +4,18 @@
  */
 import type { Anomaly, StatValue, Verdict } from "../checkers/verdict.js";
 import { formatMs } from "../history/describe.js";
-import type { Colors } from "../report/colors.js";
-import type { CheckOutcome } from "./commands/check.js";
+import type { InputError } from "../result.js";
+import type { Colors } from "./colors.js";
+
+/** What `lockcheck check` found in a history (its `--json` output). */
+export interface CheckOutcome {
+  history: string;
+  /** Ops read by the streaming checkers (undefined when only linearizable ran). */
+  ops: number | undefined;
+  valid: Verdict["valid"];
+  verdicts: Verdict[];
+  warnings: InputError[];
+}
 
 /** Anomalies shown per checker; the rest are counted (all are in --json). */
 const SHOWN_ANOMALIES = 10;

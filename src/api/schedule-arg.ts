@@ -1,10 +1,10 @@
 /** The `<schedule>` argument of replay and shrink: a schedule.json, or a run folder holding one. */
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { loadModule, MODULE_PREFIX } from "../../custom/module-target.js";
-import type { InputError, Result } from "../../result.js";
-import { loadSchedule } from "../../schedule/load.js";
-import type { Schedule } from "../../schedule/schedule.js";
+import { loadModule, MODULE_PREFIX } from "../custom/module-target.js";
+import type { InputError, Result } from "../result.js";
+import { loadSchedule } from "../schedule/load.js";
+import type { Schedule } from "../schedule/schedule.js";
 
 /**
  * Loads the schedule; when it records the module its target comes from (`module.path`), that

@@ -6,7 +6,7 @@
  */
 import type { Verdict } from "../checkers/verdict.js";
 import { type ClientId, type ClientOp, isNemesisOp, type NemesisOp, type Op } from "../history/op.js";
-import { type Colors, colorsFor } from "../report/colors.js";
+import { type Colors, colorsFor } from "./colors.js";
 
 export interface TimelineOptions {
   colors?: Colors;

@@ -1,0 +1,19 @@
+/**
+ * What the front ends list and default to: target names, fault categories, resource modes,
+ * checkers, linearizability models, the default timing margin and worker count. The cli's
+ * flags and help texts read them here, so each list is written once, below.
+ */
+import { resourceModeSchema } from "../schedule/schedule.js";
+
+export { CHECKER_NAMES, type CheckerName, isCheckerName } from "../checkers/index.js";
+export { isLinModelName, LIN_MODEL_NAMES } from "../checkers/linearizable/model-names.js";
+export { MODULE_PREFIX } from "../custom/module-target.js";
+export { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
+export { DEFAULT_MARGIN_MS } from "../runner/shrink/robust-failure.js";
+export { defaultWorkers } from "../runner/workers/pool.js";
+export type { ResourceMode } from "../schedule/schedule.js";
+export { targetNames } from "../targets/index.js";
+export { REAL_TARGETS } from "../targets/real.js";
+
+/** The resource modes (`--resource`): unfenced, fenced, fenced-txn. */
+export const RESOURCE_MODES = resourceModeSchema.options;
