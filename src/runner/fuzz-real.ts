@@ -41,13 +41,24 @@ export function realHuntArb(
   resource?: ResourceMode,
   options: Partial<ScheduleOptions> = {},
 ): fc.Arbitrary<Schedule> {
+  const scheduleOptions = { ...target.defaults, ...options, horizonMs: durationMs };
   return huntScheduleArb({
     target: target.name,
     resource: resource ?? target.resources[0],
-    options: { ...target.defaults, ...options, horizonMs: durationMs },
+    options: scheduleOptions,
+    leaseMs: effectiveLeaseMs(target, scheduleOptions.ttlMs),
     workload: { maxClients },
     faults: { categories: faults, leader: target.hasLeader, maxClients },
   });
+}
+
+/**
+ * How long a holder frozen right after a grant or renewal can keep a real target's lock: the
+ * TTL for Redis; for etcd the TTL rounded up to whole seconds (lease TTLs are seconds) plus
+ * the 500 ms between two of the leader's sweeps for expired leases.
+ */
+export function effectiveLeaseMs(target: Target, ttlMs: number): number {
+  return target.realWorld === "etcd" ? Math.max(1, Math.ceil(ttlMs / 1000)) * 1000 + 500 : ttlMs;
 }
 
 /** The seed of run `i` (0-based) of a campaign seeded `seed`. */
