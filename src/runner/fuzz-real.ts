@@ -6,7 +6,7 @@
  * Each run is a whole `lockcheck run`: its schedule is what `run --seed <s> --duration <d>`
  * generates for the run's own seed s (clients keep cycling, faults keep coming for the whole
  * run: src/generators/hunt.ts), so any run of a campaign can be rerun alone; it ends early once its
- * history (looked at about once a second) shows a violation. fast-check's integrated
+ * history (looked at 4 times a second) shows a violation. fast-check's integrated
  * shrinking is not used here (each candidate is a real run of seconds); a found violation is
  * shrunk by shrink-real.ts — in the simulator twin first, with timing margins, then confirmed
  * by real runs on the same servers that must fail repeatedly. The counterexample is always a
