@@ -6,8 +6,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { huntScheduleArb } from "../../src/generators/hunt.js";
+import { effectiveLeaseMs, realHuntArb } from "../../src/runner/fuzz-real.js";
 import { scheduleSchema } from "../../src/schedule/schedule.js";
 import { simulate } from "../../src/sim/simulate.js";
+import { realTargetFor } from "../../src/targets/real.js";
 import { invocation, scheduleOf, setOnce } from "../sim/helpers.js";
 
 const options = {
@@ -77,6 +79,23 @@ describe("huntScheduleArb", () => {
     expect(Math.min(...pauses)).toBeGreaterThanOrEqual(1800);
     expect(Math.max(...pauses)).toBeLessThanOrEqual(3600);
     expect(Math.max(...pauses)).toBeGreaterThan(3000);
+  });
+
+  it("real hunts pause clients for at least the target's effective lease (etcd: whole seconds + 500 ms)", () => {
+    for (const [name, lease] of [
+      ["redis:lease", 500],
+      ["etcd:lock", 1500],
+    ] as const) {
+      const target = realTargetFor(name)!;
+      expect(effectiveLeaseMs(target, target.defaults.ttlMs)).toBe(lease);
+      const pauses = fc
+        .sample(realHuntArb(target, ["pause"], 10_000, 4, "unfenced"), { seed: 9, numRuns: 5 })
+        .flatMap((s) => s.faults)
+        .filter((f) => f.kind !== "pause" || f.node.startsWith("client:"))
+        .map((f) => (f as { durationMs: number }).durationMs);
+      expect(Math.min(...pauses)).toBeGreaterThanOrEqual(lease);
+    }
+    expect(effectiveLeaseMs(realTargetFor("etcd:lock")!, 1200)).toBe(2500);
   });
 
   it("draws durations uniformly: few pauses near the bounds, unlike fast-check's biased draws", () => {
