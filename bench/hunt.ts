@@ -65,7 +65,9 @@ export async function runTimeToViolation(c: HuntCase, seed: number): Promise<num
   const out = mkdtempSync(join(tmpdir(), "lockcheck-bench-hunt-"));
   try {
     const servers = target.name.startsWith("etcd:") ? "etcd" : "redis";
-    const r = await runReal(schedule, { algorithm: target.algorithm, servers }, { outDir: out });
+    // Stopping at the first violation changes nothing measured (the time is the history's own).
+    const stopWhen = (ops: Op[]): boolean => firstViolationMs(ops) !== null;
+    const r = await runReal(schedule, { algorithm: target.algorithm, servers }, { outDir: out, stopWhen });
     if (!r.ok) throw new Error(r.error);
     const at = firstViolationMs(r.value.ops);
     return at === null ? null : r.value.stats.setupMs + at;
@@ -122,23 +124,33 @@ function selectedCases(): readonly HuntCase[] {
 
 const secs = (ms: number | null): string => (ms === null ? "not found" : `${(ms / 1000).toFixed(1)} s`);
 
+/** `BENCH_HUNT_MODES=run` (or `fuzz`) measures one mode only; default both. */
+function selectedModes(): { run: boolean; fuzz: boolean } {
+  const modes = (process.env.BENCH_HUNT_MODES ?? "run,fuzz").split(",").map((m) => m.trim());
+  return { run: modes.includes("run"), fuzz: modes.includes("fuzz") };
+}
+
 /** Prints the figures; `seeds` per case and mode. */
 export async function printHunt(seeds: readonly number[]): Promise<void> {
   console.log(
     `time to first violation with --faults pause (median of seeds ${seeds.join(",")}; run: --duration 20s; fuzz: 8 s runs, limit ${FUZZ_LIMIT_MS / 1000} s)`,
   );
+  const modes = selectedModes();
   for (const c of selectedCases()) {
     const runs: (number | null)[] = [];
-    for (const s of seeds) runs.push(await runTimeToViolation(c, s));
+    if (modes.run) for (const s of seeds) runs.push(await runTimeToViolation(c, s));
     const fuzzes: { ms: number | null; runs: number }[] = [];
-    for (const s of seeds) fuzzes.push(await fuzzTimeToViolation(c, s));
+    if (modes.fuzz) for (const s of seeds) fuzzes.push(await fuzzTimeToViolation(c, s));
     const shown = c.target.startsWith("module:")
       ? `module:${c.target.slice(c.target.lastIndexOf("/") + 1)}`
       : c.target;
     const name = `${shown} (${c.resource})`.padEnd(44);
-    console.log(
-      `  ${name} run  ${secs(medianOrNull(runs)).padStart(9)}  [${runs.map(secs).join(", ")}]` +
-        `   fuzz ${secs(medianOrNull(fuzzes.map((f) => f.ms))).padStart(9)}  [${fuzzes.map((f) => `${secs(f.ms)} (${f.runs} runs)`).join(", ")}]`,
-    );
+    const runPart = modes.run
+      ? ` run  ${secs(medianOrNull(runs)).padStart(9)}  [${runs.map(secs).join(", ")}]`
+      : "";
+    const fuzzPart = modes.fuzz
+      ? `   fuzz ${secs(medianOrNull(fuzzes.map((f) => f.ms))).padStart(9)}  [${fuzzes.map((f) => `${secs(f.ms)} (${f.runs} runs)`).join(", ")}]`
+      : "";
+    console.log(`  ${name}${runPart}${fuzzPart}`);
   }
 }

@@ -9,7 +9,8 @@
  * - Median time to the first violation of `run` and `fuzz` with pauses on redis:lease,
  *   redis:redlock-nocheck, etcd:lock and the library adapters of docs/libraries.md
  *   (bench/hunt.ts); seeds from BENCH_HUNT_SEEDS (default 1,2,3), BENCH_HUNT_SEEDS= skips it,
- *   BENCH_HUNT_ONLY=word,… keeps the cases whose target contains a word.
+ *   BENCH_HUNT_ONLY=word,… keeps the cases whose target contains a word, BENCH_HUNT_MODES=run
+ *   (or fuzz) measures one mode only, BENCH_HUNT_ONLY_HUNT=1 skips the figures above.
  *
  * A lock cycle is a successful acquire, one resource write and a release. Two clients
  * contend for the lock with no think or hold time, so the figure is the throughput of the
@@ -114,6 +115,14 @@ async function main(): Promise<void> {
     const b = findBinary(bin);
     if (!b.ok) throw new Error(b.error);
   }
+  const seeds = (process.env.BENCH_HUNT_SEEDS ?? "1,2,3")
+    .split(",")
+    .filter((x) => x.trim() !== "")
+    .map(Number);
+  if (process.env.BENCH_HUNT_ONLY_HUNT === "1") {
+    await printHunt(seeds);
+    return;
+  }
   console.log(
     `lock cycles/s, ${CLIENTS} clients × ${CYCLES_PER_CLIENT} cycles, no faults (acquire + 1 write + release)`,
   );
@@ -143,10 +152,6 @@ async function main(): Promise<void> {
   console.log("cluster start-up (median of 3, until every server answers)");
   console.log(`  5 redis-servers + resource: ${(await startupMs("redis", 5)).toFixed(0)} ms`);
   console.log(`  3-member etcd + resource:   ${(await startupMs("etcd", 3)).toFixed(0)} ms`);
-  const seeds = (process.env.BENCH_HUNT_SEEDS ?? "1,2,3")
-    .split(",")
-    .filter((x) => x.trim() !== "")
-    .map(Number);
   if (seeds.length > 0) await printHunt(seeds);
 }
 

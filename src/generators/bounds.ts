@@ -35,7 +35,8 @@ export interface WorkloadBounds {
    * Holds close to it (the default, 80%) are realistic and make small clock errors matter.
    */
   maxHoldMs: number;
-  /** Writes per hold: 0 … maxWrites. */
+  /** Writes per hold: minWrites … maxWrites. */
+  minWrites: number;
   maxWrites: number;
 }
 
@@ -57,6 +58,11 @@ export interface FaultBounds {
   /** Checkpoints `pause-at` faults aim at. */
   checkpoints: readonly Checkpoint[];
   maxPauseMs: number;
+  /**
+   * Shortest pause of a client (default 1 ms). Runs that hunt raise it to about the lease: a
+   * holder frozen for less than its lease seldom breaks anything.
+   */
+  minClientPauseMs: number;
   /** How far into a call a `pause-in-call` lands, at most. */
   maxPauseAfterMs: number;
   maxPartitionMs: number;
@@ -81,6 +87,7 @@ export function defaultWorkloadBounds(
     // Short thinks keep clients contending for the lock, where the bugs are.
     maxThinkMs: Math.floor(options.ttlMs / 4),
     maxHoldMs: Math.floor(options.ttlMs * 0.8),
+    minWrites: 0,
     maxWrites: 3,
     ...overrides,
   };
@@ -104,6 +111,7 @@ export function defaultFaultBounds(
     pauses: DEFAULT_PAUSE_KINDS,
     checkpoints: checkpointSchema.options,
     maxPauseMs: 3 * ttl,
+    minClientPauseMs: 1,
     maxPauseAfterMs: Math.max(1, Math.floor(ttl / 5)),
     maxPartitionMs: 2 * ttl,
     maxClockJumpMs: 2 * ttl,
@@ -125,6 +133,7 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
     fail("maxClients", "must be >= minClients");
   if (!Number.isInteger(w.maxCycles) || w.maxCycles < 1) fail("maxCycles", "must be an integer >= 1");
   if (w.maxWrites < 0 || w.maxWrites > 100) fail("maxWrites", "must be in 0..100");
+  if (!(w.minWrites >= 0 && w.minWrites <= w.maxWrites)) fail("minWrites", "must be in 0..maxWrites");
   if (w.maxThinkMs < 0 || w.maxHoldMs < 0) fail("maxThinkMs/maxHoldMs", "must be >= 0");
   if (!Number.isInteger(f.maxFaults) || f.maxFaults < 0) fail("maxFaults", "must be an integer >= 0");
   if (f.servers < 1) fail("servers", "must be >= 1");
@@ -142,6 +151,8 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   ] as const) {
     if (!(f[k] >= 1)) fail(k, "must be >= 1");
   }
+  if (!(f.minClientPauseMs >= 1 && f.minClientPauseMs <= f.maxPauseMs))
+    fail("minClientPauseMs", "must be in 1..maxPauseMs");
   if (f.pauses.length === 0 || f.pauses.some((p) => !PAUSE_KINDS.includes(p))) {
     fail("pauses", `must be a non-empty list of ${PAUSE_KINDS.join(", ")}`);
   }

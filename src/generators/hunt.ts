@@ -7,6 +7,14 @@
  *
  * Pauses include pauses inside calls (`in-call`), which `scheduleArb` leaves out by default, and
  * checkpoint pauses aim where a write can follow (not before a release).
+ *
+ * Tuned to find a stale write soon (measured on real servers, bench/hunt.ts): every hold
+ * writes at least once (a paused holder has a write to make when it wakes); a client pause
+ * lasts from one `leaseMs` (how long a frozen holder can keep the lock) up to the larger of
+ * 3 × TTL and 2 × leaseMs — shorter pauses of a holder seldom break a lease lock; and fault
+ * times, durations and occurrences are drawn uniformly (fast-check's bias toward small and
+ * extreme values would pile faults up at the start and end of the run and make most pauses
+ * a few ms long).
  */
 import fc from "fast-check";
 import type { Checkpoint, Schedule } from "../schedule/schedule.js";
@@ -21,11 +29,19 @@ const HUNT_CHECKPOINTS: readonly Checkpoint[] = ["acquire-sent", "acquired", "be
 export interface HuntArbOptions extends ScheduleArbOptions {
   /** Mean time between two faults (default: the TTL, at least 500 ms). */
   faultEveryMs?: number;
+  /**
+   * How long a holder frozen just after its lease was granted or renewed keeps the lock
+   * (default: the TTL). Longer where the server rounds or checks expiry late (etcd: whole
+   * seconds, expired leases revoked every 500 ms).
+   */
+  leaseMs?: number;
 }
 
 export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
   const { options } = opts;
-  const workload = defaultWorkloadBounds(options, opts.workload);
+  const workload = defaultWorkloadBounds(options, { minWrites: 1, ...opts.workload });
+  const leaseMs = opts.leaseMs ?? options.ttlMs;
+  const maxPauseMs = opts.faults?.maxPauseMs ?? Math.max(3 * options.ttlMs, 2 * leaseMs);
   const { categories = [], ...faultOverrides } = opts.faults ?? { categories: [] };
   // Checkpoint and in-call occurrences (0 … 2 × maxCycles - 1) up to one per TTL of the run:
   // about as many cycles as a contending client gets through (a cycle takes half a TTL, and
@@ -38,13 +54,17 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
     pauses: PAUSE_KINDS,
     // Where a pause leads to a write after the lease is gone (before a release it seldom does).
     checkpoints: HUNT_CHECKPOINTS,
+    maxPauseMs,
+    minClientPauseMs: Math.max(1, Math.min(leaseMs, maxPauseMs)),
     ...faultOverrides,
   });
   checkBounds("huntScheduleArb", workload, faults);
   const every = opts.faultEveryMs ?? Math.max(500, options.ttlMs);
   const count = categories.length === 0 ? 0 : Math.max(1, Math.round(options.horizonMs / every));
   const faultsArb =
-    count === 0 ? fc.constant([]) : fc.array(faultArb(faults), { minLength: count, maxLength: count });
+    count === 0
+      ? fc.constant([])
+      : fc.array(fc.noBias(faultArb(faults)), { minLength: count, maxLength: count });
   return fc.tuple(seedArb, clientsArb(workload), faultsArb).map(([seed, plans, fs]) => {
     const clients = plans.map((c) => ({ ...c, repeat: true as const }));
     return {

@@ -10,7 +10,7 @@ export function cycleArb(b: WorkloadBounds): fc.Arbitrary<Cycle> {
   return fc.record({
     thinkMs: fc.integer({ min: 0, max: b.maxThinkMs }),
     holdMs: fc.integer({ min: 0, max: b.maxHoldMs }),
-    writes: fc.integer({ min: 0, max: b.maxWrites }),
+    writes: fc.integer({ min: b.minWrites, max: b.maxWrites }),
   });
 }
 

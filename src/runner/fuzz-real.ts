@@ -6,7 +6,7 @@
  * Each run is a whole `lockcheck run`: its schedule is what `run --seed <s> --duration <d>`
  * generates for the run's own seed s (clients keep cycling, faults keep coming for the whole
  * run: src/generators/hunt.ts), so any run of a campaign can be rerun alone; it ends early once its
- * history (looked at about once a second) shows a violation. fast-check's integrated
+ * history (looked at 4 times a second) shows a violation. fast-check's integrated
  * shrinking is not used here (each candidate is a real run of seconds); a found violation is
  * shrunk by shrink-real.ts — in the simulator twin first, with timing margins, then confirmed
  * by real runs on the same servers that must fail repeatedly. The counterexample is always a
@@ -41,13 +41,24 @@ export function realHuntArb(
   resource?: ResourceMode,
   options: Partial<ScheduleOptions> = {},
 ): fc.Arbitrary<Schedule> {
+  const scheduleOptions = { ...target.defaults, ...options, horizonMs: durationMs };
   return huntScheduleArb({
     target: target.name,
     resource: resource ?? target.resources[0],
-    options: { ...target.defaults, ...options, horizonMs: durationMs },
+    options: scheduleOptions,
+    leaseMs: effectiveLeaseMs(target, scheduleOptions.ttlMs),
     workload: { maxClients },
     faults: { categories: faults, leader: target.hasLeader, maxClients },
   });
+}
+
+/**
+ * How long a holder frozen right after a grant or renewal can keep a real target's lock: the
+ * TTL for Redis; for etcd the TTL rounded up to whole seconds (lease TTLs are seconds) plus
+ * the 500 ms between two of the leader's sweeps for expired leases.
+ */
+export function effectiveLeaseMs(target: Target, ttlMs: number): number {
+  return target.realWorld === "etcd" ? Math.max(1, Math.ceil(ttlMs / 1000)) * 1000 + 500 : ttlMs;
 }
 
 /** The seed of run `i` (0-based) of a campaign seeded `seed`. */

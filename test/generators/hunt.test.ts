@@ -6,8 +6,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { huntScheduleArb } from "../../src/generators/hunt.js";
+import { effectiveLeaseMs, realHuntArb } from "../../src/runner/fuzz-real.js";
 import { scheduleSchema } from "../../src/schedule/schedule.js";
 import { simulate } from "../../src/sim/simulate.js";
+import { realTargetFor } from "../../src/targets/real.js";
 import { invocation, scheduleOf, setOnce } from "../sim/helpers.js";
 
 const options = {
@@ -43,6 +45,66 @@ describe("huntScheduleArb", () => {
     expect(times.filter((t) => t > options.horizonMs / 2).length).toBeGreaterThan(times.length / 4);
     const kinds = new Set(samples.flatMap((s) => s.faults.map((f) => f.kind)));
     expect([...kinds].sort()).toEqual(["pause", "pause-at", "pause-in-call"]);
+  });
+
+  it("every hold writes, and client pauses last from one lease up to 3 × TTL", () => {
+    expect(samples.flatMap((s) => s.clients.flatMap((c) => c.cycles)).every((c) => c.writes >= 1)).toBe(true);
+    const clientPauses = samples.flatMap((s) =>
+      s.faults.filter((f) => f.kind !== "pause" || f.node.startsWith("client:")),
+    );
+    expect(clientPauses.length).toBeGreaterThan(0);
+    for (const f of clientPauses) {
+      expect(f).toHaveProperty("durationMs");
+      const d = (f as { durationMs: number }).durationMs;
+      expect(d).toBeGreaterThanOrEqual(options.ttlMs);
+      expect(d).toBeLessThanOrEqual(3 * options.ttlMs);
+    }
+  });
+
+  it("a longer leaseMs (etcd) makes client pauses at least that long, and up to twice it", () => {
+    const pauses = fc
+      .sample(
+        huntScheduleArb({
+          target: "etcd:lock",
+          resource: "unfenced",
+          options: { ...options, ttlMs: 1000, servers: 3 },
+          leaseMs: 1800,
+          faults: { categories: ["pause"], leader: true },
+        }),
+        { seed: 3, numRuns: 10 },
+      )
+      .flatMap((s) => s.faults)
+      .filter((f) => f.kind !== "pause" || f.node.startsWith("client:"))
+      .map((f) => (f as { durationMs: number }).durationMs);
+    expect(Math.min(...pauses)).toBeGreaterThanOrEqual(1800);
+    expect(Math.max(...pauses)).toBeLessThanOrEqual(3600);
+    expect(Math.max(...pauses)).toBeGreaterThan(3000);
+  });
+
+  it("real hunts pause clients for at least the target's effective lease (etcd: whole seconds + 500 ms)", () => {
+    for (const [name, lease] of [
+      ["redis:lease", 500],
+      ["etcd:lock", 1500],
+    ] as const) {
+      const target = realTargetFor(name)!;
+      expect(effectiveLeaseMs(target, target.defaults.ttlMs)).toBe(lease);
+      const pauses = fc
+        .sample(realHuntArb(target, ["pause"], 10_000, 4, "unfenced"), { seed: 9, numRuns: 5 })
+        .flatMap((s) => s.faults)
+        .filter((f) => f.kind !== "pause" || f.node.startsWith("client:"))
+        .map((f) => (f as { durationMs: number }).durationMs);
+      expect(Math.min(...pauses)).toBeGreaterThanOrEqual(lease);
+    }
+    expect(effectiveLeaseMs(realTargetFor("etcd:lock")!, 1200)).toBe(2500);
+  });
+
+  it("draws durations uniformly: few pauses near the bounds, unlike fast-check's biased draws", () => {
+    const durations = samples
+      .flatMap((s) => s.faults.filter((f) => f.kind !== "pause" || f.node.startsWith("client:")))
+      .map((f) => (f as { durationMs: number }).durationMs);
+    const nearBounds = durations.filter((d) => d - options.ttlMs < 10 || 3 * options.ttlMs - d < 10);
+    // Uniform over 1000 values: about 2% of draws fall within 10 ms of either bound.
+    expect(nearBounds.length).toBeLessThan(durations.length / 10);
   });
 
   it("the delay category generates reply delays, from a server to a client", () => {

@@ -19,6 +19,6 @@ export function pauseInCallArb(b: FaultBounds): fc.Arbitrary<PauseInCallFault> {
     ),
     occurrence: fc.integer({ min: 0, max: Math.max(0, 2 * b.maxCycles - 1) }),
     afterMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: b.maxPauseAfterMs })),
-    durationMs: fc.integer({ min: 1, max: b.maxPauseMs }),
+    durationMs: fc.integer({ min: b.minClientPauseMs, max: b.maxPauseMs }),
   });
 }

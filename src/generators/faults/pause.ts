@@ -16,7 +16,7 @@ export function clientPauseArb(b: FaultBounds): fc.Arbitrary<PauseFault> {
     kind: fc.constant("pause" as const),
     node: nodeArb(clientRefs(b.maxClients)),
     at: fc.integer({ min: 0, max: b.horizonMs }),
-    durationMs: fc.integer({ min: 1, max: b.maxPauseMs }),
+    durationMs: fc.integer({ min: b.minClientPauseMs, max: b.maxPauseMs }),
   });
 }
 
@@ -35,7 +35,7 @@ export function pauseAtArb(b: FaultBounds): fc.Arbitrary<PauseAtFault> {
     client: fc.integer({ min: 0, max: b.maxClients - 1 }),
     checkpoint: fc.constantFrom(...b.checkpoints),
     occurrence: fc.integer({ min: 0, max: Math.max(0, 2 * b.maxCycles - 1) }),
-    durationMs: fc.integer({ min: 1, max: b.maxPauseMs }),
+    durationMs: fc.integer({ min: b.minClientPauseMs, max: b.maxPauseMs }),
   });
 }
 
