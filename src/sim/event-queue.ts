@@ -4,11 +4,10 @@
  * order they were created — the tie-break that makes a run deterministic.
  *
  * An event is a function and up to two arguments rather than a closure, so the hot paths
- * (message arrivals, timers) allocate one object per event. Cancelling an event only marks
- * it; the heap drops it when it reaches the top, or rebuilds itself without the cancelled
- * ones once they are the majority (a node's timer list cancels its event whenever its last
- * timer is cancelled — after every batch of answered calls — and with long call timeouts
- * those would otherwise pile up).
+ * (message arrivals, timers) allocate one object per event. Each event knows its place in
+ * the heap, so cancelling one takes it out at once: a node's timer list cancels its event
+ * whenever its last timer is cancelled — after every batch of answered calls — and left in
+ * place those would make the heap several times deeper than the live events need.
  */
 
 export interface SimEvent {
@@ -19,6 +18,8 @@ export interface SimEvent {
   readonly a: unknown;
   readonly b: unknown;
   cancelled: boolean;
+  /** Its position in the heap; -1 once it left it (ran or was cancelled). */
+  index: number;
 }
 
 export interface EventQueue {
@@ -27,7 +28,7 @@ export interface EventQueue {
   /** times[i] is the time of heap[i]; kept apart so that sifting compares plain numbers. */
   times: Float64Array;
   nextSeq: number;
-  /** Cancelled events still in the heap. */
+  /** Cancelled events still in the heap (always 0: cancelling removes the event). */
   cancelled: number;
 }
 
@@ -35,26 +36,28 @@ export function createEventQueue(): EventQueue {
   return { heap: [], times: new Float64Array(256), nextSeq: 0, cancelled: 0 };
 }
 
+/** Takes `ev` out of the agenda; harmless if it already ran or was cancelled. */
 export function cancelEvent(q: EventQueue, ev: SimEvent): void {
   if (ev.cancelled) return;
   ev.cancelled = true;
-  q.cancelled++;
-  if (q.cancelled > 256 && q.cancelled * 2 > q.heap.length) compact(q);
-}
-
-/** Drops every cancelled event and rebuilds the heap (Floyd's heapify, O(n)). */
-function compact(q: EventQueue): void {
-  const { heap, times } = q;
-  let n = 0;
-  for (let i = 0; i < heap.length; i++) {
-    if (heap[i]!.cancelled) continue;
-    heap[n] = heap[i]!;
-    times[n] = times[i]!;
-    n++;
+  const i = ev.index;
+  if (i < 0) return;
+  ev.index = -1;
+  const heap = q.heap;
+  const last = heap.pop()!;
+  const n = heap.length;
+  if (i === n) return; // it was the last one
+  const time = q.times[n]!;
+  // The moved event goes up if it is earlier than its new parent, else down.
+  if (i > 0) {
+    const parent = (i - 1) >> 2;
+    const pt = q.times[parent]!;
+    if (time < pt || (time === pt && last.seq < heap[parent]!.seq)) {
+      siftUp(q, i, last, time);
+      return;
+    }
   }
-  heap.length = n;
-  q.cancelled = 0;
-  for (let i = (n - 2) >> 2; i >= 0; i--) siftDown(q, i, heap[i]!, times[i]!);
+  siftDown(q, i, last, time);
 }
 
 export function pushEvent<A, B>(
@@ -64,24 +67,34 @@ export function pushEvent<A, B>(
   a: A,
   b: B,
 ): SimEvent {
-  const ev: SimEvent = { seq: q.nextSeq++, run, a, b, cancelled: false };
+  const ev: SimEvent = { seq: q.nextSeq++, run, a, b, cancelled: false, index: -1 };
   const heap = q.heap;
-  let i = heap.length;
+  const i = heap.length;
   if (i === q.times.length) grow(q);
-  const times = q.times;
   heap.push(ev);
+  siftUp(q, i, ev, time);
+  return ev;
+}
+
+/** Places `ev` (due at `time`) at position `start` or above, moving later parents down. */
+function siftUp(q: EventQueue, start: number, ev: SimEvent, time: number): void {
+  const heap = q.heap;
+  const times = q.times;
+  let i = start;
   // New events are almost always later than their parents: the loop usually stops at once.
   while (i > 0) {
     const parent = (i - 1) >> 2;
     const pt = times[parent]!;
-    if (pt < time || (pt === time && heap[parent]!.seq < ev.seq)) break;
-    heap[i] = heap[parent]!;
+    const pe = heap[parent]!;
+    if (pt < time || (pt === time && pe.seq < ev.seq)) break;
+    heap[i] = pe;
+    pe.index = i;
     times[i] = pt;
     i = parent;
   }
   heap[i] = ev;
+  ev.index = i;
   times[i] = time;
-  return ev;
 }
 
 function grow(q: EventQueue): void {
@@ -90,14 +103,9 @@ function grow(q: EventQueue): void {
   q.times = times;
 }
 
-/** The earliest live event, without removing it; cancelled events on top are discarded. */
+/** The earliest event, without removing it. */
 export function peekEvent(q: EventQueue): SimEvent | undefined {
-  const heap = q.heap;
-  while (heap.length > 0 && heap[0]!.cancelled) {
-    popTop(q);
-    q.cancelled--;
-  }
-  return heap[0];
+  return q.heap[0];
 }
 
 /** The time of the event peekEvent returned. */
@@ -107,11 +115,8 @@ export function topTime(q: EventQueue): number {
 
 /** Removes the earliest event (call after peekEvent returned it). */
 export function dropTop(q: EventQueue): void {
-  popTop(q);
-}
-
-function popTop(q: EventQueue): void {
   const heap = q.heap;
+  heap[0]!.index = -1;
   const last = heap.pop()!;
   const n = heap.length;
   if (n > 0) siftDown(q, 0, last, q.times[n]!);
@@ -138,10 +143,13 @@ function siftDown(q: EventQueue, start: number, ev: SimEvent, time: number): voi
       }
     }
     if (time < ct || (time === ct && ev.seq < heap[child]!.seq)) break;
-    heap[i] = heap[child]!;
+    const ce = heap[child]!;
+    heap[i] = ce;
+    ce.index = i;
     times[i] = ct;
     i = child;
   }
   heap[i] = ev;
+  ev.index = i;
   times[i] = time;
 }

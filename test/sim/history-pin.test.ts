@@ -1,0 +1,112 @@
+/**
+ * History pin: for every simulated target, a fixed set of generated schedules (the standard
+ * bench schedule, default fuzz schedules in every resource mode, and schedules with every
+ * fault kind including pauses in calls) must simulate to exactly the history bytes recorded
+ * in history-pin.fixture.json (sha256 of the JSONL lockcheck writes). Speed work on the
+ * simulator must not change a single history; a change that has to is re-pinned on purpose:
+ * `LOCKCHECK_REPIN=1 npx vitest run test/sim/history-pin.test.ts` rewrites the fixture.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  defaultFaultBounds,
+  defaultWorkloadBounds,
+  FAULT_CATEGORIES,
+  PAUSE_KINDS,
+} from "../../src/generators/bounds.js";
+import { faultArb } from "../../src/generators/faults/index.js";
+import { fitFaultsToClients } from "../../src/generators/fit.js";
+import { scheduleArb } from "../../src/generators/schedule.js";
+import { cycleArb } from "../../src/generators/workload.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { SIM_TARGETS } from "../../src/targets/sim.js";
+import type { Target } from "../../src/targets/target.js";
+import { historyBytes } from "./helpers.js";
+
+const FIXTURE = fileURLToPath(new URL("./history-pin.fixture.json", import.meta.url));
+const REPIN = process.env.LOCKCHECK_REPIN === "1";
+
+/** The bench's standard schedule (bench/sim.bench.ts): 5 clients × 20 cycles, 10 faults, 30 s. */
+function standardArb(t: Target): fc.Arbitrary<Schedule> {
+  const options = { ...t.defaults, horizonMs: 30_000 };
+  const categories = t.hasLeader ? ["pause", "partition", "crash", "delay"] : FAULT_CATEGORIES;
+  const w = defaultWorkloadBounds(options);
+  const f = defaultFaultBounds(options, categories as never, {
+    leader: t.hasLeader,
+    maxClients: 5,
+    maxCycles: 20,
+    horizonMs: 30_000,
+  });
+  return fc
+    .record({
+      seed: fc.integer({ min: 0, max: 0xffffffff }),
+      clients: fc.array(fc.array(cycleArb(w), { minLength: 20, maxLength: 20 }), {
+        minLength: 5,
+        maxLength: 5,
+      }),
+      faults: fc.array(faultArb(f), { minLength: 10, maxLength: 10 }),
+    })
+    .map(({ seed, clients, faults }) => ({
+      version: 1 as const,
+      target: t.name,
+      resource: t.resources[0],
+      seed,
+      options,
+      clients: clients.map((cycles, id) => ({ id, cycles })),
+      faults: fitFaultsToClients(faults, 5),
+    }));
+}
+
+/** 30 schedules per target, from fixed seeds. */
+function pinnedSchedules(t: Target): Schedule[] {
+  const out: Schedule[] = [];
+  out.push(...fc.sample(standardArb(t), { numRuns: 6, seed: 1 }));
+  for (const resource of t.resources) {
+    out.push(
+      ...fc.sample(
+        scheduleArb({
+          target: t.name,
+          resource,
+          options: t.defaults,
+          faults: { categories: FAULT_CATEGORIES, leader: t.hasLeader },
+        }),
+        { numRuns: 4, seed: 11 },
+      ),
+    );
+  }
+  const everyFault = scheduleArb({
+    target: t.name,
+    resource: t.resources[0],
+    options: t.defaults,
+    workload: { maxClients: 5, maxCycles: 6 },
+    faults: { categories: FAULT_CATEGORIES, leader: t.hasLeader, pauses: PAUSE_KINDS, maxFaults: 10 },
+  });
+  out.push(...fc.sample(everyFault, { numRuns: 30 - out.length, seed: 23 }));
+  return out;
+}
+
+function digest(s: string): string {
+  return createHash("sha256").update(s).digest("hex");
+}
+
+const pinned: Record<string, string[]> = REPIN ? {} : JSON.parse(readFileSync(FIXTURE, "utf8"));
+const recorded: Record<string, string[]> = {};
+
+describe.each(SIM_TARGETS.map((t) => [t.name, t] as const))("history pin: %s", (name, t) => {
+  it("simulates every pinned schedule to the recorded history bytes", async () => {
+    const schedules = pinnedSchedules(t);
+    expect(schedules).toHaveLength(30);
+    expect(schedules.some((s) => s.faults.some((f) => f.kind === "pause-in-call"))).toBe(true);
+    const digests: string[] = [];
+    for (const s of schedules) digests.push(digest(historyBytes((await t.run(s)).ops)));
+    recorded[name] = digests;
+    if (!REPIN) expect(digests).toEqual(pinned[name]);
+  });
+});
+
+afterAll(() => {
+  if (REPIN) writeFileSync(FIXTURE, `${JSON.stringify(recorded, null, 1)}\n`);
+});
