@@ -46,7 +46,7 @@ export interface FuzzOptions {
   shrink?: boolean;
   /** Timing margin (ms) the shrunk counterexample keeps (default 50); 0: the bare minimum. */
   marginMs?: number;
-  /** Folder to save a counterexample in (default lockcheck-out/<target>-<seed>-<run>); false: do not save. */
+  /** Folder to save a counterexample in (default lockcheck-out/<target>-<seed>-<run>, + "-unshrunk" when not shrunk); false: do not save. */
   save?: string | false;
   onProgress?: (p: FuzzProgress) => void;
   /**
@@ -204,7 +204,10 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
   );
   const ce = result.counterexample;
   if (result.error !== null || ce === null) return ok({ plan, result, saved: null });
-  const dir = o.save === false ? null : (o.save ?? defaultRunDir(result.target, seed, ce.foundAtRun));
+  // Unshrunk, it goes beside the shrunk one of the same run rather than over it.
+  const defaultDir =
+    defaultRunDir(result.target, seed, ce.foundAtRun) + (o.shrink === false ? "-unshrunk" : "");
+  const dir = o.save === false ? null : (o.save ?? defaultDir);
   // A module target's saved schedule records the module's path: replay finds it from any folder.
   const replay =
     dir === null

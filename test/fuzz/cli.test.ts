@@ -74,6 +74,21 @@ describe("lockcheck fuzz / replay / shrink", () => {
     expect(lockcheck("replay", "shrunk").code).toBe(1);
   });
 
+  it("fuzz --no-shrink saves beside the shrunk counterexample of the same seed, not over it", () => {
+    const shrunkDir = join(cwd, replayPath, "..");
+    const before = readFileSync(join(shrunkDir, "schedule.json"), "utf8");
+    const r = lockcheck(
+      "fuzz",
+      ...["--target", "sim:lease", "--resource", "unfenced", "--faults", "pause"],
+      ...["--seed", "7", "--runs", "500", "--no-shrink"],
+    );
+    expect(r.code, r.stderr).toBe(1);
+    const m = /replay: lockcheck replay (\S+)/.exec(r.stdout);
+    expect(m?.[1]).toBe(`${replayPath.replace(/\/schedule\.json$/, "")}-unshrunk/schedule.json`);
+    expect(readFileSync(join(shrunkDir, "schedule.json"), "utf8")).toBe(before);
+    expect(readFileSync(join(cwd, m![1]!), "utf8")).not.toBe(before);
+  });
+
   it("shrink takes an unshrunk counterexample down to a small one of the same kind", () => {
     const found = lockcheck(
       "fuzz",

@@ -81,7 +81,10 @@ export function fuzzCommand(): Command {
       FAULT_CATEGORIES.join(","),
     )
     .option("--clients <n>", "most clients in a schedule (default 4)", positiveIntArg("--clients"))
-    .option("--out <dir>", "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>)")
+    .option(
+      "--out <dir>",
+      "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>, with -unshrunk after it under --no-shrink)",
+    )
     .option("--no-shrink", "save the first failing schedule as found")
     .option(
       "--margin <ms>",
