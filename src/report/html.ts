@@ -50,7 +50,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 }
 
 function defaultTitle(schedule: Schedule | undefined): string {
-  return schedule ? `${schedule.target} · seed ${schedule.seed}` : "history";
+  return schedule ? `${schedule.target} · schedule seed ${schedule.seed}` : "history";
 }
 
 /** JSON that is safe inside a <script> element: BigInts as strings, no "</script>". */
@@ -90,7 +90,8 @@ function renderSummary(input: HtmlReportInput, tl: Timeline, title: string): str
   if (s) {
     facts.push(
       `target <b>${escapeHtml(s.target)}</b>`,
-      `seed <b>${s.seed}</b>`,
+      // Not the fuzz campaign's --seed (the run folder's name carries that): the schedule's own.
+      `<span title="the seed in schedule.json: the simulator's random draws (latencies, election timeouts); not the --seed of the fuzz campaign that found it">schedule seed <b>${s.seed}</b></span>`,
       `resource <b>${s.resource}</b>`,
     );
     facts.push(

@@ -62,7 +62,7 @@ describe("lockcheck report", () => {
       verdictSource: "verdict.json",
     });
     const html = await readFile(join(folder, "report.html"), "utf8");
-    expect(html).toContain("sim:redlock · seed 7");
+    expect(html).toContain("sim:redlock · schedule seed 7");
     expect(html).not.toContain("interleaved-writes");
   });
 
