@@ -13,8 +13,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Verdict } from "../../src/checkers/verdict.js";
 import { checkFileLinearizable, detectFormat } from "../../src/api/lin-check.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/src/cli/main.js");
