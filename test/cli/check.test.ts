@@ -214,7 +214,7 @@ describe("lockcheck check", () => {
       "linearizable",
       "--json",
     );
-    if (existsSync(join(ROOT, "dist/src/cli/lin-check.js"))) {
+    if (existsSync(join(ROOT, "dist/src/api/lin-check.js"))) {
       const out = JSON.parse(r.stdout) as JsonOutput;
       expect(out.verdicts).toHaveLength(1);
       expect([0, 1, 2]).toContain(r.code);
