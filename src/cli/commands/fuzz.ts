@@ -38,7 +38,7 @@ import {
   seedArg,
 } from "../flags.js";
 
-interface FuzzFlags {
+export interface FuzzFlags {
   target: string;
   resource?: string;
   runs?: number;
@@ -284,13 +284,19 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
   return 1;
 }
 
-function shrinkLines(
+export function shrinkLines(
   ce: FuzzCounterexample,
   sizes: { original: ScheduleSize; minimal: ScheduleSize },
   flags: FuzzFlags,
   c: ReturnType<typeof colorsFor>,
 ): string[] {
-  const shrunk = `shrunk from ${sizeText(sizes.original)} to ${c.bold(sizeText(sizes.minimal))} in ${(ce.shrinkMs / 1000).toFixed(1)} s (${ce.shrinkRuns} runs)`;
+  const { original: o, minimal: m } = sizes;
+  const took = `in ${(ce.shrinkMs / 1000).toFixed(1)} s (${ce.shrinkRuns} runs)`;
+  // Nothing smaller failed: say so rather than "shrunk from N to N" (timings may still have changed).
+  const shrunk =
+    o.clients === m.clients && o.cycles === m.cycles && o.faults === m.faults
+      ? `no smaller schedule failed: kept ${c.bold(sizeText(m))} ${took}`
+      : `shrunk from ${sizeText(o)} to ${c.bold(sizeText(m))} ${took}`;
   switch (ce.shrink) {
     case "margins":
       return [`${shrunk}, keeping timing margins ≥ ${flags.margin} ms`];

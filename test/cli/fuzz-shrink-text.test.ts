@@ -1,0 +1,46 @@
+/**
+ * What `lockcheck fuzz` says about shrinking: when no smaller schedule failed (common on real
+ * servers, where candidates seldom fail twice), it says the schedule was kept, not "shrunk
+ * from N to N".
+ */
+import { describe, expect, it } from "vitest";
+import { type FuzzFlags, shrinkLines } from "../../src/cli/commands/fuzz.js";
+import { colorsFor } from "../../src/report/colors.js";
+import type { FuzzCounterexample } from "../../src/runner/fuzz.js";
+import type { ScheduleSize } from "../../src/runner/schedule-size.js";
+
+const size = (clients: number, cycles: number, faults: number): ScheduleSize => ({
+  clients,
+  cycles,
+  writes: 0,
+  faults,
+  faultMs: 0,
+  workloadMs: 0,
+  clientIds: 0,
+  repeating: 0,
+});
+const plain = colorsFor({ isTTY: false }, {});
+const flags = { margin: 50 } as FuzzFlags;
+const ce = (shrink: FuzzCounterexample["shrink"]) =>
+  ({ shrink, shrinkMs: 12_300, shrinkRuns: 7 }) as FuzzCounterexample;
+
+describe("fuzz's shrink line", () => {
+  it("says 'no smaller schedule failed: kept' when the counts did not go down", () => {
+    const [line] = shrinkLines(ce("real"), { original: size(3, 6, 8), minimal: size(3, 6, 8) }, flags, plain);
+    expect(line).toBe(
+      "no smaller schedule failed: kept 3 clients, 6 lock cycles, 8 faults in 12.3 s (7 runs), confirmed on real servers",
+    );
+  });
+
+  it("says 'shrunk from … to …' when they did", () => {
+    const [line] = shrinkLines(
+      ce("margins"),
+      { original: size(3, 6, 8), minimal: size(2, 2, 1) },
+      flags,
+      plain,
+    );
+    expect(line).toBe(
+      "shrunk from 3 clients, 6 lock cycles, 8 faults to 2 clients, 2 lock cycles, 1 fault in 12.3 s (7 runs), keeping timing margins ≥ 50 ms",
+    );
+  });
+});
