@@ -61,10 +61,11 @@ describe("SearchFrontier", () => {
         fc.integer({ min: 1, max: 400 }),
         fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { maxLength: 4 }),
         fc.array(fc.nat(), { minLength: 1, maxLength: 300 }),
-        (from, size, failing, picks) => {
+        fc.integer({ min: 1, max: 4 }),
+        (from, size, failing, picks, searchers) => {
           const end = from + size;
           const fails = failing.map((k) => from + k).filter((k) => k < end);
-          const frontier = new SearchFrontier(from, end);
+          const frontier = new SearchFrontier(from, end, searchers);
           const pending: { start: number; count: number }[] = [];
           let pick = 0;
           for (;;) {
@@ -89,6 +90,31 @@ describe("SearchFrontier", () => {
         },
       ),
     );
+  });
+});
+
+describe("SearchFrontier block sizes", () => {
+  it("cover the campaign once, and near its end leave no searcher a block over half its share", () => {
+    for (const [from, end, searchers] of [
+      [0, 40_000, 2],
+      [1000, 9000, 3],
+      [0, 100, 2],
+    ] as const) {
+      const frontier = new SearchFrontier(from, end, searchers);
+      let at = from;
+      for (let b = frontier.next(); b !== null; b = frontier.next()) {
+        expect(b.start).toBe(at);
+        const left = end - b.start;
+        expect(b.count).toBeLessThanOrEqual(Math.max(8, Math.ceil(left / (2 * searchers))));
+        at += b.count;
+      }
+      expect(at).toBe(end);
+    }
+    // Without the tail rule the last block of a 40,000-run campaign would be 2,000 runs long.
+    const blocks: number[] = [];
+    const f = new SearchFrontier(0, 40_000, 2);
+    for (let b = f.next(); b !== null; b = f.next()) blocks.push(b.count);
+    expect(Math.max(...blocks.slice(-3))).toBeLessThan(100);
   });
 });
 

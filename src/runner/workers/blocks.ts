@@ -9,6 +9,8 @@
  *
  * Reaching index i costs a worker i steps of the random generator (about a microsecond
  * each), so blocks grow with their start: the skipping stays a small share of the runs.
+ * Towards the end of a campaign bounded by runs they shrink again, to at most half the runs
+ * left per searcher, so that no searcher sits idle while another finishes a long last block.
  */
 
 export interface Block {
@@ -40,10 +42,14 @@ export class SearchFrontier {
   private nextStart: number;
   private lowest: number | null = null;
 
-  /** Indices `from` (inclusive) to `end` (exclusive; Infinity for a search bounded by time). */
+  /**
+   * Indices `from` (inclusive) to `end` (exclusive; Infinity for a search bounded by time),
+   * searched by `searchers` threads at once.
+   */
   constructor(
     private readonly from: number,
     private readonly end: number,
+    private readonly searchers = 1,
   ) {
     this.nextStart = from;
   }
@@ -53,7 +59,9 @@ export class SearchFrontier {
     if (this.nextStart >= this.end) return null;
     if (this.lowest !== null && this.nextStart > this.lowest) return null;
     const start = this.nextStart;
-    const count = Math.min(blockSize(start - this.from), this.end - start);
+    const left = this.end - start;
+    const tail = Math.max(MIN_BLOCK, Math.ceil(left / (2 * this.searchers)));
+    const count = Math.min(blockSize(start - this.from), left, tail);
     this.blocks.push({ start, count, passed: 0, failedAt: null, finished: false });
     this.nextStart = start + count;
     return { start, count };

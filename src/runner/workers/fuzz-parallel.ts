@@ -66,7 +66,7 @@ async function fuzzParallel(
   const resource = o.resource ?? o.target.resources[0];
   const from = o.startAt ?? 0;
   const total = o.runs ?? (o.timeLimitMs !== undefined ? Number.POSITIVE_INFINITY : DEFAULT_RUNS);
-  const frontier = new SearchFrontier(from, from + total);
+  const frontier = new SearchFrontier(from, from + total, workers);
   const setup: SearchSetup = {
     target: spec,
     resource,
