@@ -6,13 +6,12 @@
  * a pause was cut short, restarted if a crash left them down, clock offsets reset, and every
  * key flushed (Redis FLUSHALL; etcd: all keys deleted), so no run sees another's locks.
  *
- * Docker worlds are not shared (each run starts its own containers; see fuzz-real.ts).
+ * Docker worlds are shared the same way by docker/shared-world.ts.
  */
 
 import { err, ok, type Result } from "../result.js";
-import { connectEtcd } from "./adapters/etcd.js";
-import { connectRedis } from "./adapters/redis.js";
 import type { RedisNode } from "./cluster/redis.js";
+import { flushKeys } from "./flush-keys.js";
 import type { ServerProcess } from "./hygiene/managed.js";
 import { processState } from "./hygiene/processes.js";
 import { type Reaper, startReaper } from "./hygiene/reaper.js";
@@ -81,36 +80,14 @@ export async function startSharedServers(spec: SharedServersSpec): Promise<Resul
     return flush();
   };
 
-  const flush = async (): Promise<Result<void, string>> => {
-    try {
-      await Promise.all(
-        redisNodes.map(async (n) => {
-          const conn = connectRedis(n.port);
-          try {
-            await conn.connect();
-            await conn.flushall();
-          } finally {
-            conn.disconnect();
-          }
-        }),
-      );
-      if (w.etcd !== null) {
-        await w.etcd.leader(10_000);
-        const client = connectEtcd(
-          w.etcd.members.map((m) => m.clientPort),
-          2000,
-        );
-        try {
-          await client.delete().all();
-        } finally {
-          client.close();
-        }
-      }
-      return ok(undefined);
-    } catch (e) {
-      return err(`flushing the shared servers between runs: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  };
+  const flush = (): Promise<Result<void, string>> =>
+    flushKeys({
+      redisPorts: redisNodes.map((n) => n.port),
+      etcd:
+        w.etcd === null
+          ? null
+          : { ports: w.etcd.members.map((m) => m.clientPort), leader: (ms) => w.etcd!.leader(ms) },
+    });
 
   const targets = (): { node: string; port: number }[] => [
     ...w.redis.map((n) => ({ node: n.name, port: n.port })),

@@ -1,7 +1,7 @@
 /**
  * `fuzz` on a real target (one with `openSession`): runs that hunt, one after another, on
- * servers started once and reset between runs (src/real/shared-world.ts), until a safety
- * violation, the run budget or the time limit.
+ * servers started once and reset between runs (src/real/shared-world.ts; on docker its twin,
+ * src/real/docker/shared-world.ts), until a safety violation, the run budget or the time limit.
  *
  * Each run is a whole `lockcheck run`: its schedule is what `run --seed <s> --duration <d>`
  * generates for the run's own seed s (clients keep cycling, faults keep coming for the whole

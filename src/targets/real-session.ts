@@ -1,8 +1,8 @@
 /**
- * A real target's session (Target.openSession): many runs on one set of servers. With local
- * processes the servers start once (shared-world.ts) and every run gets fresh proxies and
- * clean servers; with `--cluster docker` each run starts and removes its own containers (the
- * docker world is not shared). Runs go to temp folders that are removed afterwards.
+ * A real target's session (Target.openSession): many runs on one set of servers. The servers
+ * start once, local processes (shared-world.ts) or containers with `--cluster docker`
+ * (docker/shared-world.ts), and every run gets fresh proxies and clean servers. Runs go to
+ * temp folders that are removed afterwards.
  */
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,8 +25,16 @@ export async function openRealSession(
   opts: TargetSessionOptions & { servers: number },
 ): Promise<TargetSession> {
   const label = `${world}:${algorithm.name}`;
-  let shared: SharedServers | null = null;
-  if (opts.cluster !== "docker") {
+  let shared: SharedServers;
+  if (opts.cluster === "docker") {
+    const { startSharedDockerServers } = await import("../real/docker/shared-world.js");
+    const started = await startSharedDockerServers(
+      { servers: { kind: world, count: opts.servers }, resource: opts.resource },
+      (opts.docker ?? {}) as DockerRunOptions,
+    );
+    if (!started.ok) throw new Error(`${label}: starting containers: ${started.error}`);
+    shared = started.value;
+  } else {
     const needsRedis = world === "redis" || opts.resource !== "fenced-txn";
     const redis = findBinary("redis-server");
     if (needsRedis && !redis.ok) throw new Error(`${label}: ${redis.error}`);
@@ -52,8 +60,9 @@ export async function openRealSession(
     if (!started.ok) throw new Error(`${label}: starting servers: ${started.error}`);
     shared = started.value;
   }
+  // On docker the run still checks its schedule fits containers (no server clock faults).
   const runOptions: Omit<RealRunOptions, "outDir"> =
-    shared !== null ? { shared } : { cluster: "docker", docker: (opts.docker ?? {}) as DockerRunOptions };
+    opts.cluster === "docker" ? { shared, cluster: "docker" } : { shared };
   return {
     async run(schedule: Schedule, stopWhen?: (ops: Op[]) => boolean): Promise<TargetRun> {
       const runId = newRunId();
@@ -73,7 +82,7 @@ export async function openRealSession(
         removeOut.run();
       }
     },
-    serverPids: () => shared?.serverPids() ?? [],
-    close: async () => shared?.close(),
+    serverPids: () => shared.serverPids(),
+    close: async () => shared.close(),
   };
 }

@@ -54,7 +54,7 @@ export interface TargetSessionOptions {
   servers?: number;
   /** Start redis-servers with the clock shim, for server clock faults. */
   clockFaults?: boolean;
-  /** Where servers run; docker worlds are started per run, not shared. */
+  /** Where servers run (either way started once for the session and reset between runs). */
   cluster?: "process" | "docker";
   /** Options of the docker backend (images, Compose file, log). */
   docker?: Record<string, unknown>;
@@ -63,7 +63,7 @@ export interface TargetSessionOptions {
 export interface TargetSession {
   /** `stopWhen`: asked now and then with the history so far; true ends the run there. */
   run(schedule: Schedule, stopWhen?: (ops: Op[]) => boolean): Promise<TargetRun>;
-  /** Pids of the servers running now (the same across runs when they are reused). */
+  /** Pids of the servers running now (on docker: of the containers' main processes); the same across runs when they are reused. */
   serverPids(): number[];
   close(): Promise<void>;
 }

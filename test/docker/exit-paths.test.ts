@@ -1,8 +1,8 @@
 /**
  * However lockcheck ends, the containers and networks of its docker runs go with it: a
  * process holding a docker cluster (with a paused container) is interrupted, terminated,
- * crashed by an uncaught error and SIGKILLed; afterwards nothing labelled with its run is
- * left. Then `lockcheck clean` removes exactly lockcheck's leftovers: not other containers,
+ * crashed by an uncaught error and SIGKILLed, and one holding a fuzz session's shared
+ * containers is terminated; afterwards nothing labelled with its run is left. Then `lockcheck clean` removes exactly lockcheck's leftovers: not other containers,
  * not those of a lockcheck process that is still running.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -19,6 +19,7 @@ import {
   runLabels,
 } from "../../src/real/docker/labels.js";
 import { nodeCommand } from "../../src/real/hygiene/processes.js";
+import { tempDirsMatching, waitForNone } from "../real/helpers.js";
 import {
   dockerTestEnv,
   leftovers,
@@ -30,6 +31,7 @@ import {
 
 const env = await dockerTestEnv();
 const FIXTURE = new URL("./fixtures/hold-cluster.ts", import.meta.url);
+const SESSION_FIXTURE = new URL("./fixtures/hold-session.ts", import.meta.url);
 
 async function startHolder(runId: string, mode: "wait" | "throw"): Promise<ChildProcess> {
   const { command, args } = nodeCommand(FIXTURE);
@@ -69,6 +71,30 @@ describe.skipIf(skipDockerTests(env))("docker cleanup on every exit path", () =>
       expect(await leftovers(env.docker, runId)).toEqual([]);
     });
   }
+
+  it("SIGTERM during a fuzz session: its shared containers (one paused) and networks are gone", async () => {
+    needDocker(env);
+    const { command, args } = nodeCommand(SESSION_FIXTURE);
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let errText = "";
+    child.stderr!.on("data", (d: Buffer) => {
+      errText += d.toString();
+    });
+    const sessionId = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = out.match(/up (\S+)\n/);
+        if (m !== null) resolve(m[1]!);
+      });
+      child.once("exit", (code) => reject(new Error(`fixture exited with ${code} before "up": ${errText}`)));
+    });
+    expect((await leftovers(env.docker, sessionId)).length).toBe(4); // 2 containers + 2 networks
+    child.kill("SIGTERM");
+    expect((await exitOf(child)).code).toBe(143);
+    expect(await leftovers(env.docker, sessionId)).toEqual([]);
+    expect(await waitForNone(() => tempDirsMatching(sessionId), 2000)).toEqual([]);
+  });
 
   it("an uncaught error: removed before the process exits", async () => {
     needDocker(env);

@@ -41,6 +41,12 @@ export interface DockerWorld extends RealWorld {
   readonly cluster: DockerCluster;
   /** Container operations that failed during the run (lockcheck trouble, not findings). */
   warnings(): string[];
+  /**
+   * Undoes every server fault left by a run (shared-world.ts reuses the containers): waits for
+   * queued container operations, rejoins isolated members, unpauses paused containers and
+   * restarts crashed ones. Keys are not touched.
+   */
+  resetFaults(): Promise<Result<void, string>>;
 }
 
 /** Longest a container operation may take before the queue gives up on it and moves on. */
@@ -82,6 +88,8 @@ interface NodeAdapter {
   /** Off the peer network; isolations nest (the member rejoins when the last one heals). */
   isolate(): Promise<void>;
   heal(): void;
+  /** Drains the queue, then rejoins and unpauses the container, however many cuts and pauses were open. */
+  undoFaults(): Promise<void>;
 }
 
 async function adaptNode(node: DockerNode, failures: string[]): Promise<NodeAdapter> {
@@ -118,6 +126,11 @@ async function adaptNode(node: DockerNode, failures: string[]): Promise<NodeAdap
     },
     heal() {
       if (isolations > 0 && --isolations === 0) void enqueue(() => node.rejoin());
+    },
+    async undoFaults() {
+      isolations = 0;
+      await enqueue(() => node.rejoin());
+      await enqueue(() => node.resume());
     },
   };
 }
@@ -263,6 +276,19 @@ export async function startDockerWorld(
         resourcePort: resource === null ? null : portOf(id, "resource"),
       }),
       warnings: () => [...failures],
+      async resetFaults() {
+        await Promise.all(adapters.map((a) => a.undoFaults()));
+        // Together: an etcd member only reports healthy once a majority runs.
+        const restarted = await Promise.all(
+          adapters.map((a) =>
+            a.current() === null || a.current()!.hasExited() ? a.restart() : ok(undefined),
+          ),
+        );
+        const failed = restarted.filter((r) => !r.ok).map((r) => (r.ok ? "" : r.error));
+        return failed.length === 0
+          ? ok(undefined)
+          : err(`restarting containers between runs: ${failed.join("; ")}`);
+      },
       stop,
     });
   } catch (e) {
