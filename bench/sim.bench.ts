@@ -24,15 +24,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { defaultFaultBounds, defaultWorkloadBounds, type FaultCategory } from "../src/generators/bounds.js";
-import { faultArb } from "../src/generators/faults/index.js";
-import { fitFaultsToClients } from "../src/generators/fit.js";
-import { cycleArb } from "../src/generators/workload.js";
+import type { FaultCategory } from "../src/generators/bounds.js";
 import { fuzz } from "../src/runner/fuzz.js";
 import { fuzzOnCores } from "../src/runner/workers/fuzz-parallel.js";
 import type { Schedule } from "../src/schedule/schedule.js";
 import { findTarget } from "../src/targets/index.js";
 import type { Target } from "../src/targets/target.js";
+import { standardScheduleArb } from "./standard-schedule.js";
 
 function target(name: string): Target {
   const t = findTarget(name);
@@ -49,36 +47,6 @@ function median(xs: number[]): number {
 function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
-}
-
-/** The standard schedule: exactly 5 clients × 20 cycles and 10 faults over 30 s. */
-function standardScheduleArb(t: Target, categories: readonly FaultCategory[]): fc.Arbitrary<Schedule> {
-  const options = { ...t.defaults, horizonMs: 30_000 };
-  const w = defaultWorkloadBounds(options);
-  const f = defaultFaultBounds(options, categories, {
-    leader: t.hasLeader,
-    maxClients: 5,
-    maxCycles: 20,
-    horizonMs: 30_000,
-  });
-  return fc
-    .record({
-      seed: fc.integer({ min: 0, max: 0xffffffff }),
-      clients: fc.array(fc.array(cycleArb(w), { minLength: 20, maxLength: 20 }), {
-        minLength: 5,
-        maxLength: 5,
-      }),
-      faults: fc.array(faultArb(f), { minLength: 10, maxLength: 10 }),
-    })
-    .map(({ seed, clients, faults }) => ({
-      version: 1 as const,
-      target: t.name,
-      resource: t.resources[0],
-      seed,
-      options,
-      clients: clients.map((cycles, id) => ({ id, cycles })),
-      faults: fitFaultsToClients(faults, 5),
-    }));
 }
 
 /** One measured round: every schedule run once, timed in CPU and wall time. */

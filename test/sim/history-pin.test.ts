@@ -11,16 +11,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  defaultFaultBounds,
-  defaultWorkloadBounds,
-  FAULT_CATEGORIES,
-  PAUSE_KINDS,
-} from "../../src/generators/bounds.js";
-import { faultArb } from "../../src/generators/faults/index.js";
-import { fitFaultsToClients } from "../../src/generators/fit.js";
+import { standardScheduleArb } from "../../bench/standard-schedule.js";
+import { FAULT_CATEGORIES, PAUSE_KINDS } from "../../src/generators/bounds.js";
 import { scheduleArb } from "../../src/generators/schedule.js";
-import { cycleArb } from "../../src/generators/workload.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { SIM_TARGETS } from "../../src/targets/sim.js";
 import type { Target } from "../../src/targets/target.js";
@@ -29,35 +22,10 @@ import { historyBytes } from "./helpers.js";
 const FIXTURE = fileURLToPath(new URL("./history-pin.fixture.json", import.meta.url));
 const REPIN = process.env.LOCKCHECK_REPIN === "1";
 
-/** The bench's standard schedule (bench/sim.bench.ts): 5 clients × 20 cycles, 10 faults, 30 s. */
+/** The bench's standard schedule, with every fault category the target can take. */
 function standardArb(t: Target): fc.Arbitrary<Schedule> {
-  const options = { ...t.defaults, horizonMs: 30_000 };
-  const categories = t.hasLeader ? ["pause", "partition", "crash", "delay"] : FAULT_CATEGORIES;
-  const w = defaultWorkloadBounds(options);
-  const f = defaultFaultBounds(options, categories as never, {
-    leader: t.hasLeader,
-    maxClients: 5,
-    maxCycles: 20,
-    horizonMs: 30_000,
-  });
-  return fc
-    .record({
-      seed: fc.integer({ min: 0, max: 0xffffffff }),
-      clients: fc.array(fc.array(cycleArb(w), { minLength: 20, maxLength: 20 }), {
-        minLength: 5,
-        maxLength: 5,
-      }),
-      faults: fc.array(faultArb(f), { minLength: 10, maxLength: 10 }),
-    })
-    .map(({ seed, clients, faults }) => ({
-      version: 1 as const,
-      target: t.name,
-      resource: t.resources[0],
-      seed,
-      options,
-      clients: clients.map((cycles, id) => ({ id, cycles })),
-      faults: fitFaultsToClients(faults, 5),
-    }));
+  const categories = t.hasLeader ? (["pause", "partition", "crash", "delay"] as const) : FAULT_CATEGORIES;
+  return standardScheduleArb(t, categories);
 }
 
 /** 30 schedules per target, from fixed seeds. */
