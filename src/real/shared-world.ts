@@ -10,13 +10,13 @@
  */
 
 import { err, ok, type Result } from "../result.js";
+import { openClientLinks } from "./client-links.js";
 import type { RedisNode } from "./cluster/redis.js";
 import { flushKeys } from "./flush-keys.js";
 import type { ServerProcess } from "./hygiene/managed.js";
 import { processState } from "./hygiene/processes.js";
 import { type Reaper, startReaper } from "./hygiene/reaper.js";
 import { registerUndo } from "./hygiene/undo.js";
-import { type LinkProxy, startLinkProxy } from "./proxy/link-proxy.js";
 import { newRunId } from "./run.js";
 import { type RealWorld, startWorld, type WorldSpec } from "./world.js";
 
@@ -39,7 +39,6 @@ export interface SharedServers {
   close(): Promise<void>;
 }
 
-const linkKey = (clientId: number, node: string): string => `client:${clientId}|${node}`;
 
 export async function startSharedServers(spec: SharedServersSpec): Promise<Result<SharedServers, string>> {
   const id = newRunId();
@@ -111,11 +110,7 @@ export async function startSharedServers(spec: SharedServersSpec): Promise<Resul
     async world(clientIds) {
       const cleaned = await reset();
       if (!cleaned.ok) return cleaned;
-      const links = new Map<string, LinkProxy>();
-      for (const cid of clientIds) {
-        for (const t of targets()) links.set(linkKey(cid, t.node), await startLinkProxy(t.port));
-      }
-      const portOf = (cid: number, node: string): number => links.get(linkKey(cid, node))!.port;
+      const links = await openClientLinks(clientIds, targets(), w);
       let stopped = false;
       return ok({
         spec: { ...w.spec, clientIds },
@@ -123,16 +118,12 @@ export async function startSharedServers(spec: SharedServersSpec): Promise<Resul
         redis: w.redis,
         etcd: w.etcd,
         resource: w.resource,
-        link: (cid, node) => links.get(linkKey(cid, node)),
-        portsFor: (cid) => ({
-          redisPorts: w.redis.map((n) => portOf(cid, n.name)),
-          etcdPorts: w.etcd?.members.map((m) => portOf(cid, m.name)) ?? [],
-          resourcePort: w.resource === null ? null : portOf(cid, "resource"),
-        }),
+        link: links.link,
+        portsFor: links.portsFor,
         async stop() {
           if (stopped) return;
           stopped = true;
-          await Promise.all([...links.values()].map((p) => p.close()));
+          await links.close();
           // Servers paused by the run must not stay frozen until the next one starts.
           for (const p of processes()) for (let i = 0; i < 16 && p !== null && p.isPaused(); i++) p.resume();
         },

@@ -12,10 +12,10 @@
  * after a SIGKILL; `close` removes them at the end of the session.
  */
 import { err, ok, type Result } from "../../result.js";
+import { openClientLinks } from "../client-links.js";
 import { waitUntil } from "../cluster/net.js";
 import { flushKeys } from "../flush-keys.js";
 import { registerUndo } from "../hygiene/undo.js";
-import { type LinkProxy, startLinkProxy } from "../proxy/link-proxy.js";
 import { newRunId } from "../run.js";
 import type { SharedServers, SharedServersSpec } from "../shared-world.js";
 import type { RealWorld } from "../world.js";
@@ -25,7 +25,6 @@ import { type DockerRunOptions, type DockerWorld, startDockerWorld } from "./wor
 /** How long the containers may take to answer again after a run's faults are undone. */
 const READY_MS = 30_000;
 
-const linkKey = (clientId: number, node: string): string => `client:${clientId}|${node}`;
 
 export async function startSharedDockerServers(
   spec: Pick<SharedServersSpec, "servers" | "resource">,
@@ -98,11 +97,11 @@ export async function startSharedDockerServers(
     async world(clientIds) {
       const cleaned = await reset();
       if (!cleaned.ok) return cleaned;
-      const links = new Map<string, LinkProxy>();
-      for (const cid of clientIds) {
-        for (const t of targets) links.set(linkKey(cid, t.name), await startLinkProxy(t.port));
-      }
-      const portOf = (cid: number, node: string): number => links.get(linkKey(cid, node))!.port;
+      const links = await openClientLinks(
+        clientIds,
+        targets.map((t) => ({ node: t.name, port: t.port })),
+        w,
+      );
       // Only the container operations that failed during this run are its warnings.
       const warningsBefore = w.warnings().length;
       let stopped = false;
@@ -112,18 +111,14 @@ export async function startSharedDockerServers(
         redis: w.redis,
         etcd: w.etcd,
         resource: w.resource,
-        link: (cid, node) => links.get(linkKey(cid, node)),
+        link: links.link,
         cutServerLinks: (a, b) => w.cutServerLinks!(a, b),
-        portsFor: (cid) => ({
-          redisPorts: w.redis.map((n) => portOf(cid, n.name)),
-          etcdPorts: w.etcd?.members.map((m) => portOf(cid, m.name)) ?? [],
-          resourcePort: w.resource === null ? null : portOf(cid, "resource"),
-        }),
+        portsFor: links.portsFor,
         warnings: () => w.warnings().slice(warningsBefore),
         async stop() {
           if (stopped) return;
           stopped = true;
-          await Promise.all([...links.values()].map((p) => p.close()));
+          await links.close();
           // Containers paused by the run must not stay frozen until the next one starts; a
           // failure here is tried again, and reported, by the next run's reset.
           await w.resetFaults();
