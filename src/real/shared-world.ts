@@ -39,7 +39,6 @@ export interface SharedServers {
   close(): Promise<void>;
 }
 
-
 export async function startSharedServers(spec: SharedServersSpec): Promise<Result<SharedServers, string>> {
   const id = newRunId();
   const reaper: Reaper = await startReaper(id);

@@ -25,7 +25,6 @@ import { type DockerRunOptions, type DockerWorld, startDockerWorld } from "./wor
 /** How long the containers may take to answer again after a run's faults are undone. */
 const READY_MS = 30_000;
 
-
 export async function startSharedDockerServers(
   spec: Pick<SharedServersSpec, "servers" | "resource">,
   opts: DockerRunOptions,
