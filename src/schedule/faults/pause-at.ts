@@ -2,6 +2,7 @@ import { z } from "zod";
 import { checkpointSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { shrinkBy, smallerInts } from "./numbers.js";
+import { fitOneClient, remapClient, theClient, theClientNode } from "./one-client.js";
 
 /** Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`. */
 export const pauseAtFaultSchema = z.strictObject({
@@ -22,15 +23,11 @@ export const pauseAt = {
     for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
   },
   perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }],
-  remapClients(f, remap) {
-    const client = remap.client(f.client);
-    if (client === null) return null;
-    return client === f.client ? f : { ...f, client };
-  },
-  fit: (f, clients) => ({ ...f, client: f.client % clients }),
+  remapClients: remapClient,
+  fit: fitOneClient,
   effectMs: (f) => f.durationMs,
-  nodes: (f) => [`client:${f.client}`],
-  targetClient: (f) => f.client,
+  nodes: theClientNode,
+  targetClient: theClient,
   pause: true,
   widenable: true,
   counted: true,

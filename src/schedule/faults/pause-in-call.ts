@@ -2,6 +2,7 @@ import { z } from "zod";
 import { callKindSchema, ms, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { smallerInts } from "./numbers.js";
+import { fitOneClient, remapClient, theClient, theClientNode } from "./one-client.js";
 
 /**
  * Pause a client `afterMs` after it invoked its `occurrence`-th (0-based) call of kind `call`,
@@ -29,15 +30,11 @@ export const pauseInCall = {
     for (const a of smallerInts(f.afterMs, 0)) yield { ...f, afterMs: a };
   },
   perturbed: () => [],
-  remapClients(f, remap) {
-    const client = remap.client(f.client);
-    if (client === null) return null;
-    return client === f.client ? f : { ...f, client };
-  },
-  fit: (f, clients) => ({ ...f, client: f.client % clients }),
+  remapClients: remapClient,
+  fit: fitOneClient,
   effectMs: (f) => f.durationMs,
-  nodes: (f) => [`client:${f.client}`],
-  targetClient: (f) => f.client,
+  nodes: theClientNode,
+  targetClient: theClient,
   pause: true,
   widenable: false,
   counted: true,
