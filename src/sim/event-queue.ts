@@ -68,12 +68,45 @@ export function pushEvent<A, B>(
   b: B,
 ): SimEvent {
   const ev: SimEvent = { seq: q.nextSeq++, run, a, b, cancelled: false, index: -1 };
+  insert(q, time, ev);
+  return ev;
+}
+
+/**
+ * An object that carries the event fields itself and is not in the agenda now (a call in
+ * flight, see rpc.ts): it is pushed as its own event, numbered as a new one, and allocates
+ * nothing. It must never be cancelled.
+ */
+export interface OwnEvent {
+  seq: number;
+  run: (a: never, b: never) => void;
+  a: unknown;
+  b: unknown;
+  cancelled: boolean;
+  index: number;
+}
+
+export function pushOwnEvent<A, B>(
+  q: EventQueue,
+  time: number,
+  ev: OwnEvent,
+  run: (a: A, b: B) => void,
+  a: A,
+  b: B,
+): void {
+  ev.seq = q.nextSeq++;
+  ev.run = run as OwnEvent["run"];
+  ev.a = a;
+  ev.b = b;
+  insert(q, time, ev);
+}
+
+function insert(q: EventQueue, time: number, ev: SimEvent): void {
   const heap = q.heap;
   const i = heap.length;
   if (i === q.times.length) grow(q);
   heap.push(ev);
   siftUp(q, i, ev, time);
-  return ev;
 }
 
 /** Places `ev` (due at `time`) at position `start` or above, moving later parents down. */

@@ -12,6 +12,7 @@
  *   also drops what is in flight), or with probability `lossRate`.
  * - Delay faults add `extraMs` to messages sent on a link while they are active.
  */
+import { type OwnEvent, pushOwnEvent } from "./event-queue.js";
 import { type Delivery, deliver, type SimNode } from "./node.js";
 import { createRandomStreams, type Random, type RandomStreams } from "./rng.js";
 import { atWith, type SimCore } from "./scheduler.js";
@@ -95,12 +96,31 @@ function seedLink(net: Network, link: Link): Random {
   return rand;
 }
 
+/** `arrivalTime` of a message that is lost. */
+const LOST = Number.NEGATIVE_INFINITY;
+
 /**
  * Sends `message` over `link`: on arrival `message.handle(message)` runs at the receiving
  * node (or waits there while it is paused); `message.refuse(message)` runs if it is crashed
  * (the sender gets a reset). The handlers are read on arrival.
  */
 export function send(net: Network, link: Link, message: Delivery): void {
+  const arrival = arrivalTime(net, link);
+  if (arrival !== LOST) atWith(net.core, arrival, arrive, link, message);
+}
+
+/**
+ * `send` for a message that is its own agenda event (it is sent again only after it arrived,
+ * as a call's request and then its reply are): no event object is allocated.
+ */
+export function sendAsOwnEvent(net: Network, link: Link, message: Delivery & OwnEvent): void {
+  const arrival = arrivalTime(net, link);
+  if (arrival !== LOST)
+    pushOwnEvent(net.core.queue, Math.max(net.core.now, arrival), message, arrive, link, message);
+}
+
+/** When a message sent now on `link` arrives, or LOST (drawing its randomness either way). */
+function arrivalTime(net: Network, link: Link): number {
   const { latencyMs, lossRate } = net.spec;
   const rand = link.rand ?? seedLink(net, link);
   const latency =
@@ -109,12 +129,12 @@ export function send(net: Network, link: Link, message: Delivery): void {
   net.sent++;
   if (dropped || link.cuts > 0) {
     net.lost++;
-    return;
+    return LOST;
   }
   let arrival = net.core.now + latency + link.extraMs;
   if (arrival < link.lastArrival) arrival = link.lastArrival;
   link.lastArrival = arrival;
-  atWith(net.core, arrival, arrive, link, message);
+  return arrival;
 }
 
 interface ThunkMessage extends Delivery {

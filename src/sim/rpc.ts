@@ -10,7 +10,8 @@
  */
 import type { CallResult } from "../env/env.js";
 import { type CallBatch, joinBatch, settleClient } from "./batch.js";
-import { type Link, linkBetween, type Network, send } from "./network.js";
+import type { OwnEvent } from "./event-queue.js";
+import { type Link, linkBetween, type Network, sendAsOwnEvent } from "./network.js";
 import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
 
 export type Respond<T> = (result: CallResult<T>) => void;
@@ -27,9 +28,9 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
 }
 
 /**
- * One call in flight. It is its own timeout timer and its own network message (the request,
- * then the reply or refusal: `handle`/`refuse` are switched as it travels), so a call
- * allocates this object (and at most one promise), and nothing per hop. The server side is
+ * One call in flight. It is its own timeout timer, its own network message (the request,
+ * then the reply or refusal: `handle`/`refuse` are switched as it travels) and that message's
+ * agenda event, so a call allocates this object (and at most one promise), and nothing per hop. The server side is
  * either `serve(settledArg, respond)` (answers through a callback, perhaps later) or
  * `answer(server, a, b, c)` (answers at once, without allocating a callback). The caller
  * learns the result in one of three ways, fixed when the call is made: `onSettled` (library
@@ -37,14 +38,14 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
  * `callAnsweredEach`), or its own promise through `resolve` (`callAnswered`). The fields are
  * flat rather than a union so that every call has one shape for V8.
  */
-interface PendingCall<T> extends Timer, Delivery {
+interface PendingCall<T> extends Timer, Delivery, OwnEvent {
   readonly ch: Channel;
   readonly serve: ((arg: never, respond: Respond<T>) => void) | null;
   readonly answer: ((server: never, a: never, b: never, c: never) => CallResult<T>) | null;
   readonly server: unknown;
-  readonly a: unknown;
-  readonly b: unknown;
-  readonly c: unknown;
+  readonly argA: unknown;
+  readonly argB: unknown;
+  readonly argC: unknown;
   resolve: (r: CallResult<T>) => void;
   /** For `callThen`: run with the result instead of settling a promise. */
   onSettled: ((r: CallResult<T>, arg: never) => void) | null;
@@ -88,11 +89,12 @@ function reply<T>(c: PendingCall<T>, r: CallResult<T>): void {
   c.result = r;
   c.handle = deliverReply as (m: never) => void;
   c.refuse = null;
-  send(c.ch.net, c.ch.back, c);
+  sendAsOwnEvent(c.ch.net, c.ch.back, c);
 }
 
 function serveRequest<T>(c: PendingCall<T>): void {
-  if (c.answer !== null) reply(c, c.answer(c.server as never, c.a as never, c.b as never, c.c as never));
+  if (c.answer !== null)
+    reply(c, c.answer(c.server as never, c.argA as never, c.argB as never, c.argC as never));
   else c.serve!(c.settledArg as never, (r) => reply(c, r));
 }
 
@@ -103,7 +105,7 @@ function deliverReply<T>(c: PendingCall<T>): void {
 function refuseRequest<T>(c: PendingCall<T>): void {
   c.handle = deliverRefusal as (m: never) => void;
   c.refuse = null;
-  send(c.ch.net, c.ch.back, c);
+  sendAsOwnEvent(c.ch.net, c.ch.back, c);
 }
 
 function deliverRefusal<T>(c: PendingCall<T>): void {
@@ -134,7 +136,7 @@ function start<T>(c: PendingCall<T>, timeoutMs: number): Promise<CallResult<T>> 
 function launch<T>(c: PendingCall<T>, timeoutMs: number): void {
   c.arg = c;
   armTimer(c, timeoutMs);
-  send(c.ch.net, c.ch.out, c);
+  sendAsOwnEvent(c.ch.net, c.ch.out, c);
 }
 
 /** Never read: `callThen` calls settle through `onSettled`, outside any batch. */
@@ -250,9 +252,9 @@ function newCall<T>(
     serve,
     answer,
     server,
-    a,
-    b,
-    c,
+    argA: a,
+    argB: b,
+    argC: c,
     resolve: noResolve,
     onSettled: null,
     settledArg: undefined,
@@ -261,6 +263,13 @@ function newCall<T>(
     batch,
     result: null,
     settled: false,
+    // OwnEvent: the request's agenda event, then the reply's (network.ts sendAsOwnEvent)
+    seq: 0,
+    run: noResolve,
+    a: null,
+    b: null,
+    cancelled: false,
+    index: -1,
   };
 }
 
