@@ -23,6 +23,7 @@ import { wallAt } from "./clock.js";
 import { renewInBackground } from "./cluster-renewal.js";
 import { type ClusterSession, clusterSession, submitToCluster, watchAtCluster } from "./consensus-client.js";
 import { pauseAtCheckpoint } from "./nemesis.js";
+import { newPromise, takeResolve } from "./new-promise.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { callAnswered, callAnsweredEach, channel } from "./rpc.js";
 import { deletedSince, type EtcdCluster, type EtcdCmd, type EtcdRes } from "./servers/etcd.js";
@@ -41,11 +42,12 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
       noteAction(client);
       return wallAt(client.clock, w.core.now);
     },
-    sleep: (ms) =>
-      new Promise<void>((resolve) => {
-        noteAction(client);
-        setTimerWith(client, ms, wake, resolve);
-      }),
+    sleep: (ms) => {
+      noteAction(client);
+      const p = newPromise<void>();
+      setTimerWith(client, ms, wake, takeResolve<void>());
+      return p;
+    },
     redis: w.redis.map((r) => redisApi(w, client, r, callTimeout)),
     redisAll: redisFanOut(w, client, callTimeout),
     etcd: w.etcd === null ? null : etcdApi(w, client, w.etcd, callTimeout),

@@ -17,7 +17,6 @@ export interface SimEvent {
   readonly run: (a: never, b: never) => void;
   readonly a: unknown;
   readonly b: unknown;
-  cancelled: boolean;
   /** Its position in the heap; -1 once it left it (ran or was cancelled). */
   index: number;
 }
@@ -28,18 +27,14 @@ export interface EventQueue {
   /** times[i] is the time of heap[i]; kept apart so that sifting compares plain numbers. */
   times: Float64Array;
   nextSeq: number;
-  /** Cancelled events still in the heap (always 0: cancelling removes the event). */
-  cancelled: number;
 }
 
 export function createEventQueue(): EventQueue {
-  return { heap: [], times: new Float64Array(256), nextSeq: 0, cancelled: 0 };
+  return { heap: [], times: new Float64Array(256), nextSeq: 0 };
 }
 
 /** Takes `ev` out of the agenda; harmless if it already ran or was cancelled. */
 export function cancelEvent(q: EventQueue, ev: SimEvent): void {
-  if (ev.cancelled) return;
-  ev.cancelled = true;
   const i = ev.index;
   if (i < 0) return;
   ev.index = -1;
@@ -67,7 +62,7 @@ export function pushEvent<A, B>(
   a: A,
   b: B,
 ): SimEvent {
-  const ev: SimEvent = { seq: q.nextSeq++, run, a, b, cancelled: false, index: -1 };
+  const ev: SimEvent = { seq: q.nextSeq++, run, a, b, index: -1 };
   insert(q, time, ev);
   return ev;
 }
@@ -75,14 +70,13 @@ export function pushEvent<A, B>(
 /**
  * An object that carries the event fields itself and is not in the agenda now (a call in
  * flight, see rpc.ts): it is pushed as its own event, numbered as a new one, and allocates
- * nothing. It must never be cancelled.
+ * nothing.
  */
 export interface OwnEvent {
   seq: number;
   run: (a: never, b: never) => void;
   a: unknown;
   b: unknown;
-  cancelled: boolean;
   index: number;
 }
 

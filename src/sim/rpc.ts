@@ -12,6 +12,7 @@ import type { CallResult } from "../env/env.js";
 import { type CallBatch, joinBatch, settleClient } from "./batch.js";
 import type { OwnEvent } from "./event-queue.js";
 import { type Link, linkBetween, type Network, sendAsOwnEvent } from "./network.js";
+import { newPromise, takeResolve } from "./new-promise.js";
 import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
 
 export type Respond<T> = (result: CallResult<T>) => void;
@@ -119,16 +120,9 @@ function timeOut<T>(c: PendingCall<T>): void {
   settle(c, { ok: false, error: { kind: "timeout", node: c.ch.out.to.name } });
 }
 
-/** Takes the resolve function out of a promise executor without allocating a closure. */
-let takenResolve: ((r: never) => void) | null = null;
-const takeResolve = (resolve: (r: never) => void): void => {
-  takenResolve = resolve;
-};
-
 function start<T>(c: PendingCall<T>, timeoutMs: number): Promise<CallResult<T>> {
-  const p = new Promise<CallResult<T>>(takeResolve);
-  c.resolve = takenResolve as (r: CallResult<T>) => void;
-  takenResolve = null;
+  const p = newPromise<CallResult<T>>();
+  c.resolve = takeResolve<CallResult<T>>();
   launch(c, timeoutMs);
   return p;
 }
@@ -201,13 +195,8 @@ export function callAnsweredEach<T, S, A, B, C>(
   const n = channels.length;
   if (n === 0) return Promise.resolve([]);
   const batch = joinBatch(channels[0]!.out.from);
-  const p = new Promise<CallResult<T>[]>(takeResolve);
-  const group: CallGroup = {
-    open: n,
-    results: new Array<unknown>(n),
-    resolve: takenResolve as (r: unknown) => void,
-  };
-  takenResolve = null;
+  const p = newPromise<CallResult<T>[]>();
+  const group: CallGroup = { open: n, results: new Array<unknown>(n), resolve: takeResolve<unknown>() };
   for (let i = 0; i < n; i++) {
     const call = newCall<T>(
       channels[i]!,
@@ -268,7 +257,6 @@ function newCall<T>(
     run: noResolve,
     a: null,
     b: null,
-    cancelled: false,
     index: -1,
   };
 }
