@@ -83,12 +83,17 @@ const THROUGHPUT_TARGETS: readonly (readonly [string, readonly FaultCategory[]])
   ["sim:zk", ["pause", "partition", "crash", "delay"]],
 ];
 
-/** Schedules run before a round is timed, so that it times compiled code. */
-const WARM_UP = 200;
+/**
+ * Schedules run before a round is timed, so that it times the steady state of a long campaign.
+ * V8 goes on optimizing for a long while: after 200 schedules, background compilation still
+ * took about a fifth of a sim:redlock round's CPU time (`--trace-opt`); after 1,000 it is
+ * down to a few percent.
+ */
+const WARM_UP = 1000;
 
 /**
  * One measured round, in a process of its own (`--round <target> <n>`): the target's `n`
- * standard schedules, run once to warm up (the first WARM_UP of them) and once timed. A
+ * standard schedules, run over and over to warm up (WARM_UP runs) and then once timed. A
  * process per target is how lockcheck runs (one `lockcheck fuzz --target …` at a time), so
  * no other target's code shares this one's JIT feedback or heap.
  */
@@ -97,7 +102,7 @@ async function measureRoundHere(name: string, n: number): Promise<Round> {
   if (categories === undefined) throw new Error(`no throughput target ${name}`);
   const t = target(name);
   const schedules = fc.sample(standardScheduleArb(t, categories), { numRuns: n, seed: 1 });
-  for (const s of schedules.slice(0, WARM_UP)) await t.run(s);
+  for (let i = 0; i < WARM_UP; i++) await t.run(schedules[i % schedules.length]!);
   return runRound(t, schedules);
 }
 

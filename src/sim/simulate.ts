@@ -94,8 +94,9 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
   let finished = 0;
   let failure: unknown;
   const nodes = schedule.clients.map((plan) => w.clients.get(plan.id)!);
-  // 1 once client i finished its plan. A typed array: a boolean array here made the loop's
-  // optimized code deoptimize again and again (V8 "wrong map"), about once per 40 schedules.
+  // 1 once client i finished its plan. A typed array: `nodes.map(() => false)` is packed when
+  // interpreted and holey once optimized, and the mix made the run loop's optimized code
+  // deoptimize again and again (V8 "wrong map"), about once per 40 schedules.
   const finishedPlan = new Uint8Array(nodes.length);
   /** Every client finished its plan or crashed. */
   const settled = (): boolean => {

@@ -364,10 +364,10 @@ export function createCluster<Cmd, Res, SM>(
     m.leaderId = m.id;
     m.electionTimer = stopTimer(m.electionTimer);
     m.log.push({ term: m.term, cmd: null });
-    m.nextIndex = members.map(() => lastIndex(m));
-    m.matchIndex = members.map(() => 0);
-    m.probing = members.map(() => true);
-    m.sentSinceTick = members.map(() => false);
+    m.nextIndex = perMember(members.length, lastIndex(m));
+    m.matchIndex = perMember(members.length, 0);
+    m.probing = perMember(members.length, true);
+    m.sentSinceTick = perMember(members.length, false);
     m.matchIndex[m.id] = lastIndex(m);
     m.heardFrom = new Set();
     m.lessor = null;
@@ -667,4 +667,16 @@ export function createCluster<Cmd, Res, SM>(
       else watches[id]!.push({ seen, notify, untilMono: mono(m) + waitMs });
     },
   };
+}
+
+/**
+ * An array of `n` copies of `value`, built by pushing. `members.map(…)` made packed arrays
+ * while interpreted and holey ones once optimized (V8 inlines `map` with a holey result), and
+ * mixing the two made the leader's code deoptimize and recompile about every 20 schedules
+ * (`--trace-deopt`); recompiling took over half of sim:consensus's CPU time in steady state.
+ */
+function perMember<T>(n: number, value: T): T[] {
+  const a: T[] = [];
+  for (let i = 0; i < n; i++) a.push(value);
+  return a;
 }
