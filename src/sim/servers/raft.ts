@@ -123,7 +123,12 @@ export interface Member<Cmd, Res, SM> {
   // Persistent (survives a crash).
   term: number;
   votedFor: number | null;
-  readonly log: Entry<Cmd>[];
+  /**
+   * Entries are only ever appended to this array: a truncation (onAppend) replaces it with a
+   * shorter copy, so an append message in flight reads its entries from the array it was sent
+   * from instead of carrying a copy of them.
+   */
+  log: Entry<Cmd>[];
   sm: SM;
   lastApplied: number;
   // Volatile.
@@ -173,7 +178,9 @@ interface AppendMsg<Cmd> extends Delivery {
   readonly term: number;
   readonly prevIndex: number;
   readonly prevTerm: number;
-  readonly entries: readonly Entry<Cmd>[];
+  /** The entries sent are log[prevIndex + 1 .. prevIndex + count] of the sender's log (see Member.log). */
+  readonly log: readonly Entry<Cmd>[];
+  readonly count: number;
   readonly commit: number;
 }
 
@@ -190,9 +197,6 @@ interface AppendReplyMsg extends Delivery {
 
 /** Entries per AppendEntries message. */
 const MAX_BATCH = 64;
-
-/** The entries of a heartbeat (an append with nothing new); never written to. */
-const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
 /** A deadline this close (ms) counts as reached: see electionTimerDue. */
 const DUE_WITHIN_MS = 1e-6;
@@ -405,11 +409,10 @@ export function createCluster<Cmd, Res, SM>(
     const peer = members[peerId]!;
     const prevIndex = m.nextIndex[peerId]! - 1;
     const prevTerm = m.log[prevIndex]!.term;
-    const entries =
-      prevIndex + 1 < m.log.length ? m.log.slice(prevIndex + 1, prevIndex + 1 + MAX_BATCH) : NO_ENTRIES;
+    const count = Math.min(m.log.length - (prevIndex + 1), MAX_BATCH);
     const term = m.term;
     const commit = m.commitIndex;
-    if (!m.probing[peerId]) m.nextIndex[peerId] = prevIndex + 1 + entries.length;
+    if (!m.probing[peerId]) m.nextIndex[peerId] = prevIndex + 1 + count;
     m.sentSinceTick[peerId] = true;
     const msg: AppendMsg<Cmd> = {
       handle: handleAppend,
@@ -419,14 +422,15 @@ export function createCluster<Cmd, Res, SM>(
       term,
       prevIndex,
       prevTerm,
-      entries,
+      log: m.log,
+      count,
       commit,
     };
     send(net, links[m.id]![peer.id]!, msg);
   }
 
   function handleAppend(msg: AppendMsg<Cmd>): void {
-    onAppend(members[msg.to]!, msg.leader, msg.term, msg.prevIndex, msg.prevTerm, msg.entries, msg.commit);
+    onAppend(members[msg.to]!, msg);
   }
 
   function handleAppendReply(msg: AppendReplyMsg): void {
@@ -440,34 +444,27 @@ export function createCluster<Cmd, Res, SM>(
     }
   }
 
-  function onAppend(
-    m: Member<Cmd, Res, SM>,
-    leader: number,
-    term: number,
-    prevIndex: number,
-    prevTerm: number,
-    entries: readonly Entry<Cmd>[],
-    leaderCommit: number,
-  ): void {
+  function onAppend(m: Member<Cmd, Res, SM>, msg: AppendMsg<Cmd>): void {
+    const { leader, term, prevIndex, count } = msg;
     if (term < m.term) {
       replyAppend(m, leader, false, 0, prevIndex);
       return;
     }
     if (term > m.term || m.role !== "follower" || m.leaderId !== leader) stepDown(m, term, leader);
     else touchElectionTimer(m);
-    if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== prevTerm) {
+    if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== msg.prevTerm) {
       replyAppend(m, leader, false, Math.min(prevIndex - 1, lastIndex(m)), prevIndex);
       return;
     }
-    for (let i = 0; i < entries.length; i++) {
-      const idx = prevIndex + 1 + i;
+    for (let idx = prevIndex + 1; idx <= prevIndex + count; idx++) {
+      const entry = msg.log[idx]!;
       const existing = m.log[idx];
-      if (existing !== undefined && existing.term === entries[i]!.term) continue;
-      if (existing !== undefined) m.log.length = idx;
-      m.log.push(entries[i]!);
+      if (existing !== undefined && existing.term === entry.term) continue;
+      if (existing !== undefined) m.log = m.log.slice(0, idx);
+      m.log.push(entry);
     }
-    const matched = prevIndex + entries.length;
-    const newCommit = Math.min(leaderCommit, matched);
+    const matched = prevIndex + count;
+    const newCommit = Math.min(msg.commit, matched);
     if (newCommit > m.commitIndex) {
       m.commitIndex = newCommit;
       applyCommitted(m);
