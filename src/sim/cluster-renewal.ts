@@ -88,11 +88,13 @@ function sendRenewal<Cmd, Res>(loop: RenewalLoop<Cmd, Res>, member: number, hops
 
 function serveRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
   const { loop } = msg;
-  loop.cluster.submit(msg.member, loop.cmd, (s) => {
-    msg.answer = s;
-    msg.handle = renewalAnswered as (m: never) => void;
-    send(loop.net, channelTo(loop.session, msg.member).back, msg);
-  });
+  loop.cluster.submit(msg.member, loop.cmd, answerRenewal, msg);
+}
+
+function answerRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>, s: Submitted<Res>): void {
+  msg.answer = s;
+  msg.handle = renewalAnswered as (m: never) => void;
+  send(msg.loop.net, channelTo(msg.loop.session, msg.member).back, msg);
 }
 
 function refuseRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {

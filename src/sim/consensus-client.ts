@@ -146,7 +146,11 @@ function attemptSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>): void {
 }
 
 function serveSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, respond: Respond<Submitted<Res>>): void {
-  s.cluster.submit(s.target, s.cmd, (answer) => respond({ ok: true, value: answer }));
+  s.cluster.submit(s.target, s.cmd, respondWith, respond);
+}
+
+function respondWith<Res>(respond: Respond<Submitted<Res>>, answer: Submitted<Res>): void {
+  respond({ ok: true, value: answer });
 }
 
 function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submission<Cmd, Res, T>): void {
@@ -260,7 +264,11 @@ function attemptWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>): void {
 }
 
 function serveWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>, respond: Respond<boolean>): void {
-  w.cluster.watch(w.target, w.seen, w.waitMs, () => respond(SEEN));
+  w.cluster.watch(w.target, w.seen, w.waitMs, respondSeen, respond);
+}
+
+function respondSeen(respond: Respond<boolean>): void {
+  respond(SEEN);
 }
 
 function watchAnswered<Cmd, Res, SM>(r: CallResult<boolean>, w: Watching<Cmd, Res, SM>): void {

@@ -92,7 +92,8 @@ export interface StateMachineSpec<Cmd, Res, SM> {
 /** A client's watch registered at a member. */
 interface Watch<SM> {
   seen: (sm: SM) => boolean;
-  notify: () => void;
+  notify: (arg: never) => void;
+  arg: unknown;
   /** The member's monotonic time after which the client no longer waits for it. */
   untilMono: number;
 }
@@ -109,9 +110,15 @@ interface Entry<Cmd> {
   cmd: Cmd | null;
 }
 
+/** How a member answers a client request: `answer(arg, submitted)`, as the caller asked. */
+type Answer<Res> = (arg: never, s: Submitted<Res>) => void;
+
+/** A client request in the log that its leader answers once the entry is applied. */
 interface Pending<Res> {
+  index: number;
   term: number;
-  respond: (s: Submitted<Res>) => void;
+  answer: Answer<Res>;
+  arg: unknown;
 }
 
 type Role = "follower" | "candidate" | "leader";
@@ -151,7 +158,8 @@ export interface Member<Cmd, Res, SM> {
   electionDeadline: number;
   heartbeatTimer: Timer | null;
   quorumTimer: Timer | null;
-  pending: Map<number, Pending<Res>>;
+  /** In log order: a leader only appends, and a member stops being leader only by stepDown or a crash, which clear it. */
+  pending: Pending<Res>[];
   /** Lease deadlines on this member's monotonic clock; null unless a promoted leader. */
   lessor: Map<string, number> | null;
   leaseTtl: Map<string, number>;
@@ -162,13 +170,17 @@ export interface Cluster<Cmd, Res, SM> {
   readonly members: readonly Member<Cmd, Res, SM>[];
   /** The member that is leader in the highest term and is not crashed, if any. */
   leader(): SimNode | null;
-  /** Handles a client request at `member` (run on that member, when a request arrives). */
-  submit(member: number, cmd: Cmd, respond: (s: Submitted<Res>) => void): void;
   /**
-   * Registers a watch at `member` (run on that member, when the request arrives): `notify`
-   * runs once `seen` holds for the member's applied state, unless `waitMs` passes first.
+   * Handles a client request at `member` (run on that member, when a request arrives): the
+   * member answers with `answer(arg, submitted)`, at once or once the entry is applied.
    */
-  watch(member: number, seen: (sm: SM) => boolean, waitMs: number, notify: () => void): void;
+  submit<X>(member: number, cmd: Cmd, answer: (arg: X, s: Submitted<Res>) => void, arg: X): void;
+  /**
+   * Registers a watch at `member` (run on that member, when the request arrives):
+   * `notify(arg)` runs once `seen` holds for the member's applied state, unless `waitMs`
+   * passes first.
+   */
+  watch<X>(member: number, seen: (sm: SM) => boolean, waitMs: number, notify: (arg: X) => void, arg: X): void;
 }
 
 /** AppendEntries (entries may be empty: a heartbeat), as a network message. */
@@ -194,6 +206,9 @@ interface AppendReplyMsg extends Delivery {
   /** The prevIndex of the append answered. */
   readonly prevIndex: number;
 }
+
+/** Answers are never mutated by their readers: shared. */
+const LEADER_CHANGED: Submitted<never> = Object.freeze({ kind: "leader-changed" });
 
 /** Entries per AppendEntries message. */
 const MAX_BATCH = 64;
@@ -239,7 +254,7 @@ export function createCluster<Cmd, Res, SM>(
     electionDeadline: 0,
     heartbeatTimer: null,
     quorumTimer: null,
-    pending: new Map(),
+    pending: [],
     lessor: null,
     leaseTtl: new Map(),
     expiring: new Set(),
@@ -288,9 +303,9 @@ export function createCluster<Cmd, Res, SM>(
   }
 
   function failPending(m: Member<Cmd, Res, SM>): void {
-    const pending = [...m.pending.values()];
-    m.pending.clear();
-    for (const p of pending) p.respond({ kind: "leader-changed" });
+    const pending = m.pending;
+    m.pending = [];
+    for (const p of pending) p.answer(p.arg as never, LEADER_CHANGED);
   }
 
   function stepDown(m: Member<Cmd, Res, SM>, term: number, leaderId: number | null): void {
@@ -547,10 +562,10 @@ export function createCluster<Cmd, Res, SM>(
       const res = spec.apply(m.sm, entry.cmd);
       if (!readOnly && watches[m.id]!.length > 0) checkWatches(m);
       if (m.role === "leader") trackLease(m, spec.leaseEvent(entry.cmd, res));
-      const p = m.pending.get(index);
-      if (p !== undefined) {
-        m.pending.delete(index);
-        p.respond(p.term === entry.term ? { kind: "done", value: res } : { kind: "leader-changed" });
+      const p = m.pending[0];
+      if (p !== undefined && p.index === index) {
+        m.pending.shift();
+        p.answer(p.arg as never, p.term === entry.term ? { kind: "done", value: res } : LEADER_CHANGED);
       }
     }
   }
@@ -564,7 +579,7 @@ export function createCluster<Cmd, Res, SM>(
     for (let i = 0; i < list.length; i++) {
       const w = list[i]!;
       if (w.untilMono < now) continue;
-      if (w.seen(m.sm)) w.notify();
+      if (w.seen(m.sm)) w.notify(w.arg as never);
       else list[kept++] = w;
     }
     list.length = kept;
@@ -598,21 +613,22 @@ export function createCluster<Cmd, Res, SM>(
     for (const [id, deadline] of m.lessor) {
       if (deadline > now || m.expiring.has(id)) continue;
       m.expiring.add(id);
-      propose(m, spec.expire(id), null);
+      propose(m, spec.expire(id), null, null);
     }
   }
 
-  function renewOutsideLog(m: Member<Cmd, Res, SM>, cmd: Cmd, respond: (s: Submitted<Res>) => void): void {
+  function renewOutsideLog(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res>, arg: unknown): void {
     const res = spec.apply(m.sm, cmd);
     trackLease(m, spec.leaseEvent(cmd, res));
-    respond({ kind: "done", value: res });
+    answer(arg as never, { kind: "done", value: res });
   }
 
-  function propose(m: Member<Cmd, Res, SM>, cmd: Cmd, respond: ((s: Submitted<Res>) => void) | null): void {
+  /** Appends `cmd` to the leader's log; `answer(arg, …)` once it is applied, unless `answer` is null. */
+  function propose(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res> | null, arg: unknown): void {
     m.log.push({ term: m.term, cmd });
     const index = lastIndex(m);
     m.matchIndex[m.id] = index;
-    if (respond !== null) m.pending.set(index, { term: m.term, respond });
+    if (answer !== null) m.pending.push({ index, term: m.term, answer, arg });
     replicate(m);
     advanceCommit(m);
   }
@@ -631,7 +647,7 @@ export function createCluster<Cmd, Res, SM>(
       m.leaderId = null;
       m.commitIndex = m.lastApplied;
       m.electionTimer = m.heartbeatTimer = m.quorumTimer = null;
-      m.pending.clear();
+      m.pending = [];
       m.lessor = null;
       m.expiring.clear();
       watches[m.id] = [];
@@ -650,18 +666,19 @@ export function createCluster<Cmd, Res, SM>(
       }
       return best?.node ?? null;
     },
-    submit(id, cmd, respond) {
+    submit(id, cmd, answer, arg) {
       const m = members[id]!;
-      if (m.role !== "leader") respond({ kind: "not-leader", leader: m.leaderId });
-      else if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, respond);
+      if (m.role !== "leader") answer(arg, { kind: "not-leader", leader: m.leaderId });
+      else if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, answer as Answer<Res>, arg);
       else if (m.lessor !== null && spec.isLocalRead(cmd))
-        respond({ kind: "done", value: spec.apply(m.sm, cmd) });
-      else propose(m, cmd, respond);
+        answer(arg, { kind: "done", value: spec.apply(m.sm, cmd) });
+      else propose(m, cmd, answer as Answer<Res>, arg);
     },
-    watch(id, seen, waitMs, notify) {
+    watch(id, seen, waitMs, notify, arg) {
       const m = members[id]!;
-      if (seen(m.sm)) notify();
-      else watches[id]!.push({ seen, notify, untilMono: mono(m) + waitMs });
+      if (seen(m.sm)) notify(arg);
+      else
+        watches[id]!.push({ seen, notify: notify as Watch<SM>["notify"], arg, untilMono: mono(m) + waitMs });
     },
   };
 }
