@@ -111,15 +111,23 @@ export function submitToCluster<Cmd, Res, T>(
     resolve: noResolve,
     reject: noResolve,
   };
-  const p = new Promise<CallResult<T>>((resolve, reject) => {
-    s.resolve = resolve;
-    s.reject = reject;
-  });
+  const p = new Promise<CallResult<T>>(takeSettlers);
+  s.resolve = takenResolve as (r: CallResult<T>) => void;
+  s.reject = takenReject;
+  takenResolve = takenReject = noResolve;
   attemptSubmission(s);
   return p;
 }
 
 const noResolve = (): void => {};
+
+/** A promise's resolve and reject, taken out of its executor without allocating a closure. */
+let takenResolve: (r: never) => void = noResolve;
+let takenReject: (e: unknown) => void = noResolve;
+const takeSettlers = (resolve: (r: never) => void, reject: (e: unknown) => void): void => {
+  takenResolve = resolve;
+  takenReject = reject;
+};
 
 function settleSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, r: CallResult<T>): void {
   settleClient(s.session.client, s.batch, s.resolve, r);
@@ -240,9 +248,9 @@ export function watchAtCluster<Cmd, Res, SM>(
     waitMs: 0,
     resolve: noResolve,
   };
-  const p = new Promise<CallResult<boolean>>((resolve) => {
-    w.resolve = resolve;
-  });
+  const p = new Promise<CallResult<boolean>>(takeSettlers);
+  w.resolve = takenResolve as (r: CallResult<boolean>) => void;
+  takenResolve = takenReject = noResolve;
   attemptWatch(w);
   return p;
 }

@@ -69,8 +69,8 @@ export interface ConsensusTimings {
   electionMs: number;
 }
 
-/** What the leader's lessor learns from an applied command. */
-export type LeaseEvent = { kind: "refresh"; id: string; ttlMs: number } | { kind: "gone"; id: string } | null;
+/** What the leader's lessor learns from an applied command: a lease refreshed, a lease gone, or nothing. */
+export type LeaseEvent = "refresh" | "gone" | null;
 
 /** A deterministic replicated state machine plugged into the consensus core. */
 export interface StateMachineSpec<Cmd, Res, SM> {
@@ -78,7 +78,11 @@ export interface StateMachineSpec<Cmd, Res, SM> {
   apply(sm: SM, cmd: Cmd): Res;
   /** Every live lease (or session) and its TTL, for a new leader's lessor. */
   leases(sm: SM): Iterable<readonly [id: string, ttlMs: number]>;
-  leaseEvent(cmd: Cmd, res: Res): LeaseEvent;
+  leaseEvent(res: Res): LeaseEvent;
+  /** The lease (or session) of a result with a lease event. */
+  leaseId(res: Res): string;
+  /** The TTL of a result whose lease event is "refresh". */
+  leaseTtlMs(res: Res): number;
   /** The command a leader proposes to expire a lease whose deadline passed. */
   expire(id: string): Cmd;
   /** A lease renewal (keep-alive, session ping): read-only, served outside the log. */
@@ -561,7 +565,7 @@ export function createCluster<Cmd, Res, SM>(
       if (readOnly && m.role !== "leader") continue;
       const res = spec.apply(m.sm, entry.cmd);
       if (!readOnly && watches[m.id]!.length > 0) checkWatches(m);
-      if (m.role === "leader") trackLease(m, spec.leaseEvent(entry.cmd, res));
+      if (m.role === "leader") trackLease(m, res);
       const p = m.pending[0];
       if (p !== undefined && p.index === index) {
         m.pending.shift();
@@ -595,15 +599,19 @@ export function createCluster<Cmd, Res, SM>(
     }
   }
 
-  function trackLease(m: Member<Cmd, Res, SM>, ev: LeaseEvent): void {
-    if (ev === null || m.lessor === null) return;
-    if (ev.kind === "refresh") {
-      m.lessor.set(ev.id, mono(m) + ev.ttlMs);
-      m.leaseTtl.set(ev.id, ev.ttlMs);
+  function trackLease(m: Member<Cmd, Res, SM>, res: Res): void {
+    if (m.lessor === null) return;
+    const ev = spec.leaseEvent(res);
+    if (ev === null) return;
+    const id = spec.leaseId(res);
+    if (ev === "refresh") {
+      const ttlMs = spec.leaseTtlMs(res);
+      m.lessor.set(id, mono(m) + ttlMs);
+      m.leaseTtl.set(id, ttlMs);
     } else {
-      m.lessor.delete(ev.id);
-      m.leaseTtl.delete(ev.id);
-      m.expiring.delete(ev.id);
+      m.lessor.delete(id);
+      m.leaseTtl.delete(id);
+      m.expiring.delete(id);
     }
   }
 
@@ -619,7 +627,7 @@ export function createCluster<Cmd, Res, SM>(
 
   function renewOutsideLog(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res>, arg: unknown): void {
     const res = spec.apply(m.sm, cmd);
-    trackLease(m, spec.leaseEvent(cmd, res));
+    trackLease(m, res);
     answer(arg as never, { kind: "done", value: res });
   }
 

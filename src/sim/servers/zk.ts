@@ -160,19 +160,21 @@ function zkSpec(): StateMachineSpec<ZkCmd, ZkRes, ZkState> {
 const zkRules: Omit<StateMachineSpec<ZkCmd, ZkRes, ZkState>, "init"> = {
   apply: applyZk,
   leases: (s) => [...s.sessions].map(([id, session]) => [id, session.timeoutMs] as const),
-  leaseEvent(_cmd, res) {
+  leaseEvent(res) {
     switch (res.op) {
       case "create-session":
-        return { kind: "refresh", id: res.sessionId, ttlMs: res.timeoutMs };
+        return "refresh";
       case "heartbeat":
-        return res.alive ? { kind: "refresh", id: res.sessionId, ttlMs: res.timeoutMs } : null;
+        return res.alive ? "refresh" : null;
       case "close-session":
       case "expire-session":
-        return { kind: "gone", id: res.sessionId };
+        return "gone";
       default:
         return null;
     }
   },
+  leaseId: (res) => ("sessionId" in res ? res.sessionId : ""),
+  leaseTtlMs: (res) => ("timeoutMs" in res ? res.timeoutMs : 0),
   expire: (sessionId) => ({ op: "expire-session", sessionId }),
   isRenewal: (cmd) => cmd.op === "heartbeat",
   isReadOnly: (cmd) => cmd.op === "children" || cmd.op === "heartbeat",
