@@ -166,7 +166,8 @@ export interface Member<Cmd, Res, SM> {
   pending: Pending<Res>[];
   /** Lease deadlines on this member's monotonic clock; null unless a promoted leader. */
   lessor: Map<string, number> | null;
-  leaseTtl: Map<string, number>;
+  /** No deadline in the lessor is earlier (a lower bound): until then, heartbeats skip the lessor. */
+  lessorDue: number;
   expiring: Set<string>;
 }
 
@@ -260,7 +261,7 @@ export function createCluster<Cmd, Res, SM>(
     quorumTimer: null,
     pending: [],
     lessor: null,
-    leaseTtl: new Map(),
+    lessorDue: Number.POSITIVE_INFINITY,
     expiring: new Set(),
   }));
   /** Per member: the watches waiting for a change to its applied state. */
@@ -592,11 +593,18 @@ export function createCluster<Cmd, Res, SM>(
   function promoteLessor(m: Member<Cmd, Res, SM>): void {
     const now = mono(m);
     m.lessor = new Map();
-    m.leaseTtl.clear();
-    for (const [id, ttl] of spec.leases(m.sm)) {
-      m.lessor.set(id, now + ttl);
-      m.leaseTtl.set(id, ttl);
-    }
+    m.lessorDue = Number.POSITIVE_INFINITY;
+    for (const [id, ttl] of spec.leases(m.sm)) setLeaseDeadline(m, m.lessor, id, now + ttl);
+  }
+
+  function setLeaseDeadline(
+    m: Member<Cmd, Res, SM>,
+    lessor: Map<string, number>,
+    id: string,
+    deadline: number,
+  ): void {
+    lessor.set(id, deadline);
+    if (deadline < m.lessorDue) m.lessorDue = deadline;
   }
 
   function trackLease(m: Member<Cmd, Res, SM>, res: Res): void {
@@ -605,12 +613,9 @@ export function createCluster<Cmd, Res, SM>(
     if (ev === null) return;
     const id = spec.leaseId(res);
     if (ev === "refresh") {
-      const ttlMs = spec.leaseTtlMs(res);
-      m.lessor.set(id, mono(m) + ttlMs);
-      m.leaseTtl.set(id, ttlMs);
+      setLeaseDeadline(m, m.lessor, id, mono(m) + spec.leaseTtlMs(res));
     } else {
       m.lessor.delete(id);
-      m.leaseTtl.delete(id);
       m.expiring.delete(id);
     }
   }
@@ -618,11 +623,17 @@ export function createCluster<Cmd, Res, SM>(
   function expireLeases(m: Member<Cmd, Res, SM>): void {
     if (m.lessor === null) return;
     const now = mono(m);
+    if (now < m.lessorDue) return;
+    // Recomputed while looking; a deadline set meanwhile (by a proposal that commits at once) lowers it too.
+    m.lessorDue = Number.POSITIVE_INFINITY;
+    let due = Number.POSITIVE_INFINITY;
     for (const [id, deadline] of m.lessor) {
+      if (deadline < due) due = deadline;
       if (deadline > now || m.expiring.has(id)) continue;
       m.expiring.add(id);
       propose(m, spec.expire(id), null, null);
     }
+    if (due < m.lessorDue) m.lessorDue = due;
   }
 
   function renewOutsideLog(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res>, arg: unknown): void {
