@@ -26,8 +26,16 @@ interface ConsensusState {
   keepAlive: Renewal;
 }
 
+/** The last lock asked for and its key: every caller gets one string per lock, which map lookups hash once. */
+let lastLock: string | null = null;
+let lastKey = "";
+
 export function etcdLockKey(lock: string): string {
-  return `/lockcheck/locks/${lock}`;
+  if (lock !== lastLock) {
+    lastLock = lock;
+    lastKey = `/lockcheck/locks/${lock}`;
+  }
+  return lastKey;
 }
 
 function etcdOf(env: LockEnv): EtcdApi {

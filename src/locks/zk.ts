@@ -19,8 +19,16 @@ interface ZkState {
   heartbeat: Renewal;
 }
 
+/** The last lock asked for and its prefix: every caller gets one string per lock, which map lookups hash once. */
+let lastLock: string | null = null;
+let lastPrefix = "";
+
 export function zkLockPrefix(lock: string): string {
-  return `/lockcheck/locks/${lock}/lock`;
+  if (lock !== lastLock) {
+    lastLock = lock;
+    lastPrefix = `/lockcheck/locks/${lock}/lock`;
+  }
+  return lastPrefix;
 }
 
 function zkOf(env: LockEnv): ZkApi {

@@ -9,10 +9,11 @@
 import type { Renewal } from "../env/env.js";
 import { type ClusterSession, channelTo } from "./consensus-client.js";
 import { type Network, send } from "./network.js";
-import { cancelTimer, type Delivery, setTimerWith, type Timer } from "./node.js";
+import { armTimer, cancelTimer, type Delivery, type Timer } from "./node.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
 
-interface RenewalLoop<Cmd, Res> {
+/** The loop is its own timer (armed again every interval: one object for all its ticks). */
+interface RenewalLoop<Cmd, Res> extends Timer {
   readonly net: Network;
   readonly cluster: Cluster<Cmd, Res, unknown>;
   readonly session: ClusterSession;
@@ -21,7 +22,6 @@ interface RenewalLoop<Cmd, Res> {
   /** False once an answer says the lease or session is gone. */
   readonly alive: (res: Res) => boolean;
   stopped: boolean;
-  timer: Timer | null;
 }
 
 /** One renewal on the way: the request, then its answer or refusal (`handle` is switched). */
@@ -43,6 +43,14 @@ export function renewInBackground<Cmd, Res>(
   alive: (res: Res) => boolean,
 ): Renewal {
   const loop: RenewalLoop<Cmd, Res> = {
+    // Timer
+    node: session.client,
+    deadlineMono: 0,
+    fire: renewalDue as (arg: never) => void,
+    arg: null,
+    list: null,
+    prev: null,
+    next: null,
     net,
     cluster,
     session,
@@ -50,9 +58,9 @@ export function renewInBackground<Cmd, Res>(
     intervalMs,
     alive,
     stopped: false,
-    timer: null,
   };
-  loop.timer = setTimerWith(session.client, intervalMs, renewalDue, loop);
+  loop.arg = loop;
+  armTimer(loop, intervalMs);
   return {
     stop() {
       stopRenewal(loop);
@@ -62,15 +70,14 @@ export function renewInBackground<Cmd, Res>(
 
 function stopRenewal<Cmd, Res>(loop: RenewalLoop<Cmd, Res>): void {
   loop.stopped = true;
-  if (loop.timer !== null) cancelTimer(loop.timer);
-  loop.timer = null;
+  cancelTimer(loop);
 }
 
 function renewalDue<Cmd, Res>(loop: RenewalLoop<Cmd, Res>): void {
   // A timer that came due while the client was paused runs on resume even if the client
   // stopped the renewal in between.
   if (loop.stopped) return;
-  loop.timer = setTimerWith(loop.session.client, loop.intervalMs, renewalDue, loop);
+  armTimer(loop, loop.intervalMs);
   sendRenewal(loop, loop.session.preferred, 0);
 }
 
@@ -88,11 +95,13 @@ function sendRenewal<Cmd, Res>(loop: RenewalLoop<Cmd, Res>, member: number, hops
 
 function serveRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
   const { loop } = msg;
-  loop.cluster.submit(msg.member, loop.cmd, (s) => {
-    msg.answer = s;
-    msg.handle = renewalAnswered as (m: never) => void;
-    send(loop.net, channelTo(loop.session, msg.member).back, msg);
-  });
+  loop.cluster.submit(msg.member, loop.cmd, answerRenewal, msg);
+}
+
+function answerRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>, s: Submitted<Res>): void {
+  msg.answer = s;
+  msg.handle = renewalAnswered as (m: never) => void;
+  send(msg.loop.net, channelTo(msg.loop.session, msg.member).back, msg);
 }
 
 function refuseRenewal<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {

@@ -111,15 +111,23 @@ export function submitToCluster<Cmd, Res, T>(
     resolve: noResolve,
     reject: noResolve,
   };
-  const p = new Promise<CallResult<T>>((resolve, reject) => {
-    s.resolve = resolve;
-    s.reject = reject;
-  });
+  const p = new Promise<CallResult<T>>(takeSettlers);
+  s.resolve = takenResolve as (r: CallResult<T>) => void;
+  s.reject = takenReject;
+  takenResolve = takenReject = noResolve;
   attemptSubmission(s);
   return p;
 }
 
 const noResolve = (): void => {};
+
+/** A promise's resolve and reject, taken out of its executor without allocating a closure. */
+let takenResolve: (r: never) => void = noResolve;
+let takenReject: (e: unknown) => void = noResolve;
+const takeSettlers = (resolve: (r: never) => void, reject: (e: unknown) => void): void => {
+  takenResolve = resolve;
+  takenReject = reject;
+};
 
 function settleSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, r: CallResult<T>): void {
   settleClient(s.session.client, s.batch, s.resolve, r);
@@ -146,7 +154,11 @@ function attemptSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>): void {
 }
 
 function serveSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, respond: Respond<Submitted<Res>>): void {
-  s.cluster.submit(s.target, s.cmd, (answer) => respond({ ok: true, value: answer }));
+  s.cluster.submit(s.target, s.cmd, respondWith, respond);
+}
+
+function respondWith<Res>(respond: Respond<Submitted<Res>>, answer: Submitted<Res>): void {
+  respond({ ok: true, value: answer });
 }
 
 function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submission<Cmd, Res, T>): void {
@@ -236,9 +248,9 @@ export function watchAtCluster<Cmd, Res, SM>(
     waitMs: 0,
     resolve: noResolve,
   };
-  const p = new Promise<CallResult<boolean>>((resolve) => {
-    w.resolve = resolve;
-  });
+  const p = new Promise<CallResult<boolean>>(takeSettlers);
+  w.resolve = takenResolve as (r: CallResult<boolean>) => void;
+  takenResolve = takenReject = noResolve;
   attemptWatch(w);
   return p;
 }
@@ -260,7 +272,11 @@ function attemptWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>): void {
 }
 
 function serveWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>, respond: Respond<boolean>): void {
-  w.cluster.watch(w.target, w.seen, w.waitMs, () => respond(SEEN));
+  w.cluster.watch(w.target, w.seen, w.waitMs, respondSeen, respond);
+}
+
+function respondSeen(respond: Respond<boolean>): void {
+  respond(SEEN);
 }
 
 function watchAnswered<Cmd, Res, SM>(r: CallResult<boolean>, w: Watching<Cmd, Res, SM>): void {

@@ -203,9 +203,9 @@ function recordPings(sim: ReturnType<typeof prepareSimulation>) {
   const pings: number[] = [];
   const cluster = sim.world.zk!.cluster;
   const submit = cluster.submit;
-  cluster.submit = (member, cmd, respond) => {
+  cluster.submit = (member, cmd, answer, arg) => {
     if (cmd.op === "heartbeat") pings.push(sim.world.core.now);
-    submit(member, cmd, respond);
+    submit(member, cmd, answer, arg);
   };
   return { cluster, pings };
 }

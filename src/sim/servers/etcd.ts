@@ -142,19 +142,21 @@ const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
   init: () => ({ revision: 1n, kv: new Map(), leases: new Map(), nextLeaseId: 1 }),
   apply: applyEtcd,
   leases: (s) => [...s.leases].map(([id, l]) => [id, l.ttlMs] as const),
-  leaseEvent(_cmd, res) {
+  leaseEvent(res) {
     switch (res.op) {
       case "lease-grant":
-        return { kind: "refresh", id: res.leaseId, ttlMs: res.ttlMs };
+        return "refresh";
       case "lease-keepalive":
-        return res.ttlMs > 0 ? { kind: "refresh", id: res.leaseId, ttlMs: res.ttlMs } : null;
+        return res.ttlMs > 0 ? "refresh" : null;
       case "lease-revoke":
       case "lease-expire":
-        return { kind: "gone", id: res.leaseId };
+        return "gone";
       default:
         return null;
     }
   },
+  leaseId: (res) => ("leaseId" in res ? res.leaseId : ""),
+  leaseTtlMs: (res) => ("ttlMs" in res ? res.ttlMs : 0),
   expire: (leaseId) => ({ op: "lease-expire", leaseId }),
   isRenewal: (cmd) => cmd.op === "lease-keepalive",
   isReadOnly: (cmd) => cmd.op === "get" || cmd.op === "lease-keepalive",

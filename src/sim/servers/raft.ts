@@ -69,8 +69,8 @@ export interface ConsensusTimings {
   electionMs: number;
 }
 
-/** What the leader's lessor learns from an applied command. */
-export type LeaseEvent = { kind: "refresh"; id: string; ttlMs: number } | { kind: "gone"; id: string } | null;
+/** What the leader's lessor learns from an applied command: a lease refreshed, a lease gone, or nothing. */
+export type LeaseEvent = "refresh" | "gone" | null;
 
 /** A deterministic replicated state machine plugged into the consensus core. */
 export interface StateMachineSpec<Cmd, Res, SM> {
@@ -78,7 +78,11 @@ export interface StateMachineSpec<Cmd, Res, SM> {
   apply(sm: SM, cmd: Cmd): Res;
   /** Every live lease (or session) and its TTL, for a new leader's lessor. */
   leases(sm: SM): Iterable<readonly [id: string, ttlMs: number]>;
-  leaseEvent(cmd: Cmd, res: Res): LeaseEvent;
+  leaseEvent(res: Res): LeaseEvent;
+  /** The lease (or session) of a result with a lease event. */
+  leaseId(res: Res): string;
+  /** The TTL of a result whose lease event is "refresh". */
+  leaseTtlMs(res: Res): number;
   /** The command a leader proposes to expire a lease whose deadline passed. */
   expire(id: string): Cmd;
   /** A lease renewal (keep-alive, session ping): read-only, served outside the log. */
@@ -92,7 +96,8 @@ export interface StateMachineSpec<Cmd, Res, SM> {
 /** A client's watch registered at a member. */
 interface Watch<SM> {
   seen: (sm: SM) => boolean;
-  notify: () => void;
+  notify: (arg: never) => void;
+  arg: unknown;
   /** The member's monotonic time after which the client no longer waits for it. */
   untilMono: number;
 }
@@ -109,9 +114,15 @@ interface Entry<Cmd> {
   cmd: Cmd | null;
 }
 
+/** How a member answers a client request: `answer(arg, submitted)`, as the caller asked. */
+type Answer<Res> = (arg: never, s: Submitted<Res>) => void;
+
+/** A client request in the log that its leader answers once the entry is applied. */
 interface Pending<Res> {
+  index: number;
   term: number;
-  respond: (s: Submitted<Res>) => void;
+  answer: Answer<Res>;
+  arg: unknown;
 }
 
 type Role = "follower" | "candidate" | "leader";
@@ -123,7 +134,12 @@ export interface Member<Cmd, Res, SM> {
   // Persistent (survives a crash).
   term: number;
   votedFor: number | null;
-  readonly log: Entry<Cmd>[];
+  /**
+   * Entries are only ever appended to this array: a truncation (onAppend) replaces it with a
+   * shorter copy, so an append message in flight reads its entries from the array it was sent
+   * from instead of carrying a copy of them.
+   */
+  log: Entry<Cmd>[];
   sm: SM;
   lastApplied: number;
   // Volatile.
@@ -146,10 +162,12 @@ export interface Member<Cmd, Res, SM> {
   electionDeadline: number;
   heartbeatTimer: Timer | null;
   quorumTimer: Timer | null;
-  pending: Map<number, Pending<Res>>;
+  /** In log order: a leader only appends, and a member stops being leader only by stepDown or a crash, which clear it. */
+  pending: Pending<Res>[];
   /** Lease deadlines on this member's monotonic clock; null unless a promoted leader. */
   lessor: Map<string, number> | null;
-  leaseTtl: Map<string, number>;
+  /** No deadline in the lessor is earlier (a lower bound): until then, heartbeats skip the lessor. */
+  lessorDue: number;
   expiring: Set<string>;
 }
 
@@ -157,13 +175,17 @@ export interface Cluster<Cmd, Res, SM> {
   readonly members: readonly Member<Cmd, Res, SM>[];
   /** The member that is leader in the highest term and is not crashed, if any. */
   leader(): SimNode | null;
-  /** Handles a client request at `member` (run on that member, when a request arrives). */
-  submit(member: number, cmd: Cmd, respond: (s: Submitted<Res>) => void): void;
   /**
-   * Registers a watch at `member` (run on that member, when the request arrives): `notify`
-   * runs once `seen` holds for the member's applied state, unless `waitMs` passes first.
+   * Handles a client request at `member` (run on that member, when a request arrives): the
+   * member answers with `answer(arg, submitted)`, at once or once the entry is applied.
    */
-  watch(member: number, seen: (sm: SM) => boolean, waitMs: number, notify: () => void): void;
+  submit<X>(member: number, cmd: Cmd, answer: (arg: X, s: Submitted<Res>) => void, arg: X): void;
+  /**
+   * Registers a watch at `member` (run on that member, when the request arrives):
+   * `notify(arg)` runs once `seen` holds for the member's applied state, unless `waitMs`
+   * passes first.
+   */
+  watch<X>(member: number, seen: (sm: SM) => boolean, waitMs: number, notify: (arg: X) => void, arg: X): void;
 }
 
 /** AppendEntries (entries may be empty: a heartbeat), as a network message. */
@@ -173,7 +195,9 @@ interface AppendMsg<Cmd> extends Delivery {
   readonly term: number;
   readonly prevIndex: number;
   readonly prevTerm: number;
-  readonly entries: readonly Entry<Cmd>[];
+  /** The entries sent are log[prevIndex + 1 .. prevIndex + count] of the sender's log (see Member.log). */
+  readonly log: readonly Entry<Cmd>[];
+  readonly count: number;
   readonly commit: number;
 }
 
@@ -188,11 +212,11 @@ interface AppendReplyMsg extends Delivery {
   readonly prevIndex: number;
 }
 
+/** Answers are never mutated by their readers: shared. */
+const LEADER_CHANGED: Submitted<never> = Object.freeze({ kind: "leader-changed" });
+
 /** Entries per AppendEntries message. */
 const MAX_BATCH = 64;
-
-/** The entries of a heartbeat (an append with nothing new); never written to. */
-const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
 /** A deadline this close (ms) counts as reached: see electionTimerDue. */
 const DUE_WITHIN_MS = 1e-6;
@@ -235,9 +259,9 @@ export function createCluster<Cmd, Res, SM>(
     electionDeadline: 0,
     heartbeatTimer: null,
     quorumTimer: null,
-    pending: new Map(),
+    pending: [],
     lessor: null,
-    leaseTtl: new Map(),
+    lessorDue: Number.POSITIVE_INFINITY,
     expiring: new Set(),
   }));
   /** Per member: the watches waiting for a change to its applied state. */
@@ -284,9 +308,9 @@ export function createCluster<Cmd, Res, SM>(
   }
 
   function failPending(m: Member<Cmd, Res, SM>): void {
-    const pending = [...m.pending.values()];
-    m.pending.clear();
-    for (const p of pending) p.respond({ kind: "leader-changed" });
+    const pending = m.pending;
+    m.pending = [];
+    for (const p of pending) p.answer(p.arg as never, LEADER_CHANGED);
   }
 
   function stepDown(m: Member<Cmd, Res, SM>, term: number, leaderId: number | null): void {
@@ -405,11 +429,10 @@ export function createCluster<Cmd, Res, SM>(
     const peer = members[peerId]!;
     const prevIndex = m.nextIndex[peerId]! - 1;
     const prevTerm = m.log[prevIndex]!.term;
-    const entries =
-      prevIndex + 1 < m.log.length ? m.log.slice(prevIndex + 1, prevIndex + 1 + MAX_BATCH) : NO_ENTRIES;
+    const count = Math.min(m.log.length - (prevIndex + 1), MAX_BATCH);
     const term = m.term;
     const commit = m.commitIndex;
-    if (!m.probing[peerId]) m.nextIndex[peerId] = prevIndex + 1 + entries.length;
+    if (!m.probing[peerId]) m.nextIndex[peerId] = prevIndex + 1 + count;
     m.sentSinceTick[peerId] = true;
     const msg: AppendMsg<Cmd> = {
       handle: handleAppend,
@@ -419,14 +442,15 @@ export function createCluster<Cmd, Res, SM>(
       term,
       prevIndex,
       prevTerm,
-      entries,
+      log: m.log,
+      count,
       commit,
     };
     send(net, links[m.id]![peer.id]!, msg);
   }
 
   function handleAppend(msg: AppendMsg<Cmd>): void {
-    onAppend(members[msg.to]!, msg.leader, msg.term, msg.prevIndex, msg.prevTerm, msg.entries, msg.commit);
+    onAppend(members[msg.to]!, msg);
   }
 
   function handleAppendReply(msg: AppendReplyMsg): void {
@@ -440,34 +464,27 @@ export function createCluster<Cmd, Res, SM>(
     }
   }
 
-  function onAppend(
-    m: Member<Cmd, Res, SM>,
-    leader: number,
-    term: number,
-    prevIndex: number,
-    prevTerm: number,
-    entries: readonly Entry<Cmd>[],
-    leaderCommit: number,
-  ): void {
+  function onAppend(m: Member<Cmd, Res, SM>, msg: AppendMsg<Cmd>): void {
+    const { leader, term, prevIndex, count } = msg;
     if (term < m.term) {
       replyAppend(m, leader, false, 0, prevIndex);
       return;
     }
     if (term > m.term || m.role !== "follower" || m.leaderId !== leader) stepDown(m, term, leader);
     else touchElectionTimer(m);
-    if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== prevTerm) {
+    if (prevIndex > lastIndex(m) || m.log[prevIndex]!.term !== msg.prevTerm) {
       replyAppend(m, leader, false, Math.min(prevIndex - 1, lastIndex(m)), prevIndex);
       return;
     }
-    for (let i = 0; i < entries.length; i++) {
-      const idx = prevIndex + 1 + i;
+    for (let idx = prevIndex + 1; idx <= prevIndex + count; idx++) {
+      const entry = msg.log[idx]!;
       const existing = m.log[idx];
-      if (existing !== undefined && existing.term === entries[i]!.term) continue;
-      if (existing !== undefined) m.log.length = idx;
-      m.log.push(entries[i]!);
+      if (existing !== undefined && existing.term === entry.term) continue;
+      if (existing !== undefined) m.log = m.log.slice(0, idx);
+      m.log.push(entry);
     }
-    const matched = prevIndex + entries.length;
-    const newCommit = Math.min(leaderCommit, matched);
+    const matched = prevIndex + count;
+    const newCommit = Math.min(msg.commit, matched);
     if (newCommit > m.commitIndex) {
       m.commitIndex = newCommit;
       applyCommitted(m);
@@ -549,11 +566,11 @@ export function createCluster<Cmd, Res, SM>(
       if (readOnly && m.role !== "leader") continue;
       const res = spec.apply(m.sm, entry.cmd);
       if (!readOnly && watches[m.id]!.length > 0) checkWatches(m);
-      if (m.role === "leader") trackLease(m, spec.leaseEvent(entry.cmd, res));
-      const p = m.pending.get(index);
-      if (p !== undefined) {
-        m.pending.delete(index);
-        p.respond(p.term === entry.term ? { kind: "done", value: res } : { kind: "leader-changed" });
+      if (m.role === "leader") trackLease(m, res);
+      const p = m.pending[0];
+      if (p !== undefined && p.index === index) {
+        m.pending.shift();
+        p.answer(p.arg as never, p.term === entry.term ? { kind: "done", value: res } : LEADER_CHANGED);
       }
     }
   }
@@ -567,7 +584,7 @@ export function createCluster<Cmd, Res, SM>(
     for (let i = 0; i < list.length; i++) {
       const w = list[i]!;
       if (w.untilMono < now) continue;
-      if (w.seen(m.sm)) w.notify();
+      if (w.seen(m.sm)) w.notify(w.arg as never);
       else list[kept++] = w;
     }
     list.length = kept;
@@ -576,46 +593,61 @@ export function createCluster<Cmd, Res, SM>(
   function promoteLessor(m: Member<Cmd, Res, SM>): void {
     const now = mono(m);
     m.lessor = new Map();
-    m.leaseTtl.clear();
-    for (const [id, ttl] of spec.leases(m.sm)) {
-      m.lessor.set(id, now + ttl);
-      m.leaseTtl.set(id, ttl);
-    }
+    m.lessorDue = Number.POSITIVE_INFINITY;
+    for (const [id, ttl] of spec.leases(m.sm)) setLeaseDeadline(m, m.lessor, id, now + ttl);
   }
 
-  function trackLease(m: Member<Cmd, Res, SM>, ev: LeaseEvent): void {
-    if (ev === null || m.lessor === null) return;
-    if (ev.kind === "refresh") {
-      m.lessor.set(ev.id, mono(m) + ev.ttlMs);
-      m.leaseTtl.set(ev.id, ev.ttlMs);
+  function setLeaseDeadline(
+    m: Member<Cmd, Res, SM>,
+    lessor: Map<string, number>,
+    id: string,
+    deadline: number,
+  ): void {
+    lessor.set(id, deadline);
+    if (deadline < m.lessorDue) m.lessorDue = deadline;
+  }
+
+  function trackLease(m: Member<Cmd, Res, SM>, res: Res): void {
+    if (m.lessor === null) return;
+    const ev = spec.leaseEvent(res);
+    if (ev === null) return;
+    const id = spec.leaseId(res);
+    if (ev === "refresh") {
+      setLeaseDeadline(m, m.lessor, id, mono(m) + spec.leaseTtlMs(res));
     } else {
-      m.lessor.delete(ev.id);
-      m.leaseTtl.delete(ev.id);
-      m.expiring.delete(ev.id);
+      m.lessor.delete(id);
+      m.expiring.delete(id);
     }
   }
 
   function expireLeases(m: Member<Cmd, Res, SM>): void {
     if (m.lessor === null) return;
     const now = mono(m);
+    if (now < m.lessorDue) return;
+    // Recomputed while looking; a deadline set meanwhile (by a proposal that commits at once) lowers it too.
+    m.lessorDue = Number.POSITIVE_INFINITY;
+    let due = Number.POSITIVE_INFINITY;
     for (const [id, deadline] of m.lessor) {
+      if (deadline < due) due = deadline;
       if (deadline > now || m.expiring.has(id)) continue;
       m.expiring.add(id);
-      propose(m, spec.expire(id), null);
+      propose(m, spec.expire(id), null, null);
     }
+    if (due < m.lessorDue) m.lessorDue = due;
   }
 
-  function renewOutsideLog(m: Member<Cmd, Res, SM>, cmd: Cmd, respond: (s: Submitted<Res>) => void): void {
+  function renewOutsideLog(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res>, arg: unknown): void {
     const res = spec.apply(m.sm, cmd);
-    trackLease(m, spec.leaseEvent(cmd, res));
-    respond({ kind: "done", value: res });
+    trackLease(m, res);
+    answer(arg as never, { kind: "done", value: res });
   }
 
-  function propose(m: Member<Cmd, Res, SM>, cmd: Cmd, respond: ((s: Submitted<Res>) => void) | null): void {
+  /** Appends `cmd` to the leader's log; `answer(arg, …)` once it is applied, unless `answer` is null. */
+  function propose(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res> | null, arg: unknown): void {
     m.log.push({ term: m.term, cmd });
     const index = lastIndex(m);
     m.matchIndex[m.id] = index;
-    if (respond !== null) m.pending.set(index, { term: m.term, respond });
+    if (answer !== null) m.pending.push({ index, term: m.term, answer, arg });
     replicate(m);
     advanceCommit(m);
   }
@@ -634,7 +666,7 @@ export function createCluster<Cmd, Res, SM>(
       m.leaderId = null;
       m.commitIndex = m.lastApplied;
       m.electionTimer = m.heartbeatTimer = m.quorumTimer = null;
-      m.pending.clear();
+      m.pending = [];
       m.lessor = null;
       m.expiring.clear();
       watches[m.id] = [];
@@ -653,18 +685,19 @@ export function createCluster<Cmd, Res, SM>(
       }
       return best?.node ?? null;
     },
-    submit(id, cmd, respond) {
+    submit(id, cmd, answer, arg) {
       const m = members[id]!;
-      if (m.role !== "leader") respond({ kind: "not-leader", leader: m.leaderId });
-      else if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, respond);
+      if (m.role !== "leader") answer(arg, { kind: "not-leader", leader: m.leaderId });
+      else if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, answer as Answer<Res>, arg);
       else if (m.lessor !== null && spec.isLocalRead(cmd))
-        respond({ kind: "done", value: spec.apply(m.sm, cmd) });
-      else propose(m, cmd, respond);
+        answer(arg, { kind: "done", value: spec.apply(m.sm, cmd) });
+      else propose(m, cmd, answer as Answer<Res>, arg);
     },
-    watch(id, seen, waitMs, notify) {
+    watch(id, seen, waitMs, notify, arg) {
       const m = members[id]!;
-      if (seen(m.sm)) notify();
-      else watches[id]!.push({ seen, notify, untilMono: mono(m) + waitMs });
+      if (seen(m.sm)) notify(arg);
+      else
+        watches[id]!.push({ seen, notify: notify as Watch<SM>["notify"], arg, untilMono: mono(m) + waitMs });
     },
   };
 }

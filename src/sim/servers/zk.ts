@@ -40,10 +40,18 @@ export type ZkRes =
   | { op: "children"; nodes: ZkNodeInfo[] }
   | { op: "delete"; deleted: boolean };
 
-interface ZNode extends ZkNodeInfo {
-  prefix: string;
-  session: string;
+interface ZNode {
+  /** What a read or a create answers: shared by every answer, never written to. */
+  readonly info: ZkNodeInfo;
+  readonly prefix: string;
+  readonly session: string;
 }
+
+/**
+ * Node paths by prefix and sequence number, made once per ensemble and shared by its members:
+ * every member then keys its nodes with the same string, hashed once.
+ */
+type PathCache = Map<string, string[]>;
 
 export interface ZkState {
   zxid: bigint;
@@ -51,6 +59,22 @@ export interface ZkState {
   readonly nodes: Map<string, ZNode>;
   readonly nextSeq: Map<string, number>;
   nextSessionId: number;
+  readonly paths: PathCache;
+}
+
+function pathOf(s: ZkState, prefix: string, seq: number): string {
+  let paths = s.paths.get(prefix);
+  if (paths === undefined) {
+    paths = [];
+    s.paths.set(prefix, paths);
+  }
+  // Members apply one log, so each prefix's paths are made in sequence order: no holes.
+  let path = paths[seq];
+  if (path === undefined) {
+    path = `${prefix}-${String(seq).padStart(10, "0")}`;
+    paths[seq] = path;
+  }
+  return path;
 }
 
 function endSession(s: ZkState, sessionId: string): void {
@@ -88,18 +112,17 @@ export function applyZk(s: ZkState, cmd: ZkCmd): ZkRes {
       s.zxid++;
       const seq = s.nextSeq.get(cmd.prefix) ?? 0;
       s.nextSeq.set(cmd.prefix, seq + 1);
-      const path = `${cmd.prefix}-${String(seq).padStart(10, "0")}`;
-      const node: ZNode = { path, seq, zxid: s.zxid, prefix: cmd.prefix, session: cmd.sessionId };
-      s.nodes.set(path, node);
+      const path = pathOf(s, cmd.prefix, seq);
+      const info: ZkNodeInfo = { path, seq, zxid: s.zxid };
+      s.nodes.set(path, { info, prefix: cmd.prefix, session: cmd.sessionId });
       session.nodes.add(path);
-      return { op: cmd.op, node: { path, seq, zxid: node.zxid } };
+      return { op: cmd.op, node: info };
     }
     case "children": {
       // Already in sequence order: a prefix's nodes are inserted in it, and a Map keeps
       // insertion order.
       const nodes: ZkNodeInfo[] = [];
-      for (const n of s.nodes.values())
-        if (n.prefix === cmd.prefix) nodes.push({ path: n.path, seq: n.seq, zxid: n.zxid });
+      for (const n of s.nodes.values()) if (n.prefix === cmd.prefix) nodes.push(n.info);
       return { op: cmd.op, nodes };
     }
     case "delete": {
@@ -118,23 +141,40 @@ export function nodeGone(path: string): (s: ZkState) => boolean {
   return (s) => !s.nodes.has(path);
 }
 
-const zkSpec: StateMachineSpec<ZkCmd, ZkRes, ZkState> = {
-  init: () => ({ zxid: 0n, sessions: new Map(), nodes: new Map(), nextSeq: new Map(), nextSessionId: 1 }),
+/** The ensemble's state machine; its members share one path cache. */
+function zkSpec(): StateMachineSpec<ZkCmd, ZkRes, ZkState> {
+  const paths: PathCache = new Map();
+  return {
+    ...zkRules,
+    init: () => ({
+      zxid: 0n,
+      sessions: new Map(),
+      nodes: new Map(),
+      nextSeq: new Map(),
+      nextSessionId: 1,
+      paths,
+    }),
+  };
+}
+
+const zkRules: Omit<StateMachineSpec<ZkCmd, ZkRes, ZkState>, "init"> = {
   apply: applyZk,
   leases: (s) => [...s.sessions].map(([id, session]) => [id, session.timeoutMs] as const),
-  leaseEvent(_cmd, res) {
+  leaseEvent(res) {
     switch (res.op) {
       case "create-session":
-        return { kind: "refresh", id: res.sessionId, ttlMs: res.timeoutMs };
+        return "refresh";
       case "heartbeat":
-        return res.alive ? { kind: "refresh", id: res.sessionId, ttlMs: res.timeoutMs } : null;
+        return res.alive ? "refresh" : null;
       case "close-session":
       case "expire-session":
-        return { kind: "gone", id: res.sessionId };
+        return "gone";
       default:
         return null;
     }
   },
+  leaseId: (res) => ("sessionId" in res ? res.sessionId : ""),
+  leaseTtlMs: (res) => ("timeoutMs" in res ? res.timeoutMs : 0),
   expire: (sessionId) => ({ op: "expire-session", sessionId }),
   isRenewal: (cmd) => cmd.op === "heartbeat",
   isReadOnly: (cmd) => cmd.op === "children" || cmd.op === "heartbeat",
@@ -151,5 +191,5 @@ export function createZkEnsemble(
   streams: RandomStreams,
   timings: ConsensusTimings,
 ): ZkEnsemble {
-  return { cluster: createCluster(net, nodes, streams, timings, zkSpec) };
+  return { cluster: createCluster(net, nodes, streams, timings, zkSpec()) };
 }
