@@ -132,10 +132,16 @@ function submitter<Cmd extends { op: string }, Res extends { op: string }>(
     opts: CallOptions | undefined,
     finish: (res: Extract<Res, { op: C["op"] }>) => CallResult<T>,
   ): Promise<CallResult<T>> =>
-    submitToCluster(w.net, cluster, session, cmd, timeout(opts), idleWaitMs, (res: Res) => {
-      if (res.op !== cmd.op) throw new Error(`sim: ${cmd.op} answered with ${res.op}`);
-      return finish(res as Extract<Res, { op: C["op"] }>);
-    });
+    // submitToCluster checks that the answer's op is the command's before calling `finish`.
+    submitToCluster(
+      w.net,
+      cluster,
+      session,
+      cmd,
+      timeout(opts),
+      idleWaitMs,
+      finish as (res: Res) => CallResult<T>,
+    );
 }
 
 /** "Certainly did not happen", for requests the cluster refused (missing lease, expired session). */

@@ -25,7 +25,7 @@ import { type CallBatch, settleClient, soloBatch } from "./batch.js";
 import { monoAt } from "./clock.js";
 import type { Network } from "./network.js";
 import { type SimNode, setTimerWith } from "./node.js";
-import { type Channel, callThen, channel, type Respond } from "./rpc.js";
+import { type Channel, callThen, channel, type Responder, respond } from "./rpc.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
 
 export interface ClusterSession {
@@ -129,6 +129,14 @@ const takeSettlers = (resolve: (r: never) => void, reject: (e: unknown) => void)
   takenReject = reject;
 };
 
+/** `finish(res)`, once `res` is checked to answer `cmd` (a mismatch is a bug in the simulator). */
+function finishAnswer<Cmd, Res, T>(cmd: Cmd, res: Res, finish: (res: Res) => CallResult<T>): CallResult<T> {
+  const asked = (cmd as { op?: unknown }).op;
+  const answered = (res as { op?: unknown }).op;
+  if (asked !== answered) throw new Error(`sim: ${String(asked)} answered with ${String(answered)}`);
+  return finish(res);
+}
+
 function settleSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, r: CallResult<T>): void {
   settleClient(s.session.client, s.batch, s.resolve, r);
 }
@@ -153,12 +161,12 @@ function attemptSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>): void {
   );
 }
 
-function serveSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, respond: Respond<Submitted<Res>>): void {
-  s.cluster.submit(s.target, s.cmd, respondWith, respond);
+function serveSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, to: Responder<Submitted<Res>>): void {
+  s.cluster.submit(s.target, s.cmd, respondWith, to);
 }
 
-function respondWith<Res>(respond: Respond<Submitted<Res>>, answer: Submitted<Res>): void {
-  respond({ ok: true, value: answer });
+function respondWith<Res>(to: Responder<Submitted<Res>>, answer: Submitted<Res>): void {
+  respond(to, { ok: true, value: answer });
 }
 
 function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submission<Cmd, Res, T>): void {
@@ -181,7 +189,7 @@ function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submi
       session.preferred = s.target;
       let result: CallResult<T>;
       try {
-        result = s.finish(answer.value);
+        result = finishAnswer(s.cmd, answer.value, s.finish);
       } catch (e) {
         settleClient(session.client, s.batch, s.reject, e); // a bug in the simulator: fail the client loudly
         return;
@@ -271,12 +279,12 @@ function attemptWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>): void {
   );
 }
 
-function serveWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>, respond: Respond<boolean>): void {
-  w.cluster.watch(w.target, w.seen, w.waitMs, respondSeen, respond);
+function serveWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>, to: Responder<boolean>): void {
+  w.cluster.watch(w.target, w.seen, w.waitMs, respondSeen, to);
 }
 
-function respondSeen(respond: Respond<boolean>): void {
-  respond(SEEN);
+function respondSeen(to: Responder<boolean>): void {
+  respond(to, SEEN);
 }
 
 function watchAnswered<Cmd, Res, SM>(r: CallResult<boolean>, w: Watching<Cmd, Res, SM>): void {

@@ -1,7 +1,7 @@
 /**
  * Request/response calls from a client to a node over the simulated network.
  *
- * The request travels to the server node, where `serve` runs and answers through `respond`
+ * The request travels to the server node, where `serve` runs and answers with `respond`
  * (at once for a Redis-like node, after a commit for a consensus member); the answer travels
  * back. The caller's timer, on its own monotonic clock, turns silence into a `timeout` error
  * ("may or may not have happened"); a reset from a crashed node becomes `unreachable`
@@ -15,7 +15,18 @@ import { type Link, linkBetween, type Network, sendAsOwnEvent } from "./network.
 import { newPromise, takeResolve } from "./new-promise.js";
 import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
 
-export type Respond<T> = (result: CallResult<T>) => void;
+/**
+ * Where a server's answer to one call goes, perhaps later: `respond(to, result)`. (It is the
+ * call itself, so serving a call allocates no callback.)
+ */
+export interface Responder<T> {
+  readonly answers?: T;
+}
+
+/** Answers the call `to` stands for; a second answer is ignored. */
+export function respond<T>(to: Responder<T>, result: CallResult<T>): void {
+  reply(to as PendingCall<T>, result);
+}
 
 /** The two directions between a client and a server, looked up once. */
 export interface Channel {
@@ -32,7 +43,7 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
  * One call in flight. It is its own timeout timer, its own network message (the request,
  * then the reply or refusal: `handle`/`refuse` are switched as it travels) and that message's
  * agenda event, so a call allocates this object (and at most one promise), and nothing per hop. The server side is
- * either `serve(settledArg, respond)` (answers through a callback, perhaps later) or
+ * either `serve(settledArg, to)` (answers with `respond(to, …)`, perhaps later) or
  * `answer(server, a, b, c)` (answers at once, without allocating a callback). The caller
  * learns the result in one of three ways, fixed when the call is made: `onSettled` (library
  * code, no promise: `callThen`), its slot in a `group` (a fan-out, one promise for all:
@@ -41,7 +52,7 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
  */
 interface PendingCall<T> extends Timer, Delivery, OwnEvent {
   readonly ch: Channel;
-  readonly serve: ((arg: never, respond: Respond<T>) => void) | null;
+  readonly serve: ((arg: never, to: Responder<T>) => void) | null;
   readonly answer: ((server: never, a: never, b: never, c: never) => CallResult<T>) | null;
   readonly server: unknown;
   readonly argA: unknown;
@@ -96,7 +107,7 @@ function reply<T>(c: PendingCall<T>, r: CallResult<T>): void {
 function serveRequest<T>(c: PendingCall<T>): void {
   if (c.answer !== null)
     reply(c, c.answer(c.server as never, c.argA as never, c.argB as never, c.argC as never));
-  else c.serve!(c.settledArg as never, (r) => reply(c, r));
+  else c.serve!(c.settledArg as never, c as Responder<T>);
 }
 
 function deliverReply<T>(c: PendingCall<T>): void {
@@ -140,12 +151,12 @@ const NO_BATCH: CallBatch = { open: 0 };
  * A call made by simulated client-library code (consensus-client.ts) that handles the answer
  * itself — retries, redirects — before anything reaches the client's code: `onSettled(result,
  * arg)` runs inside the event that settles the call, with no promise. The server side runs
- * `serve(arg, respond)` and answers through `respond`, at once or later.
+ * `serve(arg, to)` and answers with `respond(to, result)`, at once or later.
  */
 export function callThen<T, X>(
   ch: Channel,
   timeoutMs: number,
-  serve: (arg: X, respond: Respond<T>) => void,
+  serve: (arg: X, to: Responder<T>) => void,
   onSettled: (r: CallResult<T>, arg: X) => void,
   arg: X,
 ): void {
