@@ -24,6 +24,7 @@ import type { CallResult } from "../env/env.js";
 import { type CallBatch, settleClient, soloBatch } from "./batch.js";
 import { monoAt } from "./clock.js";
 import type { Network } from "./network.js";
+import { newPromise, takeReject, takeResolve } from "./new-promise.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { type Channel, callThen, channel, type Responder, respond } from "./rpc.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
@@ -111,23 +112,14 @@ export function submitToCluster<Cmd, Res, T>(
     resolve: noResolve,
     reject: noResolve,
   };
-  const p = new Promise<CallResult<T>>(takeSettlers);
-  s.resolve = takenResolve as (r: CallResult<T>) => void;
-  s.reject = takenReject;
-  takenResolve = takenReject = noResolve;
+  const p = newPromise<CallResult<T>>();
+  s.resolve = takeResolve<CallResult<T>>();
+  s.reject = takeReject();
   attemptSubmission(s);
   return p;
 }
 
 const noResolve = (): void => {};
-
-/** A promise's resolve and reject, taken out of its executor without allocating a closure. */
-let takenResolve: (r: never) => void = noResolve;
-let takenReject: (e: unknown) => void = noResolve;
-const takeSettlers = (resolve: (r: never) => void, reject: (e: unknown) => void): void => {
-  takenResolve = resolve;
-  takenReject = reject;
-};
 
 /** `finish(res)`, once `res` is checked to answer `cmd` (a mismatch is a bug in the simulator). */
 function finishAnswer<Cmd, Res, T>(cmd: Cmd, res: Res, finish: (res: Res) => CallResult<T>): CallResult<T> {
@@ -256,9 +248,8 @@ export function watchAtCluster<Cmd, Res, SM>(
     waitMs: 0,
     resolve: noResolve,
   };
-  const p = new Promise<CallResult<boolean>>(takeSettlers);
-  w.resolve = takenResolve as (r: CallResult<boolean>) => void;
-  takenResolve = takenReject = noResolve;
+  const p = newPromise<CallResult<boolean>>();
+  w.resolve = takeResolve<CallResult<boolean>>();
   attemptWatch(w);
   return p;
 }
