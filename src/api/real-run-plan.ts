@@ -21,7 +21,7 @@ import type { FaultCategory } from "../generators/bounds.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
 import { splitFaultsForExternalServers } from "../real/reachable-faults.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { defaultRunDir } from "../runner/run-folder.js";
+import { defaultRunDir, unusedRunDir } from "../runner/run-folder.js";
 import type { Fault, ResourceMode, Schedule } from "../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../targets/real.js";
 import { supportedResource, type Target } from "../targets/target.js";
@@ -260,7 +260,9 @@ export async function planRealRun(ask: RealRunAsk): Promise<Result<RealRunPlan, 
   });
   if (!prepared.ok) return prepared;
   const s = prepared.value.schedule;
-  const outDir = ask.out ?? defaultRunDir(target.name, s.seed, 0).replace(/-0$/, "-real");
+  // A default folder never overwrites an earlier run (a rerun of a saved counterexample may pass).
+  const outDir =
+    ask.out ?? (await unusedRunDir(defaultRunDir(target.name, s.seed, 0).replace(/-0$/, "-real")));
   return ok({
     target,
     schedule: s,

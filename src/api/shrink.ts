@@ -11,7 +11,7 @@ import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js";
-import { defaultRunDir, saveReplayableRun } from "../runner/run-folder.js";
+import { defaultRunDir, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink/shrink.js";
@@ -243,7 +243,9 @@ export async function shrinkScheduleFile(
     ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name) }),
   });
   if (shrunk.kind !== "shrunk") return ok({ ...shrunk, ...about });
-  const dir = o.out ?? defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
+  const defaultDir = defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
+  // Shrinking on real servers differs from one try to the next: keep earlier results.
+  const dir = o.out ?? (target.value.deterministic ? defaultDir : await unusedRunDir(defaultDir));
   const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run });
   if (!saved.ok) return saved;
   return ok({

@@ -4,7 +4,7 @@
  * be replayed, re-checked, reported on and added to the corpus as it is. `lockcheck report`
  * reads a run folder (or a history.jsonl on its own) through `loadReportInput`.
  */
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { checkOps } from "../checkers/index.js";
@@ -39,6 +39,20 @@ export interface VerdictFile {
 /** `lockcheck-out/sim-redlock-7-42`: where fuzz saves the counterexample of run 42 of seed 7. */
 export function defaultRunDir(target: string, seed: number, run: number, root = "lockcheck-out"): string {
   return join(root, `${target.replace(/[^a-zA-Z0-9-]+/g, "-")}-${seed}-${run}`);
+}
+
+/**
+ * `dir` if nothing is saved there yet (it does not exist or is empty), else the first of
+ * `dir-2`, `dir-3`, … that is free. For the default folders of runs on real servers, which
+ * differ from one run of a schedule to the next: running a saved counterexample again, or the
+ * same seed with other faults, must not overwrite the run saved before.
+ */
+export async function unusedRunDir(dir: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? dir : `${dir}-${n}`;
+    const entries = await readdir(candidate).catch(() => null);
+    if (entries === null || entries.length === 0) return candidate;
+  }
 }
 
 /** The command that replays the run saved in `dir`. */

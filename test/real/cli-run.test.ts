@@ -81,6 +81,32 @@ describe.skipIf(missing.length > 0)("lockcheck run against real servers", () => 
     return readHistoryFile(join(out, "history.jsonl")).then((h) => expect(h.ok).toBe(true));
   });
 
+  it("running a saved run again without --out saves beside it, not over it", () => {
+    const first = lockcheck([
+      "run",
+      "--target",
+      "redis:lease",
+      "--seed",
+      "5",
+      "--duration",
+      "1s",
+      "--faults",
+      "pause",
+      "--clients",
+      "2",
+      "--quiet",
+    ]);
+    const dir = join("lockcheck-out", "redis-lease-5-real");
+    expect(first.stdout).toContain(`saved ${dir} `);
+    const history = readFileSync(join(work, dir, "history.jsonl"), "utf8");
+    const again = lockcheck(["run", "--schedule", dir, "--quiet"]);
+    expect(again.stderr).toBe("");
+    expect(again.stdout).toContain(`saved ${dir}-2 `);
+    expect(again.stdout).toContain(`run it again: lockcheck run --schedule ${dir}-2`);
+    expect(readFileSync(join(work, dir, "history.jsonl"), "utf8")).toBe(history);
+    expect(existsSync(join(work, `${dir}-2`, "history.jsonl"))).toBe(true);
+  });
+
   it("generates a schedule from --seed, runs it, prints JSON and saves the schedule with that seed", () => {
     const out = join(work, "generated");
     const r = lockcheck([
