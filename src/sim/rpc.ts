@@ -42,9 +42,10 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
 /**
  * One call in flight. It is its own timeout timer, its own network message (the request,
  * then the reply or refusal: `handle`/`refuse` are switched as it travels) and that message's
- * agenda event, so a call allocates this object (and at most one promise), and nothing per hop. The server side is
- * either `serve(settledArg, to)` (answers with `respond(to, …)`, perhaps later) or
- * `answer(server, a, b, c)` (answers at once, without allocating a callback). The caller
+ * agenda event, so a call allocates this object (and at most one promise), and nothing per
+ * hop. The server side is either `serve(settledArg, to)` (answers with `respond(to, …)`,
+ * perhaps later) or `answer(server, argA, argB, argC)` (answers at once, without allocating
+ * a callback). The caller
  * learns the result in one of three ways, fixed when the call is made: `onSettled` (library
  * code, no promise: `callThen`), its slot in a `group` (a fan-out, one promise for all:
  * `callAnsweredEach`), or its own promise through `resolve` (`callAnswered`). The fields are
