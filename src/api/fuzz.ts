@@ -17,7 +17,7 @@ import type { Shard } from "../report/gate-result.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../runner/fuzz.js";
 import { type RunRange, shardRange } from "../runner/fuzz-shard.js";
-import { defaultRunDir, replayCommand, saveReplayableRun } from "../runner/run-folder.js";
+import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
@@ -207,7 +207,11 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
   // Unshrunk, it goes beside the shrunk one of the same run rather than over it.
   const defaultDir =
     defaultRunDir(result.target, seed, ce.foundAtRun) + (o.shrink === false ? "-unshrunk" : "");
-  const dir = o.save === false ? null : (o.save ?? defaultDir);
+  // On real servers a campaign differs from one try to the next: keep counterexamples saved before.
+  const dir =
+    o.save === false
+      ? null
+      : (o.save ?? (target.value.deterministic ? defaultDir : await unusedRunDir(defaultDir)));
   // A module target's saved schedule records the module's path: replay finds it from any folder.
   const replay =
     dir === null

@@ -142,3 +142,26 @@ describe.skipIf(missing.length > 0)("lockcheck run against real servers", () => 
     expect(saved.clients.length).toBeLessThanOrEqual(2);
   });
 });
+
+describe.skipIf(missing.length > 0)("lockcheck fuzz against real servers", () => {
+  it("a second campaign with the same seed saves its counterexample beside the first, not over it", () => {
+    const args = ["fuzz", "--target", "redis:lease", "--resource", "unfenced", "--faults", "pause"];
+    const campaign = () =>
+      lockcheck([...args, "--seed", "11", "--runs", "6", "--duration", "5s", "--no-shrink", "--json"]);
+    const savedDir = (stdout: string): string => {
+      const parsed = JSON.parse(stdout) as { dir?: unknown };
+      if (typeof parsed.dir !== "string") throw new Error(`no saved folder in ${stdout.slice(0, 300)}`);
+      return parsed.dir;
+    };
+    const first = campaign();
+    expect(first.status).toBe(1);
+    const firstDir = savedDir(first.stdout);
+    const history = readFileSync(join(work, firstDir, "history.jsonl"), "utf8");
+    const second = campaign();
+    expect(second.status).toBe(1);
+    const secondDir = savedDir(second.stdout);
+    expect(secondDir).not.toBe(firstDir);
+    expect(readFileSync(join(work, firstDir, "history.jsonl"), "utf8")).toBe(history);
+    expect(existsSync(join(work, secondDir, "history.jsonl"))).toBe(true);
+  }, 120_000);
+});
