@@ -70,7 +70,9 @@ export function pushEvent<A, B>(
 /**
  * An object that carries the event fields itself and is not in the agenda now (a call in
  * flight, see rpc.ts): it is pushed as its own event, numbered as a new one, and allocates
- * nothing.
+ * nothing. Only calls do this: the heap's loads of `seq` and `index` are fast while its
+ * objects have few shapes, and raft's messages as own events too (five shapes) made
+ * sim:consensus 5% and sim:zk 17% slower.
  */
 export interface OwnEvent {
   seq: number;
@@ -80,6 +82,9 @@ export interface OwnEvent {
   index: number;
 }
 
+/** The `run` of an own event that is not in the agenda now. */
+export const notRun = (): void => {};
+
 export function pushOwnEvent<A, B>(
   q: EventQueue,
   time: number,
@@ -88,6 +93,8 @@ export function pushOwnEvent<A, B>(
   a: A,
   b: B,
 ): void {
+  // Twice in the heap would corrupt it: a message is sent again only after it arrived.
+  if (ev.index >= 0) throw new Error("sim: a message that is its own event was sent again while in flight");
   ev.seq = q.nextSeq++;
   ev.run = run as OwnEvent["run"];
   ev.a = a;

@@ -10,7 +10,7 @@
  */
 import type { CallResult } from "../env/env.js";
 import { type CallBatch, joinBatch, settleClient } from "./batch.js";
-import type { OwnEvent } from "./event-queue.js";
+import { notRun, type OwnEvent } from "./event-queue.js";
 import { type Link, linkBetween, type Network, sendAsOwnEvent } from "./network.js";
 import { newPromise, takeResolve } from "./new-promise.js";
 import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
@@ -266,7 +266,7 @@ function newCall<T>(
     settled: false,
     // OwnEvent: the request's agenda event, then the reply's (network.ts sendAsOwnEvent)
     seq: 0,
-    run: noResolve,
+    run: notRun,
     a: null,
     b: null,
     index: -1,

@@ -6,8 +6,11 @@ import {
   createEventQueue,
   dropTop,
   type EventQueue,
+  notRun,
+  type OwnEvent,
   peekEvent,
   pushEvent,
+  pushOwnEvent,
 } from "../../src/sim/event-queue.js";
 
 /** Every event is due no earlier than its parent (ties: created later), and knows its place. */
@@ -108,5 +111,22 @@ describe("the event queue", () => {
       dropTop(q);
     }
     expect(out).toEqual([0, 2, 3, 4, 9, 1, 6, 7, 8]);
+  });
+
+  it("takes an object as its own event, in creation order, and refuses it twice while it is in the heap", () => {
+    const q = createEventQueue();
+    const own: OwnEvent = { seq: 0, run: notRun, a: null, b: null, index: -1 };
+    pushEvent(q, 5, () => {}, "plain", undefined);
+    pushOwnEvent(q, 5, own, () => {}, "own", undefined);
+    expect(() => pushOwnEvent(q, 7, own, () => {}, "again", undefined)).toThrow(/sent again while in flight/);
+    const out: unknown[] = [];
+    for (let ev = peekEvent(q); ev !== undefined; ev = peekEvent(q)) {
+      out.push(ev.a);
+      dropTop(q);
+    }
+    expect(out).toEqual(["plain", "own"]);
+    // Once it left the heap it may be pushed again (a call's reply after its request).
+    pushOwnEvent(q, 9, own, () => {}, "reply", undefined);
+    expect(peekEvent(q)?.a).toBe("reply");
   });
 });
