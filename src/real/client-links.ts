@@ -32,3 +32,23 @@ export async function openClientLinks(
     },
   };
 }
+
+/**
+ * What a run's world on shared servers shows alike in both shared worlds: `w`'s servers,
+ * reached by `clientIds` through `links`.
+ */
+export function sharedRunView(
+  w: Pick<RealWorld, "spec" | "dir" | "redis" | "etcd" | "resource">,
+  clientIds: readonly number[],
+  links: ClientLinks,
+): Omit<RealWorld, "stop" | "cutServerLinks"> {
+  return {
+    spec: { ...w.spec, clientIds },
+    dir: w.dir,
+    redis: w.redis,
+    etcd: w.etcd,
+    resource: w.resource,
+    link: links.link,
+    portsFor: links.portsFor,
+  };
+}

@@ -10,7 +10,7 @@
  */
 
 import { err, ok, type Result } from "../result.js";
-import { openClientLinks } from "./client-links.js";
+import { openClientLinks, sharedRunView } from "./client-links.js";
 import type { RedisNode } from "./cluster/redis.js";
 import { flushKeys } from "./flush-keys.js";
 import type { ServerProcess } from "./hygiene/managed.js";
@@ -112,13 +112,7 @@ export async function startSharedServers(spec: SharedServersSpec): Promise<Resul
       const links = await openClientLinks(clientIds, targets(), w);
       let stopped = false;
       return ok({
-        spec: { ...w.spec, clientIds },
-        dir: w.dir,
-        redis: w.redis,
-        etcd: w.etcd,
-        resource: w.resource,
-        link: links.link,
-        portsFor: links.portsFor,
+        ...sharedRunView(w, clientIds, links),
         async stop() {
           if (stopped) return;
           stopped = true;

@@ -12,7 +12,7 @@
  * after a SIGKILL; `close` removes them at the end of the session.
  */
 import { err, ok, type Result } from "../../result.js";
-import { openClientLinks } from "../client-links.js";
+import { openClientLinks, sharedRunView } from "../client-links.js";
 import { waitUntil } from "../cluster/net.js";
 import { flushKeys } from "../flush-keys.js";
 import { registerUndo } from "../hygiene/undo.js";
@@ -105,14 +105,8 @@ export async function startSharedDockerServers(
       const warningsBefore = w.warnings().length;
       let stopped = false;
       const view: RealWorld & { warnings(): string[] } = {
-        spec: { ...w.spec, clientIds },
-        dir: w.dir,
-        redis: w.redis,
-        etcd: w.etcd,
-        resource: w.resource,
-        link: links.link,
+        ...sharedRunView(w, clientIds, links),
         cutServerLinks: (a, b) => w.cutServerLinks!(a, b),
-        portsFor: links.portsFor,
         warnings: () => w.warnings().slice(warningsBefore),
         async stop() {
           if (stopped) return;
