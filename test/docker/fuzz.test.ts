@@ -14,24 +14,10 @@ import { fuzz } from "../../src/runner/fuzz.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { realTargetFor } from "../../src/targets/real.js";
 import type { TargetSession } from "../../src/targets/target.js";
-import { schedule } from "../real/helpers.js";
+import { holdAndTry, schedule } from "../real/helpers.js";
 import { dockerTestEnv, needDocker, skipDockerTests, TEST_IMAGES } from "./docker-env.js";
 
 const env = await dockerTestEnv();
-
-/** Client 0 acquires and holds for a long time; client 1 tries once after 300 ms. */
-function holdAndTry(faults: Schedule["faults"]): Schedule {
-  return schedule(
-    "redis:lease",
-    "unfenced",
-    { servers: 1, ttlMs: 5000, callTimeoutMs: 300, horizonMs: 1500 },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 900, writes: 1 }] },
-      { id: 1, cycles: [{ thinkMs: 300, holdMs: 0, writes: 0 }] },
-    ],
-    faults,
-  );
-}
 
 const outcome = (ops: readonly unknown[], p: number, f: string) =>
   (ops as ClientOp[]).find((o) => o.process === p && o.f === f && o.type !== "invoke")?.type;

@@ -11,10 +11,10 @@ import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import type { ClientOp } from "../../src/history/op.js";
 import { fuzz } from "../../src/runner/fuzz.js";
-import type { Schedule } from "../../src/schedule/schedule.js";
 import { realTargetFor } from "../../src/targets/real.js";
 import type { Target, TargetSession } from "../../src/targets/target.js";
 import {
+  holdAndTry,
   missingBinaries,
   processesMatching,
   schedule,
@@ -29,20 +29,6 @@ function target(name: string): Target {
   const t = realTargetFor(name);
   if (t === undefined) throw new Error(`no real target ${name}`);
   return t;
-}
-
-/** Client 0 acquires and holds for a long time; client 1 tries once after 300 ms. */
-function holdAndTry(faults: Schedule["faults"]): Schedule {
-  return schedule(
-    "redis:lease",
-    "unfenced",
-    { servers: 1, ttlMs: 5000, callTimeoutMs: 300, horizonMs: 1500 },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 900, writes: 1 }] },
-      { id: 1, cycles: [{ thinkMs: 300, holdMs: 0, writes: 0 }] },
-    ],
-    faults,
-  );
 }
 
 const acquired = (ops: readonly { process: unknown; f?: string; type: string }[], p: number) =>

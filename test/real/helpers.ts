@@ -104,3 +104,20 @@ export function schedule(
     faults,
   };
 }
+
+/**
+ * A shared-servers session's run (redis:lease, one server): client 0 acquires and holds for a
+ * long time; client 1 tries once after 300 ms.
+ */
+export function holdAndTry(faults: Schedule["faults"]): Schedule {
+  return schedule(
+    "redis:lease",
+    "unfenced",
+    { servers: 1, ttlMs: 5000, callTimeoutMs: 300, horizonMs: 1500 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 900, writes: 1 }] },
+      { id: 1, cycles: [{ thinkMs: 300, holdMs: 0, writes: 0 }] },
+    ],
+    faults,
+  );
+}
