@@ -12,10 +12,10 @@
  *   also drops what is in flight), or with probability `lossRate`.
  * - Delay faults add `extraMs` to messages sent on a link while they are active.
  */
-import { type OwnEvent, pushOwnEvent } from "./event-queue.js";
+import type { OwnEvent } from "./event-queue.js";
 import { type Delivery, deliver, type SimNode } from "./node.js";
 import { createRandomStreams, type Random, type RandomStreams } from "./rng.js";
-import { atWith, type SimCore } from "./scheduler.js";
+import { atOwn, atWith, type SimCore } from "./scheduler.js";
 
 export interface LinkSpec {
   latencyMs: { min: number; max: number };
@@ -115,8 +115,7 @@ export function send(net: Network, link: Link, message: Delivery): void {
  */
 export function sendAsOwnEvent(net: Network, link: Link, message: Delivery & OwnEvent): void {
   const arrival = arrivalTime(net, link);
-  if (arrival !== LOST)
-    pushOwnEvent(net.core.queue, Math.max(net.core.now, arrival), message, arrive, link, message);
+  if (arrival !== LOST) atOwn(net.core, arrival, message, arrive, link, message);
 }
 
 /** When a message sent now on `link` arrives, or LOST (drawing its randomness either way). */

@@ -25,8 +25,10 @@ import {
   createEventQueue,
   dropTop,
   type EventQueue,
+  type OwnEvent,
   peekEvent,
   pushEvent,
+  pushOwnEvent,
   type SimEvent,
   topTime,
 } from "./event-queue.js";
@@ -85,6 +87,18 @@ export function at(core: SimCore, time: number, run: () => void): SimEvent {
 /** Runs `run(a, b)` at virtual time `time`: the allocation-free form for hot paths. */
 export function atWith<A, B>(core: SimCore, time: number, run: (a: A, b: B) => void, a: A, b: B): SimEvent {
   return pushEvent(core.queue, Math.max(core.now, time), run, a, b);
+}
+
+/** `atWith` for an object that is its own event (event-queue.ts `pushOwnEvent`): nothing allocated. */
+export function atOwn<A, B>(
+  core: SimCore,
+  time: number,
+  ev: OwnEvent,
+  run: (a: A, b: B) => void,
+  a: A,
+  b: B,
+): void {
+  pushOwnEvent(core.queue, Math.max(core.now, time), ev, run, a, b);
 }
 
 export function after(core: SimCore, delayMs: number, run: () => void): SimEvent {
