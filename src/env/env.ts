@@ -185,7 +185,15 @@ export interface LockEnv {
   readonly resource: ResourceApi;
   /**
    * Marks a point where the schedule may pause this client (see `Checkpoint`). Resolves when
-   * the client may go on; in the real world the process is SIGSTOPped inside this call.
+   * the client may go on; in the real world the process is SIGSTOPped inside this call. Where
+   * the schedule does not pause the client it may return `NOT_PAUSED` (see there).
    */
   checkpoint(point: Checkpoint): Promise<void>;
 }
+
+/**
+ * What `checkpoint` returns where it does not pause: a settled promise. Awaiting it is always
+ * right; hot code may skip the await (`if (p !== NOT_PAUSED) await p`), which in the simulator
+ * saves a microtask and about 200 bytes per checkpoint and changes no history.
+ */
+export const NOT_PAUSED: Promise<void> = Promise.resolve();

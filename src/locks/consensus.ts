@@ -15,7 +15,7 @@
  * too) yet still believes it holds the lock: an unfenced resource then accepts its late
  * writes; a resource fenced by the token rejects them.
  */
-import type { EtcdApi, LockEnv, Renewal } from "../env/env.js";
+import { type EtcdApi, type LockEnv, NOT_PAUSED, type Renewal } from "../env/env.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
@@ -64,7 +64,8 @@ export const consensus: LockAlgorithm = {
     const keepAlive = etcd.keepAlive(leaseId, Math.max(1, Math.floor(ttlMs / 3)));
     for (let attempt = 0; ; attempt++) {
       const pending = etcd.createIfAbsent(key, req.owner, leaseId);
-      await env.checkpoint("acquire-sent");
+      const paused = env.checkpoint("acquire-sent");
+      if (paused !== NOT_PAUSED) await paused;
       const r = await pending;
       if (!r.ok) {
         // The key may have been created under our lease; revoking the lease deletes it.

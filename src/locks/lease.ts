@@ -7,7 +7,7 @@
  * Acquire retries while the key is held by someone else, until two TTLs have passed on the
  * client's own clock (a holder's lease is gone by then unless it is renewed).
  */
-import type { LockEnv, RedisApi } from "../env/env.js";
+import { type LockEnv, NOT_PAUSED, type RedisApi } from "../env/env.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
@@ -40,7 +40,8 @@ export async function acquireLease(env: LockEnv, req: LockRequest): Promise<Leas
   const deadline = env.now() + acquireWaitMs(req.ttlMs);
   for (let attempt = 0; ; attempt++) {
     const pending = node.setNxPx(key, req.owner, req.ttlMs);
-    await env.checkpoint("acquire-sent");
+    const paused = env.checkpoint("acquire-sent");
+    if (paused !== NOT_PAUSED) await paused;
     const r = await pending;
     if (r.ok && r.value) return { outcome: "granted", state: { key, node } };
     if (!r.ok) {

@@ -18,7 +18,7 @@
  * Kleppmann's critique; a clock jump on one node or a long pause after acquiring still
  * breaks mutual exclusion.
  */
-import type { CallOptions, CallResult, LockEnv } from "../env/env.js";
+import { type CallOptions, type CallResult, type LockEnv, NOT_PAUSED } from "../env/env.js";
 import { lockKey } from "./lease.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
@@ -96,7 +96,8 @@ export function makeRedlock(config: RedlockConfig): LockAlgorithm {
       for (let attempt = 0; attempt < retry.attempts; attempt++) {
         const start = env.now();
         const pending = env.redisAll.setNxPx(key, req.owner, req.ttlMs, opts);
-        await env.checkpoint("acquire-sent");
+        const paused = env.checkpoint("acquire-sent");
+        if (paused !== NOT_PAUSED) await paused;
         const votes = yesVotes(await pending);
         const elapsed = env.now() - start;
         const validity = req.ttlMs - elapsed - driftMs(req.ttlMs);

@@ -9,7 +9,7 @@
  * order, so later grants carry higher tokens. When the session expires (a paused client
  * stops heartbeating), the ensemble deletes the node and the next waiter takes the lock.
  */
-import type { LockEnv, Renewal, ZkApi } from "../env/env.js";
+import { type LockEnv, NOT_PAUSED, type Renewal, type ZkApi } from "../env/env.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 
@@ -57,7 +57,8 @@ export const zk: LockAlgorithm = {
     const heartbeat = ensemble.keepSessionAlive(sessionId, Math.max(1, Math.floor(req.ttlMs / 3)));
 
     const pending = ensemble.createEphemeralSequential(sessionId, prefix);
-    await env.checkpoint("acquire-sent");
+    const paused = env.checkpoint("acquire-sent");
+    if (paused !== NOT_PAUSED) await paused;
     const created = await pending;
     if (!created.ok) {
       const clean = await abandon(ensemble, sessionId, heartbeat);

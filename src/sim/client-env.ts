@@ -3,18 +3,19 @@
  * calls over the simulated network to the world's servers, and checkpoints where the
  * schedule's `pause-at` faults freeze it.
  */
-import type {
-  CallError,
-  CallOptions,
-  CallResult,
-  EtcdApi,
-  LockEnv,
-  RedisApi,
-  RedisFanOut,
-  ResourceApi,
-  ResourceWrite,
-  ResourceWriteResult,
-  ZkApi,
+import {
+  type CallError,
+  type CallOptions,
+  type CallResult,
+  type EtcdApi,
+  type LockEnv,
+  NOT_PAUSED,
+  type RedisApi,
+  type RedisFanOut,
+  type ResourceApi,
+  type ResourceWrite,
+  type ResourceWriteResult,
+  type ZkApi,
 } from "../env/env.js";
 import { etcdLockKey } from "../locks/consensus.js";
 import type { Checkpoint } from "../schedule/schedule.js";
@@ -55,15 +56,13 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
     resource: resourceApi(w, client, callTimeout),
     checkpoint(point) {
       noteAction(client);
-      if (!pausedAtCheckpoints) return noPause;
+      if (!pausedAtCheckpoints) return NOT_PAUSED;
       const occurrence = checkpoints.get(point) ?? 0;
       checkpoints.set(point, occurrence + 1);
       return pauseAtCheckpoint(w, clientId, client, point, occurrence);
     },
   };
 }
-
-const noPause: Promise<void> = Promise.resolve();
 
 function wake(resolve: () => void, node: SimNode): void {
   node.core.settled = true;

@@ -10,6 +10,7 @@
  * - Partitions and delays are reference counted per directed link, so overlapping faults
  *   compose and each heal undoes only its own cut.
  */
+import { NOT_PAUSED } from "../env/env.js";
 import type { Checkpoint, Fault } from "../schedule/schedule.js";
 import { jumpClock } from "./clock.js";
 import { cutLink, delayLink } from "./network.js";
@@ -156,7 +157,7 @@ export function pauseAtCheckpoint(
     matched = true;
     pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs });
   }
-  if (!matched) return Promise.resolve();
+  if (!matched) return NOT_PAUSED;
   // A zero-length timer comes due at once and waits, like everything else, for the resume.
   return new Promise((resolve) =>
     setTimer(client, 0, () => {
