@@ -4,6 +4,7 @@
  * 10 ms each way so every time below is exact.
  */
 import { describe, expect, it } from "vitest";
+import { NOT_PAUSED } from "../../src/env/env.js";
 import { simulate } from "../../src/sim/simulate.js";
 import { completion, invocation, MS, nemesisOps, probe, scheduleOf, setOnce } from "./helpers.js";
 
@@ -89,6 +90,46 @@ describe("a paused client", () => {
       ["pause", "client:0", 100 * MS],
       ["resume", "client:0", 800 * MS],
     ]);
+  });
+
+  it("a checkpoint that does not pause returns NOT_PAUSED; one that pauses, a promise that waits", async () => {
+    const seen: { client: number; notPaused: boolean; before: number; after: number }[] = [];
+    const alg = probe("redis", async (env) => {
+      for (let i = 0; i < 2; i++) {
+        const before = env.now();
+        const p = env.checkpoint("acquire-sent");
+        const notPaused = p === NOT_PAUSED;
+        await p;
+        seen.push({ client: env.clientId, notPaused, before, after: env.now() });
+      }
+    });
+    const s = scheduleOf({
+      clients: [
+        { id: 0, cycles: [{ thinkMs: 100, holdMs: 0, writes: 0 }] },
+        { id: 1, cycles: [{ thinkMs: 100, holdMs: 0, writes: 0 }] },
+      ],
+      faults: [{ kind: "pause-at", client: 0, checkpoint: "acquire-sent", occurrence: 1, durationMs: 300 }],
+    });
+    await simulate(s, alg);
+    expect(seen).toEqual([
+      { client: 0, notPaused: true, before: 100, after: 100 },
+      { client: 1, notPaused: true, before: 100, after: 100 },
+      { client: 1, notPaused: true, before: 100, after: 100 },
+      { client: 0, notPaused: false, before: 100, after: 400 },
+    ]);
+  });
+
+  it("the workload waits at a checkpoint that pauses (it skips only the await of NOT_PAUSED)", async () => {
+    // Granted at 120 ms; paused at "acquired" for 500 ms and at "before-release" for 200 ms.
+    const s = scheduleOf({
+      faults: [
+        { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 500 },
+        { kind: "pause-at", client: 0, checkpoint: "before-release", occurrence: 0, durationMs: 200 },
+      ],
+    });
+    const { ops } = await simulate(s, setOnce);
+    expect(completion(ops, 0, "acquire").time).toBe(120 * MS);
+    expect(invocation(ops, 0, "release").time).toBe(820 * MS);
   });
 
   it("nests overlapping pauses: runs again only when the last one ends", async () => {
