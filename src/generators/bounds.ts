@@ -66,6 +66,13 @@ export interface FaultBounds {
   /** How far into a call a `pause-in-call` lands, at most. */
   maxPauseAfterMs: number;
   maxPartitionMs: number;
+  /**
+   * Partitions that cut one client off from every lock server (not from the resource) for
+   * `min` … `max` ms, besides the other shapes; null (the default): none. Hunts of a lock
+   * that renews its lease ask for them, longer than the lease: its renewals then fail while
+   * the holder goes on.
+   */
+  clientIsolationMs: { min: number; max: number } | null;
   maxClockJumpMs: number;
   /** Clock drift rate bound, as a fraction (0.5: up to 50% fast or slow). */
   maxDriftRate: number;
@@ -114,6 +121,7 @@ export function defaultFaultBounds(
     minClientPauseMs: 1,
     maxPauseAfterMs: Math.max(1, Math.floor(ttl / 5)),
     maxPartitionMs: 2 * ttl,
+    clientIsolationMs: null,
     maxClockJumpMs: 2 * ttl,
     maxDriftRate: 0.9,
     maxDelayMs: 2 * ttl,
@@ -151,6 +159,9 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   ] as const) {
     if (!(f[k] >= 1)) fail(k, "must be >= 1");
   }
+  const iso = f.clientIsolationMs;
+  if (iso !== null && !(iso.min >= 1 && iso.max >= iso.min))
+    fail("clientIsolationMs", "must be null or { min >= 1, max >= min }");
   if (!(f.minClientPauseMs >= 1 && f.minClientPauseMs <= f.maxPauseMs))
     fail("minClientPauseMs", "must be in 1..maxPauseMs");
   if (f.pauses.length === 0 || f.pauses.some((p) => !PAUSE_KINDS.includes(p))) {
