@@ -38,6 +38,11 @@ export interface WorkloadBounds {
   /** Writes per hold: minWrites … maxWrites. */
   minWrites: number;
   maxWrites: number;
+  /**
+   * If set, a hold writes at least once per this many ms (up to maxWrites): a long hold keeps
+   * writing to its end instead of writing once or twice far apart.
+   */
+  maxWriteGapMs?: number;
 }
 
 export interface FaultBounds {
@@ -142,6 +147,7 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   if (!Number.isInteger(w.maxCycles) || w.maxCycles < 1) fail("maxCycles", "must be an integer >= 1");
   if (w.maxWrites < 0 || w.maxWrites > 100) fail("maxWrites", "must be in 0..100");
   if (!(w.minWrites >= 0 && w.minWrites <= w.maxWrites)) fail("minWrites", "must be in 0..maxWrites");
+  if (w.maxWriteGapMs !== undefined && !(w.maxWriteGapMs >= 1)) fail("maxWriteGapMs", "must be >= 1");
   if (w.maxThinkMs < 0 || w.maxHoldMs < 0) fail("maxThinkMs/maxHoldMs", "must be >= 0");
   if (!Number.isInteger(f.maxFaults) || f.maxFaults < 0) fail("maxFaults", "must be an integer >= 0");
   if (f.servers < 1) fail("servers", "must be >= 1");

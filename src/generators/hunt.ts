@@ -17,8 +17,8 @@
  * a few ms long).
  *
  * A lock that `renews` its lease while held is hunted differently: holds last up to 3 ×
- * `leaseMs` instead of 0.8 × TTL (a holder that renews may hold as long as it likes, and it
- * writes to the end of the hold: the workload spreads writes over it, the last at its end),
+ * `leaseMs` instead of 0.8 × TTL (a holder that renews may hold as long as it likes), with a
+ * write at least every quarter lease spread over the whole hold, the last at its end;
  * and half the partitions cut one client off from every lock server for as long as a client
  * pause lasts — at least one lease — so renewals fail while the holder still writes. Without
  * `renews` these schedules are what they were before it existed.
@@ -49,7 +49,11 @@ export interface HuntArbOptions extends ScheduleArbOptions {
 export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
   const { options } = opts;
   const leaseMs = opts.leaseMs ?? options.ttlMs;
-  const renewing = opts.renews === true ? { maxHoldMs: 3 * leaseMs } : {};
+  // A write every quarter lease at least: when the lease is lost under a holder, its next
+  // write comes soon after the new holder's first.
+  const writeGapMs = Math.max(1, Math.floor(leaseMs / 4));
+  const renewing =
+    opts.renews === true ? { maxHoldMs: 3 * leaseMs, maxWrites: 12, maxWriteGapMs: writeGapMs } : {};
   const workload = defaultWorkloadBounds(options, { minWrites: 1, ...renewing, ...opts.workload });
   const maxPauseMs = opts.faults?.maxPauseMs ?? Math.max(3 * options.ttlMs, 2 * leaseMs);
   const { categories = [], ...faultOverrides } = opts.faults ?? { categories: [] };

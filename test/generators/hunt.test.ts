@@ -157,12 +157,15 @@ describe("hunts of a lock that renews its lease", () => {
     const sample = (target: Target) =>
       fc.sample(realHuntArb(target, ["partition"], 20_000, 4, "unfenced"), { seed: 4, numRuns: 10 });
 
-    it(`${name}: holds past the lease (up to 3 × it), isolations from every lock server longer than it`, () => {
+    it(`${name}: holds past the lease (up to 3 × it) writing throughout, isolations from every lock server longer than it`, () => {
       const schedules = sample({ ...base, renews: true });
       for (const s of schedules) expect(scheduleSchema.safeParse(s).success).toBe(true);
       const holds = holdsOf(schedules);
       expect(holds.filter((h) => h > lease).length).toBeGreaterThan(holds.length / 4);
       expect(Math.max(...holds)).toBeLessThanOrEqual(3 * lease);
+      // A write at least every quarter lease, so a long hold writes to its end.
+      for (const cy of schedules.flatMap((s) => s.clients.flatMap((c) => c.cycles)))
+        expect(cy.writes).toBeGreaterThanOrEqual(Math.ceil(cy.holdMs / Math.floor(lease / 4)));
       const cut = schedules.flatMap(isolations);
       expect(cut.length).toBeGreaterThan(schedules.length);
       const longCuts = cut.filter((f) => f.durationMs >= lease && !f.oneWay);
