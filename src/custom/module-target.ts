@@ -100,6 +100,7 @@ function libraryTargetFor(lock: LibraryLock): Target {
       ...(lock.options?.horizonMs === undefined ? {} : { horizonMs: lock.options.horizonMs }),
     },
     `${lock.name} (library adapter) on real ${lock.servers === "redis" ? "redis-servers" : "etcd"}`,
+    lock.renews === true,
   );
 }
 
@@ -131,6 +132,11 @@ function libraryAdapterProblem(x: unknown): { field: string; message: string } |
     return {
       field: "fencing",
       message: `expected true or false (whether grants carry a token), got ${JSON.stringify(o.fencing)}`,
+    };
+  if (o.renews !== undefined && typeof o.renews !== "boolean")
+    return {
+      field: "renews",
+      message: `expected true or false (whether the library renews its lease while held), got ${JSON.stringify(o.renews)}`,
     };
   return null;
 }

@@ -38,6 +38,11 @@ export interface WorkloadBounds {
   /** Writes per hold: minWrites … maxWrites. */
   minWrites: number;
   maxWrites: number;
+  /**
+   * If set, a hold writes at least once per this many ms (up to maxWrites): a long hold keeps
+   * writing to its end instead of writing once or twice far apart.
+   */
+  maxWriteGapMs?: number;
 }
 
 export interface FaultBounds {
@@ -66,6 +71,13 @@ export interface FaultBounds {
   /** How far into a call a `pause-in-call` lands, at most. */
   maxPauseAfterMs: number;
   maxPartitionMs: number;
+  /**
+   * Partitions that cut one client off from every lock server (not from the resource) for
+   * `min` … `max` ms, besides the other shapes; null (the default): none. Hunts of a lock
+   * that renews its lease ask for them, longer than the lease: its renewals then fail while
+   * the holder goes on.
+   */
+  clientIsolationMs: { min: number; max: number } | null;
   maxClockJumpMs: number;
   /** Clock drift rate bound, as a fraction (0.5: up to 50% fast or slow). */
   maxDriftRate: number;
@@ -114,6 +126,7 @@ export function defaultFaultBounds(
     minClientPauseMs: 1,
     maxPauseAfterMs: Math.max(1, Math.floor(ttl / 5)),
     maxPartitionMs: 2 * ttl,
+    clientIsolationMs: null,
     maxClockJumpMs: 2 * ttl,
     maxDriftRate: 0.9,
     maxDelayMs: 2 * ttl,
@@ -134,6 +147,7 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   if (!Number.isInteger(w.maxCycles) || w.maxCycles < 1) fail("maxCycles", "must be an integer >= 1");
   if (w.maxWrites < 0 || w.maxWrites > 100) fail("maxWrites", "must be in 0..100");
   if (!(w.minWrites >= 0 && w.minWrites <= w.maxWrites)) fail("minWrites", "must be in 0..maxWrites");
+  if (w.maxWriteGapMs !== undefined && !(w.maxWriteGapMs >= 1)) fail("maxWriteGapMs", "must be >= 1");
   if (w.maxThinkMs < 0 || w.maxHoldMs < 0) fail("maxThinkMs/maxHoldMs", "must be >= 0");
   if (!Number.isInteger(f.maxFaults) || f.maxFaults < 0) fail("maxFaults", "must be an integer >= 0");
   if (f.servers < 1) fail("servers", "must be >= 1");
@@ -151,6 +165,9 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   ] as const) {
     if (!(f[k] >= 1)) fail(k, "must be >= 1");
   }
+  const iso = f.clientIsolationMs;
+  if (iso !== null && !(iso.min >= 1 && iso.max >= iso.min))
+    fail("clientIsolationMs", "must be null or { min >= 1, max >= min }");
   if (!(f.minClientPauseMs >= 1 && f.minClientPauseMs <= f.maxPauseMs))
     fail("minClientPauseMs", "must be in 1..maxPauseMs");
   if (f.pauses.length === 0 || f.pauses.some((p) => !PAUSE_KINDS.includes(p))) {

@@ -15,6 +15,13 @@
  * times, durations and occurrences are drawn uniformly (fast-check's bias toward small and
  * extreme values would pile faults up at the start and end of the run and make most pauses
  * a few ms long).
+ *
+ * A lock that `renews` its lease while held is hunted differently: holds last up to 3 ×
+ * `leaseMs` instead of 0.8 × TTL (a holder that renews may hold as long as it likes), with a
+ * write at least every quarter lease spread over the whole hold, the last at its end;
+ * and half the partitions cut one client off from every lock server for as long as a client
+ * pause lasts — at least one lease — so renewals fail while the holder still writes. Without
+ * `renews` these schedules are what they were before it existed.
  */
 import fc from "fast-check";
 import type { Checkpoint, Schedule } from "../schedule/schedule.js";
@@ -35,18 +42,26 @@ export interface HuntArbOptions extends ScheduleArbOptions {
    * seconds, expired leases revoked every 500 ms).
    */
   leaseMs?: number;
+  /** The lock renews its lease in the background while held (see above). Default false. */
+  renews?: boolean;
 }
 
 export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
   const { options } = opts;
-  const workload = defaultWorkloadBounds(options, { minWrites: 1, ...opts.workload });
   const leaseMs = opts.leaseMs ?? options.ttlMs;
+  // A write every quarter lease at least: when the lease is lost under a holder, its next
+  // write comes soon after the new holder's first.
+  const writeGapMs = Math.max(1, Math.floor(leaseMs / 4));
+  const renewing =
+    opts.renews === true ? { maxHoldMs: 3 * leaseMs, maxWrites: 12, maxWriteGapMs: writeGapMs } : {};
+  const workload = defaultWorkloadBounds(options, { minWrites: 1, ...renewing, ...opts.workload });
   const maxPauseMs = opts.faults?.maxPauseMs ?? Math.max(3 * options.ttlMs, 2 * leaseMs);
   const { categories = [], ...faultOverrides } = opts.faults ?? { categories: [] };
   // Checkpoint and in-call occurrences (0 … 2 × maxCycles - 1) up to one per TTL of the run:
   // about as many cycles as a contending client gets through (a cycle takes half a TTL, and
   // there are others to wait for), so most of them fire.
   const cyclesInRun = Math.max(1, Math.ceil(options.horizonMs / Math.max(1, options.ttlMs)));
+  const minClientPauseMs = Math.max(1, Math.min(leaseMs, maxPauseMs));
   const faults = defaultFaultBounds(options, categories, {
     maxClients: workload.maxClients,
     maxCycles: Math.ceil(cyclesInRun / 2),
@@ -55,7 +70,8 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
     // Where a pause leads to a write after the lease is gone (before a release it seldom does).
     checkpoints: HUNT_CHECKPOINTS,
     maxPauseMs,
-    minClientPauseMs: Math.max(1, Math.min(leaseMs, maxPauseMs)),
+    minClientPauseMs,
+    ...(opts.renews === true ? { clientIsolationMs: { min: minClientPauseMs, max: maxPauseMs } } : {}),
     ...faultOverrides,
   });
   checkBounds("huntScheduleArb", workload, faults);

@@ -7,11 +7,17 @@ import type { ClientPlan, Cycle } from "../schedule/schedule.js";
 import type { WorkloadBounds } from "./bounds.js";
 
 export function cycleArb(b: WorkloadBounds): fc.Arbitrary<Cycle> {
-  return fc.record({
+  const cycle = fc.record({
     thinkMs: fc.integer({ min: 0, max: b.maxThinkMs }),
     holdMs: fc.integer({ min: 0, max: b.maxHoldMs }),
     writes: fc.integer({ min: b.minWrites, max: b.maxWrites }),
   });
+  const gap = b.maxWriteGapMs;
+  if (gap === undefined) return cycle;
+  return cycle.map((c) => ({
+    ...c,
+    writes: Math.min(b.maxWrites, Math.max(c.writes, Math.ceil(c.holdMs / gap))),
+  }));
 }
 
 export function cyclesArb(b: WorkloadBounds): fc.Arbitrary<Cycle[]> {

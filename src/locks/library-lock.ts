@@ -45,6 +45,16 @@ export interface LibraryLock {
   count?: number;
   /** Whether grants carry a fencing token (then the resource is `fenced` by default). */
   fencing: boolean;
+  /**
+   * Whether your library renews the lease in the background while the lock is held (etcd3's
+   * `client.lock()` keep-alive, a Redisson-style watchdog, redis-semaphore's auto-refresh).
+   * Default false. With true, generated schedules hold the lock for up to 3 × the lease (not
+   * 0.8 × TTL), and `partition` faults also cut one client off from every lock server for
+   * longer than the lease: renewals that fail silently then let the lease expire under a
+   * holder that keeps writing. Leave it false for a lock that does not renew: its holds past
+   * the TTL would expire with no fault at all.
+   */
+  renews?: boolean;
   /** Lease time requested on acquire, run length and call timeout, if the defaults do not suit. */
   options?: { ttlMs?: number; horizonMs?: number; callTimeoutMs?: number };
   /** Make this process's client: open your library's connections to `endpoints` here. */
@@ -65,6 +75,7 @@ export function isLibraryLock(x: unknown): x is LibraryLock {
     typeof o.connect === "function" &&
     typeof o.fencing === "boolean" &&
     (o.servers === "redis" || o.servers === "etcd") &&
+    (o.renews === undefined || typeof o.renews === "boolean") &&
     (o.count === undefined ||
       (Number.isInteger(o.count) && (o.count as number) >= 1 && (o.count as number) <= 9))
   );

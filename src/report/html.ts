@@ -21,6 +21,8 @@ export interface HtmlReportInput {
   title?: string | undefined;
   /** Shown in the summary, e.g. "lockcheck replay lockcheck-out/fuzz-7/run-42". */
   replayCommand?: string | undefined;
+  /** The lock renews its lease while held (TimelineInput.renews). */
+  renews?: boolean | undefined;
 }
 
 export function renderHtmlReport(input: HtmlReportInput): string {

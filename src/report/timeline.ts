@@ -123,6 +123,11 @@ export interface TimelineInput {
   ops: readonly Op[];
   verdicts: readonly Verdict[];
   schedule?: Schedule | undefined;
+  /**
+   * The lock renews its lease while held (a library adapter that says `renews: true`): no
+   * hold is marked as outliving its ttl. Locks named by `renewsLease` need not say it.
+   */
+  renews?: boolean | undefined;
 }
 
 const nsToMs = (ns: number): number => ns / 1e6;
@@ -149,7 +154,8 @@ export function renewsLease(target: string): boolean {
 
 export function buildTimeline(input: TimelineInput): Timeline {
   const { ops, verdicts, schedule } = input;
-  const ttlMs = schedule && !renewsLease(schedule.target) ? schedule.options.ttlMs : null;
+  const renews = input.renews === true || (schedule !== undefined && renewsLease(schedule.target));
+  const ttlMs = schedule && !renews ? schedule.options.ttlMs : null;
   const endMs = Math.max(0, ...ops.map((o) => nsToMs(o.time)));
 
   const holds: Hold[] = [];

@@ -47,6 +47,7 @@ export function realHuntArb(
     resource: resource ?? target.resources[0],
     options: scheduleOptions,
     leaseMs: effectiveLeaseMs(target, scheduleOptions.ttlMs),
+    renews: target.renews === true,
     workload: { maxClients },
     faults: { categories: faults, leader: target.hasLeader, maxClients },
   });

@@ -17,6 +17,7 @@ import { writeReport } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { loadSchedule } from "../schedule/load.js";
 import type { Schedule } from "../schedule/schedule.js";
+import { realTargetFor } from "../targets/real.js";
 
 export const SCHEDULE_FILE = "schedule.json";
 export const HISTORY_FILE = "history.jsonl";
@@ -103,6 +104,7 @@ export async function saveRun(dir: string, run: RunToSave): Promise<Result<strin
     schedule: run.schedule,
     title: `${run.schedule.target} (${run.schedule.resource}), seed ${run.schedule.seed}`,
     replayCommand: run.replayCommand,
+    renews: realTargetFor(run.schedule.target)?.renews === true,
   });
   if (!report.ok) return report;
   return ok([schedulePath, historyPath, verdictPath, report.value]);

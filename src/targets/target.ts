@@ -39,6 +39,12 @@ export interface Target {
   readonly deterministic: boolean;
   /** Real targets: which servers they start (redis-servers or an etcd cluster). */
   readonly realWorld?: "redis" | "etcd";
+  /**
+   * Real targets: the lock renews its lease in the background while held (a library adapter
+   * that says `renews: true`), so generated hunts hold it past the lease and isolate clients
+   * from the lock servers for longer than it (src/generators/hunt.ts).
+   */
+  readonly renews?: boolean;
   run(schedule: Schedule): Promise<TargetRun>;
   /**
    * Real targets: a runner of many schedules on servers started once and reset between runs

@@ -94,6 +94,12 @@ describe("a LockAlgorithm module", () => {
       ],
       ["count-zero", 'servers: "redis", count: 0, fencing: false', "count", "from 1 to 9, got 0"],
       ["no-fencing", 'servers: "etcd"', "fencing", "expected true or false"],
+      [
+        "renews-yes",
+        'servers: "redis", fencing: false, renews: "yes"',
+        "renews",
+        'true or false (whether the library renews its lease while held), got "yes"',
+      ],
     ] as const;
     for (const [name, fields, field, message] of cases) {
       await writeFile(

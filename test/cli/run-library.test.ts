@@ -71,6 +71,10 @@ describe("library adapter modules", () => {
     expect(isLibraryLock({ ...library, servers: "zk" })).toBe(false);
     expect(isLibraryLock({ ...library, count: 0 })).toBe(false);
     expect(isLibraryLock({ ...library, count: 1.5 })).toBe(false);
+    expect(isLibraryLock({ ...library, renews: true })).toBe(true);
+    expect(isLibraryLock({ ...library, renews: false })).toBe(true);
+    expect(isLibraryLock({ ...library, renews: "yes" })).toBe(false);
+    expect(isLibraryLock({ ...library, renews: 1 })).toBe(false);
   });
 
   it("what connect() returns must be a client: acquire and release functions, write and close optional", () => {

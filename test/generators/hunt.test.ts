@@ -7,9 +7,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { huntScheduleArb } from "../../src/generators/hunt.js";
 import { effectiveLeaseMs, realHuntArb } from "../../src/runner/fuzz-real.js";
-import { scheduleSchema } from "../../src/schedule/schedule.js";
+import { type Fault, type Schedule, scheduleSchema } from "../../src/schedule/schedule.js";
 import { simulate } from "../../src/sim/simulate.js";
 import { realTargetFor } from "../../src/targets/real.js";
+import type { Target } from "../../src/targets/target.js";
 import { invocation, scheduleOf, setOnce } from "../sim/helpers.js";
 
 const options = {
@@ -134,6 +135,49 @@ describe("huntScheduleArb", () => {
     });
     expect(s?.faults).toEqual([]);
   });
+});
+
+describe("hunts of a lock that renews its lease", () => {
+  const holdsOf = (schedules: readonly Schedule[]) =>
+    schedules.flatMap((s) => s.clients.flatMap((c) => c.cycles.map((cy) => cy.holdMs)));
+  /** Partitions that cut one client off from every lock server and not from the resource. */
+  const isolations = (s: Schedule) =>
+    s.faults.filter(
+      (f): f is Extract<Fault, { kind: "partition" }> =>
+        f.kind === "partition" &&
+        f.a.length === 1 &&
+        f.a[0]!.startsWith("client:") &&
+        !f.b.includes("resource") &&
+        Array.from({ length: s.options.servers }, (_, i) => `server:${i}`).every((n) => f.b.includes(n)),
+    );
+
+  for (const name of ["redis:lease", "etcd:lock"]) {
+    const base = realTargetFor(name)!;
+    const lease = effectiveLeaseMs(base, base.defaults.ttlMs);
+    const sample = (target: Target) =>
+      fc.sample(realHuntArb(target, ["partition"], 20_000, 4, "unfenced"), { seed: 4, numRuns: 10 });
+
+    it(`${name}: holds past the lease (up to 3 × it) writing throughout, isolations from every lock server longer than it`, () => {
+      const schedules = sample({ ...base, renews: true });
+      for (const s of schedules) expect(scheduleSchema.safeParse(s).success).toBe(true);
+      const holds = holdsOf(schedules);
+      expect(holds.filter((h) => h > lease).length).toBeGreaterThan(holds.length / 4);
+      expect(Math.max(...holds)).toBeLessThanOrEqual(3 * lease);
+      // A write at least every quarter lease, so a long hold writes to its end.
+      for (const cy of schedules.flatMap((s) => s.clients.flatMap((c) => c.cycles)))
+        expect(cy.writes).toBeGreaterThanOrEqual(Math.ceil(cy.holdMs / Math.floor(lease / 4)));
+      const cut = schedules.flatMap(isolations);
+      expect(cut.length).toBeGreaterThan(schedules.length);
+      const longCuts = cut.filter((f) => f.durationMs >= lease && !f.oneWay);
+      expect(longCuts.length).toBeGreaterThan(cut.length / 2);
+    });
+
+    it(`${name}: without renews, every hold ends before the lease could expire`, () => {
+      const holds = holdsOf(sample(base));
+      expect(holds.length).toBeGreaterThan(0);
+      expect(Math.max(...holds)).toBeLessThan(base.defaults.ttlMs);
+    });
+  }
 });
 
 describe("repeat (simulator)", () => {

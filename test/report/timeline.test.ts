@@ -221,4 +221,14 @@ describe("ttl marks", () => {
       expect(tl.holds[0]?.ttlEnd !== null, target).toBe(marked);
     }
   });
+
+  it("are not drawn for a library adapter that says it renews its lease", () => {
+    const input = {
+      ops: pausedHolderHistory(),
+      verdicts: [],
+      schedule: { ...pausedHolderSchedule(), target: "redis:my-watchdog" },
+    };
+    expect(buildTimeline(input).holds[0]?.ttlEnd).not.toBeNull();
+    expect(buildTimeline({ ...input, renews: true }).holds[0]?.ttlEnd).toBeNull();
+  });
 });

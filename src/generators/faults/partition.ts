@@ -5,6 +5,9 @@
  *   them — the first half of the published Redlock counterexample);
  * - the servers split in two (a leader isolated from its followers);
  * - any two sets of nodes, the resource included.
+ * With `clientIsolationMs`, half of them are a fourth shape instead: a client cut off both
+ * ways from every lock server, but not from the resource, for that long (a lock that renews
+ * its lease loses it while its holder still writes).
  * `fitFaultsToClients` removes nodes on both sides and drops partitions left with an empty
  * side. Sides shrink toward fewer nodes, durations toward 1 ms, start times toward 0.
  */
@@ -38,7 +41,31 @@ function anyNodes(b: FaultBounds): fc.Arbitrary<Sides> {
   return fc.record({ a: nodeSetArb(nodes, 3), b: nodeSetArb(nodes, nodes.length) });
 }
 
+/** One client cut off from every lock server, both ways, for `b.clientIsolationMs`. */
+function clientIsolation(b: FaultBounds, ms: { min: number; max: number }): fc.Arbitrary<PartitionFault> {
+  const servers = serverRefs(b.servers, false);
+  return fc
+    .record({
+      at: fc.integer({ min: 0, max: b.horizonMs }),
+      durationMs: fc.integer({ min: ms.min, max: ms.max }),
+      client: nodeArb(clientRefs(b.maxClients)),
+    })
+    .map(({ at, durationMs, client }) => ({
+      kind: "partition" as const,
+      at,
+      durationMs,
+      a: [client],
+      b: servers,
+      oneWay: false,
+    }));
+}
+
 export function partitionArb(b: FaultBounds): fc.Arbitrary<PartitionFault> {
+  const shaped = shapedPartitionArb(b);
+  return b.clientIsolationMs === null ? shaped : fc.oneof(shaped, clientIsolation(b, b.clientIsolationMs));
+}
+
+function shapedPartitionArb(b: FaultBounds): fc.Arbitrary<PartitionFault> {
   const shapes = [
     { arbitrary: clientFromServers(b), weight: 3 },
     { arbitrary: anyNodes(b), weight: 1 },
