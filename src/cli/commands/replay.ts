@@ -32,13 +32,26 @@ export function replayCommand(): Command {
     });
 }
 
-export function formatVerdictLines(verdicts: readonly Verdict[], c = colorsFor(process.stdout)): string[] {
+/**
+ * Anomalies printed per checker. A run of seconds on real servers can have dozens, most of them
+ * the same stale holder writing on; the first few tell the story, the rest are counted.
+ */
+export const SHOWN_ANOMALIES = 3;
+
+/** One line per checker and its first anomalies; `allIn` says where the rest are listed. */
+export function formatVerdictLines(
+  verdicts: readonly Verdict[],
+  c = colorsFor(process.stdout),
+  allIn = "--json",
+): string[] {
   const lines: string[] = [];
   for (const v of verdicts) {
     const mark =
       v.valid === true ? c.green("valid") : v.valid === false ? c.red("INVALID") : c.yellow("unknown");
     lines.push(`${v.checker.padEnd(18)} ${mark}`);
-    for (const a of v.anomalies) lines.push(`  ${c.red(a.kind)}: ${a.explanation}`);
+    for (const a of v.anomalies.slice(0, SHOWN_ANOMALIES)) lines.push(`  ${c.red(a.kind)}: ${a.explanation}`);
+    const hidden = v.anomalies.length - SHOWN_ANOMALIES;
+    if (hidden > 0) lines.push(`  … and ${hidden} more (all ${v.anomalies.length} in ${allIn})`);
   }
   return lines;
 }

@@ -8,6 +8,7 @@
  * prefix is replaced) or is generated from `--seed` with the same generators as `fuzz`.
  */
 import { randomInt } from "node:crypto";
+import { join } from "node:path";
 import { Command } from "commander";
 import { FAULT_CATEGORIES, REAL_TARGETS } from "../../api/catalog.js";
 import {
@@ -259,7 +260,7 @@ async function runReal(flags: RunFlags): Promise<number> {
   const c = colorsFor(process.stdout);
   const lines = [
     `${target.name} (${schedule.resource}), seed ${schedule.seed}: ${ops.length} ops in ${(s.runMs / 1000).toFixed(1)} s (set-up ${(s.setupMs / 1000).toFixed(1)} s)`,
-    ...formatVerdictLines(verdicts, c),
+    ...formatVerdictLines(verdicts, c, join(outDir, "verdict.json")),
     ...(ext === null
       ? []
       : [`on your servers (${ext.flag}): only client faults applied; ignoredFaults: ${ignored.length}`]),
