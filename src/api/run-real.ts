@@ -36,6 +36,8 @@ export interface RealRunReport {
   stats: RealRun["stats"];
   /** Clients lockcheck could not drive (RealRun.brokenClients): then "valid" means nothing. */
   brokenClients: string[];
+  /** Clients your library's own uncaught error ended mid-run (RealRun.crashedByLibrary). */
+  crashedByLibrary: string[];
 }
 
 export async function runOnRealServers(
@@ -59,6 +61,7 @@ export async function runOnRealServers(
     valid: combineValidity(verdicts.map((v) => v.valid)),
     stats: r.value.stats,
     brokenClients: r.value.brokenClients,
+    crashedByLibrary: r.value.crashedByLibrary,
   });
 }
 

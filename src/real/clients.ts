@@ -39,6 +39,8 @@ export interface ClientFleet {
   failures(): string[];
   /** Of those, the clients lockcheck could not drive (not the library's own stray errors). */
   brokenClients(): string[];
+  /** Clients whose process your library ended by throwing outside a call (see library-client.ts). */
+  crashedByLibrary(): string[];
   crash(id: number): Promise<void>;
   crashed(): ReadonlySet<number>;
   send(id: number, msg: ParentMessage): void;
@@ -66,6 +68,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
   const crashed = new Set<number>();
   const failures: string[] = [];
   const broken: string[] = [];
+  const crashedByLibrary: string[] = [];
   let events = 0;
 
   const readyAll = schedule.clients.map((plan) => {
@@ -139,6 +142,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           case "failed":
             failures.push(`client:${plan.id}: ${msg.message}`);
             if (msg.library !== true) broken.push(`client:${plan.id}`);
+            else crashedByLibrary.push(`client:${plan.id}`);
             clearTimeout(timer);
             reject(new Error(`client:${plan.id} failed: ${msg.message}`));
             return;
@@ -168,6 +172,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
     eventCount: () => events,
     failures: () => [...failures],
     brokenClients: () => [...broken],
+    crashedByLibrary: () => [...crashedByLibrary],
     async crash(id) {
       const p = procs.get(id);
       if (p === undefined || p.hasExited()) return;

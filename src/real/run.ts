@@ -92,6 +92,11 @@ export interface RealRun {
    * contract, a bug): their workload did not happen, so a "valid" verdict means nothing.
    */
   brokenClients: string[];
+  /**
+   * Clients whose process your library ended by throwing outside a call (from one of its own
+   * timers): as it would end your service. What they would have done after it did not happen.
+   */
+  crashedByLibrary: string[];
 }
 
 const RUN_ID_PREFIX = "lcrun";
@@ -291,6 +296,7 @@ export async function runReal(
       stats: { setupMs, worldMs, runMs, teardownMs, timedOut: timedOut ? 1 : 0 },
       warnings: [...clients.failures(), ...faults.errors(), ...(world.value.warnings?.() ?? [])],
       brokenClients: clients.brokenClients(),
+      crashedByLibrary: clients.crashedByLibrary(),
     });
   } finally {
     nemesis?.stop();

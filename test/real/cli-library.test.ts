@@ -95,6 +95,28 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
     expect(second.stdout).toMatch(/stale-write\s+INVALID/);
   });
 
+  it("a client process your library ends (it throws from its own timer) is named in the summary", () => {
+    const out = join(work, "lost-lock-run");
+    const fixtures = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
+    const r = lockcheck(
+      [
+        "run",
+        "--target",
+        "module:./mutex-default-lost-lock.mjs",
+        "--schedule",
+        writeSchedule("lost-lock", pausedHolder("redis:mutex-default-lost-lock", "unfenced")),
+        "--out",
+        out,
+      ],
+      fixtures,
+    );
+    runFolders.push(out);
+    // redis-semaphore's default onLockLost throws from the refresh timer of the woken holder.
+    expect(r.stderr).toMatch(/warning: client:0: the library threw outside a call/);
+    expect(r.stdout).toMatch(/^crashed by library client:0: your library threw outside a call/m);
+    expect(r.stdout).not.toMatch(/not trusted/);
+  });
+
   it("an adapter whose connect() returns no acquire is bad input naming the file (exit 2), not a valid run", () => {
     const adapter = join(work, "no-acquire.mjs");
     writeFileSync(

@@ -148,6 +148,9 @@ describe.skipIf(missingRedis.length > 0)("a library that throws outside a call",
         /^client:0: the library threw outside a call; the client process exits: Error: Lost mutex for key mutex:lock/,
       ),
     );
+    // Named as the library's crash, not as a client lockcheck could not drive.
+    expect(r.run.crashedByLibrary).toEqual(["client:0"]);
+    expect(r.run.brokenClients).toEqual([]);
   });
 });
 

@@ -240,7 +240,7 @@ async function runReal(flags: RunFlags): Promise<number> {
   if (!r.ok) return printInputError(r.error);
   const { target, schedule, outDir, rerunCommand: again } = r.value.plan;
   const ext = r.value.plan.external;
-  const { valid, verdicts, brokenClients: broken, ops, stats: s } = r.value.report;
+  const { valid, verdicts, brokenClients: broken, crashedByLibrary: crashed, ops, stats: s } = r.value.report;
   // A violation found stands; a "valid" of a run whose clients could not be driven does not.
   const code = broken.length > 0 && valid !== false ? 2 : exitCodeOf(valid);
   if (flags.json === true) {
@@ -253,6 +253,7 @@ async function runReal(flags: RunFlags): Promise<number> {
         stats: s,
         ...(ext === null ? {} : { servers: ext.flag, ignoredFaults: ignored.length }),
         ...(broken.length === 0 ? {} : { brokenClients: broken }),
+        ...(crashed.length === 0 ? {} : { crashedByLibrary: crashed }),
       })}\n`,
     );
     return code;
@@ -261,6 +262,11 @@ async function runReal(flags: RunFlags): Promise<number> {
   const lines = [
     `${target.name} (${schedule.resource}), seed ${schedule.seed}: ${ops.length} ops in ${(s.runMs / 1000).toFixed(1)} s (set-up ${(s.setupMs / 1000).toFixed(1)} s)`,
     ...formatVerdictLines(verdicts, c, join(outDir, "verdict.json")),
+    ...(crashed.length === 0
+      ? []
+      : [
+          `${c.yellow("crashed by library")} ${crashed.join(", ")}: your library threw outside a call (warnings above), which ended the process as it would end your service; the rest of ${crashed.length === 1 ? "its" : "their"} workload was not tested`,
+        ]),
     ...(ext === null
       ? []
       : [`on your servers (${ext.flag}): only client faults applied; ignoredFaults: ${ignored.length}`]),
