@@ -15,7 +15,7 @@ import { colorsFor } from "../report/colors.js";
 import { formatTimeline } from "../report/console-timeline.js";
 import type { Shard } from "../report/gate-result.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import type { FuzzCounterexample, FuzzProgress, FuzzResult } from "../runner/fuzz.js";
+import type { FuzzCounterexample, FuzzProgress, FuzzResult, LibraryCrashes } from "../runner/fuzz.js";
 import { type RunRange, shardRange } from "../runner/fuzz-shard.js";
 import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
@@ -24,7 +24,7 @@ import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedu
 import { supportedResource } from "../targets/target.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
-export type { FuzzCounterexample, FuzzProgress, FuzzResult, ScheduleSize, Shard };
+export type { FuzzCounterexample, FuzzProgress, FuzzResult, LibraryCrashes, ScheduleSize, Shard };
 
 export interface FuzzOptions {
   /** "sim:redlock", "module:./my-lock.js", a Target, a LockAlgorithm or a PlainLock. */

@@ -20,7 +20,7 @@ import { huntScheduleArb } from "../generators/hunt.js";
 import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target, TargetSession } from "../targets/target.js";
-import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult } from "./fuzz.js";
+import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult, LibraryCrashes } from "./fuzz.js";
 import { type ViolationKind, violationKind } from "./same-violation.js";
 import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
 import type { ShrinkBudget } from "./shrink/shrink.js";
@@ -94,6 +94,15 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   let phase: FuzzProgress["phase"] = "search";
   let found: { schedule: Schedule; kind: ViolationKind; at: number; ops: Op[] } | null = null;
   const report = () => o.onProgress?.({ phase, runs, shrinkRuns, violations: found === null ? 0 : 1 });
+  // Client processes your library ended (it threw outside a call) while searching.
+  const crashes: LibraryCrashes = { runs: 0, clients: 0, first: "" };
+  const noteCrashes = (lines: readonly string[] | undefined) => {
+    if (lines === undefined || lines.length === 0) return;
+    if (crashes.runs === 0) crashes.first = lines[0]!;
+    crashes.runs++;
+    crashes.clients += lines.length;
+  };
+  const crashSummary = () => (crashes.runs === 0 ? {} : { libraryCrashes: { ...crashes } });
 
   const session: TargetSession = await target.openSession({
     resource,
@@ -107,6 +116,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       schedule = realRunSchedule(arb, o.seed, runs);
       runs++;
       const run = await session.run(schedule, violated);
+      noteCrashes(run.libraryCrashes);
       const kind = violationKind(checkOps(run.ops, SAFETY_CHECKERS));
       if (kind !== null) found = { schedule, kind, at: Date.now(), ops: run.ops };
       report();
@@ -116,6 +126,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     if (found === null)
       return {
         ...base,
+        ...crashSummary(),
         runs,
         elapsedMs: Date.now() - started,
         interrupted,
@@ -155,6 +166,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     }
     return {
       ...base,
+      ...crashSummary(),
       runs,
       elapsedMs: Date.now() - started,
       interrupted: false,
@@ -176,6 +188,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     const message = e instanceof Error ? e.message : String(e);
     return {
       ...base,
+      ...crashSummary(),
       runs,
       elapsedMs: Date.now() - started,
       interrupted: false,

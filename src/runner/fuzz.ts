@@ -115,6 +115,17 @@ export interface FuzzResult {
   counterexample: FuzzCounterexample | null;
   /** Set if lockcheck itself failed (a simulator or target bug), with the schedule that did it. */
   error: { message: string; schedule: Schedule | null } | null;
+  /** Real targets: runs in which your library ended client processes, if any did. */
+  libraryCrashes?: LibraryCrashes;
+}
+
+/** Client processes a library ended by throwing outside a call, over a real campaign's search. */
+export interface LibraryCrashes {
+  /** Runs in which it happened, and client processes it ended in all. */
+  runs: number;
+  clients: number;
+  /** The first one's warning: "client:N: the library threw outside a call; …". */
+  first: string;
 }
 
 const DEFAULT_RUNS = 1000;

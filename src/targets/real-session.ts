@@ -17,6 +17,7 @@ import { type SharedServers, startSharedServers } from "../real/shared-world.js"
 import { ensureClockShim } from "../real/shim/build.js";
 import type { ServerKind } from "../real/world.js";
 import type { Schedule } from "../schedule/schedule.js";
+import { targetRunOf } from "./real-target-run.js";
 import type { TargetRun, TargetSession, TargetSessionOptions } from "./target.js";
 
 export async function openRealSession(
@@ -77,7 +78,7 @@ export async function openRealSession(
           runId,
         );
         if (!r.ok) throw new Error(`${label}: ${r.error}`);
-        return { ops: r.value.ops, stats: { ...r.value.stats } };
+        return targetRunOf(r.value);
       } finally {
         removeOut.run();
       }

@@ -20,6 +20,7 @@ import type { LockAlgorithm } from "../locks/lock.js";
 import { redlock } from "../locks/redlock.js";
 import { redlockNocheck } from "../locks/redlock-nocheck.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import { targetRunOf } from "./real-target-run.js";
 import type { Target, TargetRun } from "./target.js";
 
 export const REAL_BASE_OPTIONS: Omit<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs"> = {
@@ -63,7 +64,7 @@ function realTarget(
       try {
         const r = await runReal(schedule, { algorithm, servers: world }, { outDir }, runId);
         if (!r.ok) throw new Error(`${world}:${lockName}: ${r.error}`);
-        return { ops: r.value.ops, stats: { ...r.value.stats } };
+        return targetRunOf(r.value);
       } finally {
         removeOutDir.run();
       }

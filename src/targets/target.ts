@@ -21,6 +21,11 @@ export interface TargetRun {
   ops: Op[];
   /** Informational counters (events, virtual time, messages …). */
   stats: Record<string, number>;
+  /**
+   * Real targets: one line per client process that your library ended by throwing outside a
+   * call ("client:N: the library threw outside a call; …"), if any.
+   */
+  libraryCrashes?: string[];
 }
 
 export interface Target {

@@ -17,12 +17,13 @@ import {
   type FuzzCounterexample,
   type FuzzResult,
   fuzzCampaign,
+  type LibraryCrashes,
   type ScheduleSize,
   type Shard,
   type ShardPart,
 } from "../../api/fuzz.js";
 import type { ResourceMode } from "../../api/types.js";
-import { colorsFor } from "../../report/colors.js";
+import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { type InputError, ok, type Result } from "../../result.js";
@@ -229,7 +230,9 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
   const part = campaign.plan.part;
   const c = colorsFor(process.stdout);
   const tried = result.runs - (part?.range.from ?? 0);
-  const rate = result.elapsedMs > 0 ? Math.round((tried * 1000) / result.elapsedMs) : tried;
+  const perSecond = result.elapsedMs > 0 ? (tried * 1000) / result.elapsedMs : tried;
+  // Real runs take seconds each: "0 runs/s" would say nothing.
+  const rate = perSecond >= 10 ? Math.round(perSecond) : perSecond.toFixed(2);
   const what = `${result.target} (${result.resource}), seed ${result.seed}, faults ${flags.faults}`;
   const ofShard =
     part === null
@@ -254,6 +257,8 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
       process.stdout.write(
         `${c.green("no violation")} in ${tried} runs of ${what}${ofShard}${stop} — ${rate} runs/s\n`,
       );
+      for (const line of libraryCrashLines(result.libraryCrashes, tried, c))
+        process.stdout.write(`${line}\n`);
     }
     return 0;
   }
@@ -279,6 +284,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
     "",
     `saved ${dir}/ (schedule.json, history.jsonl, verdict.json, report.html)`,
     `replay: ${c.bold(replay)}`,
+    ...libraryCrashLines(result.libraryCrashes, tried, c),
   ];
   process.stdout.write(`${out.join("\n")}\n`);
   return 1;
@@ -318,6 +324,19 @@ export function shrinkLines(
 }
 
 /** The JSON summary; a shard's also says which part of which campaign it is (for `merge`). */
+/**
+ * Client processes the library ended while searching: each such run tested less than it asked
+ * for, and a library that ends its clients under faults is a finding of its own.
+ */
+export function libraryCrashLines(k: LibraryCrashes | undefined, runs: number, c: Colors): string[] {
+  if (k === undefined) return [];
+  const first = k.first.split("\n")[0];
+  return [
+    `${c.yellow("crashed by library")} in ${k.runs} of ${runs} runs (${k.clients} client process${k.clients === 1 ? "" : "es"}): your library threw outside a call, which ends the process as it would end your service; the rest of those clients' workload was not tested`,
+    `  first: ${first}`,
+  ];
+}
+
 function summary(r: FuzzResult, flags: FuzzFlags, part: ShardPart | null) {
   const common = {
     target: r.target,
@@ -326,6 +345,7 @@ function summary(r: FuzzResult, flags: FuzzFlags, part: ShardPart | null) {
     runs: r.runs - (part?.range.from ?? 0),
     elapsedMs: r.elapsedMs,
     interrupted: r.interrupted,
+    ...(r.libraryCrashes === undefined ? {} : { libraryCrashes: r.libraryCrashes }),
   };
   if (part === null) return common;
   return {
