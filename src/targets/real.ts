@@ -117,6 +117,7 @@ const realTargets: Target[] = [
     { servers: 3, ttlMs: 1000, callTimeoutMs: 1000 },
     ["fenced", "unfenced", "fenced-txn"],
     "real 3-member etcd cluster: lease + keep-alive, token = create revision",
+    true, // the keep-alive renews the lease while the lock is held
   ),
 ];
 

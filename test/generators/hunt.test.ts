@@ -151,6 +151,11 @@ describe("hunts of a lock that renews its lease", () => {
         Array.from({ length: s.options.servers }, (_, i) => `server:${i}`).every((n) => f.b.includes(n)),
     );
 
+  it("etcd:lock renews (its keep-alive); redis:lease does not", () => {
+    expect(realTargetFor("etcd:lock")!.renews).toBe(true);
+    expect(realTargetFor("redis:lease")!.renews).toBeUndefined();
+  });
+
   for (const name of ["redis:lease", "etcd:lock"]) {
     const base = realTargetFor(name)!;
     const lease = effectiveLeaseMs(base, base.defaults.ttlMs);
@@ -173,7 +178,7 @@ describe("hunts of a lock that renews its lease", () => {
     });
 
     it(`${name}: without renews, every hold ends before the lease could expire`, () => {
-      const holds = holdsOf(sample(base));
+      const holds = holdsOf(sample({ ...base, renews: false }));
       expect(holds.length).toBeGreaterThan(0);
       expect(Math.max(...holds)).toBeLessThan(base.defaults.ttlMs);
     });
