@@ -62,22 +62,18 @@ function writeSchedule(name: string, s: Schedule): string {
   return path;
 }
 
+/** `lockcheck run` of the adapter `<dir>/<name>.mjs` on `pausedHolder` (unfenced), saved to `out`. */
+function runPausedHolder(dir: string, name: string, out: string) {
+  const s = writeSchedule(`paused-holder-${name}`, pausedHolder(`redis:${name}`, "unfenced"));
+  const r = lockcheck(["run", "--target", `module:./${name}.mjs`, "--schedule", s, "--out", out], dir);
+  runFolders.push(out);
+  return r;
+}
+
 describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adapter>", () => {
   it("records the module, so the printed run-again command works as printed from another folder", () => {
     const out = join(work, "semaphore-run");
-    const first = lockcheck(
-      [
-        "run",
-        "--target",
-        "module:./redis-semaphore-mutex.mjs",
-        "--schedule",
-        writeSchedule("paused-holder", pausedHolder("redis:redis-semaphore-mutex", "unfenced")),
-        "--out",
-        out,
-      ],
-      LIBRARIES,
-    );
-    runFolders.push(out);
+    const first = runPausedHolder(LIBRARIES, "redis-semaphore-mutex", out);
     expect(first.status, first.stderr + first.stdout).toBe(1);
     expect(first.stdout).toMatch(/stale-write\s+INVALID/);
     const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as Schedule;
@@ -96,21 +92,8 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
   });
 
   it("a client process your library ends (it throws from its own timer) is named in the summary", () => {
-    const out = join(work, "lost-lock-run");
     const fixtures = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
-    const r = lockcheck(
-      [
-        "run",
-        "--target",
-        "module:./mutex-default-lost-lock.mjs",
-        "--schedule",
-        writeSchedule("lost-lock", pausedHolder("redis:mutex-default-lost-lock", "unfenced")),
-        "--out",
-        out,
-      ],
-      fixtures,
-    );
-    runFolders.push(out);
+    const r = runPausedHolder(fixtures, "mutex-default-lost-lock", join(work, "lost-lock-run"));
     // redis-semaphore's default onLockLost throws from the refresh timer of the woken holder.
     expect(r.stderr).toMatch(/warning: client:0: the library threw outside a call/);
     expect(r.stdout).toMatch(/^crashed by library client:0: your library threw outside a call/m);
