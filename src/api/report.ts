@@ -5,9 +5,12 @@
  */
 import { join } from "node:path";
 import { combineValidity, type Validity } from "../checkers/verdict.js";
+import { loadModule, MODULE_PREFIX } from "../custom/module-target.js";
 import { REPORT_FILE, writeReportFile } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { loadReportInput } from "../runner/run-folder.js";
+import type { Schedule } from "../schedule/schedule.js";
+import { realTargetFor } from "../targets/real.js";
 
 export interface RenderReportOptions {
   /** Where to write the report (default: report.html next to the history). */
@@ -29,6 +32,25 @@ export interface RenderedReport {
   warnings: InputError[];
 }
 
+/**
+ * Whether the run's lock renews its lease (then no hold is marked as outliving its ttl): a
+ * library adapter's target is known once its module, which the schedule names, is loaded.
+ */
+async function renewsLease(schedule: Schedule | undefined, warnings: InputError[]): Promise<boolean> {
+  if (schedule === undefined) return false;
+  if (schedule.module !== undefined) {
+    const mod = await loadModule(`${MODULE_PREFIX}${schedule.module.path}`);
+    if (!mod.ok) {
+      warnings.push({
+        ...mod.error,
+        message: `${mod.error.message}; drawing the holds without knowing whether the lock renews its lease`,
+      });
+      return false;
+    }
+  }
+  return realTargetFor(schedule.target)?.renews === true;
+}
+
 export async function renderRunReport(
   path: string,
   o: RenderReportOptions = {},
@@ -36,6 +58,7 @@ export async function renderRunReport(
   const loaded = await loadReportInput(path, { recheck: o.recheck === true });
   if (!loaded.ok) return loaded;
   const { input, dir, verdictSource, warnings } = loaded.value;
+  input.renews ??= await renewsLease(input.schedule, warnings);
   for (const w of warnings) o.onWarning?.(w);
   if (o.title !== undefined) input.title = o.title;
   const written = await writeReportFile(o.out ?? join(dir, REPORT_FILE), input);

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { checkOps } from "../../src/checkers/index.js";
 import { reportCommand } from "../../src/cli/commands/report.js";
@@ -96,6 +97,52 @@ describe("lockcheck report", () => {
     const r = await report(bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl:2: /);
+  });
+});
+
+describe("lockcheck report of a library adapter's run folder", () => {
+  const WATCHDOG = fileURLToPath(new URL("../fixtures/libraries/watchdog-lock.mjs", import.meta.url));
+  /** Its holds as the embedded timeline has them: with or without a ttl mark. */
+  const ttlMarks = (html: string) => ({
+    marked: /"ttlEnd":\d/.test(html),
+    unmarked: html.includes('"ttlEnd":null'),
+  });
+
+  it("loads the module the schedule names: a lock that renews gets no 'held past its ttl' marks", async () => {
+    // Without the module the target is unknown, and holds get their ttl marks.
+    const plain = await runFolder("watchdog-unknown", true);
+    const schedule = { ...pausedHolderSchedule(), target: "redis:watchdog-lock" };
+    await writeFile(join(plain, "schedule.json"), JSON.stringify(schedule));
+    expect((await report(plain)).code).toBe(0);
+    expect(ttlMarks(await readFile(join(plain, "report.html"), "utf8"))).toEqual({
+      marked: true,
+      unmarked: false,
+    });
+
+    const folder = await runFolder("watchdog", true);
+    await writeFile(
+      join(folder, "schedule.json"),
+      JSON.stringify({ ...schedule, module: { path: WATCHDOG } }),
+    );
+    const r = await report(folder);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ttlMarks(await readFile(join(folder, "report.html"), "utf8"))).toEqual({
+      marked: false,
+      unmarked: true,
+    });
+  });
+
+  it("renders the report with ttl marks, and says why, when the named module cannot be loaded", async () => {
+    const folder = await runFolder("watchdog-gone", true);
+    const gone = join(dir, "no-such-adapter.mjs");
+    await writeFile(
+      join(folder, "schedule.json"),
+      JSON.stringify({ ...pausedHolderSchedule(), target: "redis:gone-lock", module: { path: gone } }),
+    );
+    const r = await report(folder);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("drawing the holds without knowing whether the lock renews its lease");
+    expect(ttlMarks(await readFile(join(folder, "report.html"), "utf8")).marked).toBe(true);
   });
 });
 
