@@ -31,6 +31,11 @@ export interface TargetResult {
   /** Where the failing run was saved, and how to replay it. */
   counterexample?: { dir: string; replay: string; foundAtRun: number };
   error?: string;
+  /**
+   * Real targets: runs in which the library ended client processes (it threw outside a call),
+   * the processes ended in all, and the first one's warning (FuzzResult.libraryCrashes).
+   */
+  libraryCrashes?: { runs: number; clients: number; first: string };
 }
 
 export interface GateReport {

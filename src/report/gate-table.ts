@@ -73,6 +73,14 @@ export function formatGateReport(report: GateReport, c: Colors): string[] {
       ),
     );
   }
+  // A safe verdict of a target whose library ended its own clients tested less than it says.
+  for (const r of targets) {
+    const k = r.libraryCrashes;
+    if (k === undefined) continue;
+    out.push(
+      `${c.yellow("!")} ${c.bold(r.name)}: your library ended ${k.clients} client process${k.clients === 1 ? "" : "es"} in ${k.runs} of ${r.runs} runs (it threw outside a call); the rest of their workload was not tested. First: ${k.first.split("\n")[0]}`,
+    );
+  }
   const unmet = report.results.filter((r) => !r.met);
   if (unmet.length > 0) {
     out.push("");

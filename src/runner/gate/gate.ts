@@ -144,7 +144,13 @@ async function runTarget(
   } catch (e) {
     return fail(`lockcheck failed: ${(e as Error).message}`);
   }
-  const common = { ...base, resource, runs: result.runs, interrupted: result.interrupted };
+  const common = {
+    ...base,
+    resource,
+    runs: result.runs,
+    interrupted: result.interrupted,
+    ...(result.libraryCrashes === undefined ? {} : { libraryCrashes: result.libraryCrashes }),
+  };
   if (result.error !== null) {
     return {
       ...common,
