@@ -32,15 +32,31 @@ export interface ScheduleArbOptions {
   workload?: Partial<WorkloadBounds>;
   /** Which fault categories, and bounds on them; no categories: no faults. */
   faults?: Partial<FaultBounds> & { categories: readonly FaultCategory[] };
+  /**
+   * The lock renews its lease while held (a keep-alive, session heartbeats): holds last up to
+   * 3 × TTL with a write at least every quarter TTL, and partitions may cut one client off
+   * from every lock server for one to three TTLs, so that renewals fail while the holder goes
+   * on writing. (Holds of 0.8 × TTL end before such a lease could expire.) Default false.
+   */
+  renews?: boolean;
 }
 
 /** The 32-bit seed for everything random inside a run. */
 export const seedArb: fc.Arbitrary<number> = fc.integer({ min: 0, max: 0xffffffff });
 
 export function scheduleArb(opts: ScheduleArbOptions): fc.Arbitrary<Schedule> {
-  const workload = defaultWorkloadBounds(opts.options, opts.workload);
+  const ttl = opts.options.ttlMs;
+  const renewing =
+    opts.renews === true
+      ? {
+          workload: { maxHoldMs: 3 * ttl, maxWrites: 12, maxWriteGapMs: Math.max(1, Math.floor(ttl / 4)) },
+          faults: { clientIsolationMs: { min: ttl, max: 3 * ttl } },
+        }
+      : { workload: {}, faults: {} };
+  const workload = defaultWorkloadBounds(opts.options, { ...renewing.workload, ...opts.workload });
   const { categories = [], ...faultOverrides } = opts.faults ?? { categories: [] };
   const faults = defaultFaultBounds(opts.options, categories, {
+    ...renewing.faults,
     maxClients: workload.maxClients,
     maxCycles: workload.maxCycles,
     // Faults land while clients are busy: within the longest a client's plan can take.

@@ -144,6 +144,7 @@ export function fuzzScheduleArb(o: FuzzOptions): fc.Arbitrary<Schedule> {
     resource: o.resource ?? target.resources[0],
     options: { ...target.defaults, ...o.options },
     faults,
+    renews: target.renews === true,
   };
   return scheduleArb(o.workload === undefined ? arb : { ...arb, workload: o.workload });
 }

@@ -30,6 +30,7 @@ function simTarget(
   servers: number,
   resources: readonly [ResourceMode, ...ResourceMode[]],
   description: string,
+  renews = false,
 ): Target {
   return {
     name: `sim:${algorithm.name}`,
@@ -39,6 +40,7 @@ function simTarget(
     resources,
     hasLeader: algorithm.servers !== "redis",
     deterministic: true,
+    ...(renews ? { renews } : {}),
     async run(schedule) {
       const r = await simulate(schedule, algorithm);
       return { ops: r.ops, stats: { ...r.stats } };
@@ -61,6 +63,13 @@ export const SIM_TARGETS: readonly Target[] = [
     3,
     ["fenced", "unfenced", "fenced-txn"],
     "etcd lock: lease + keep-alive, token = create revision",
+    true, // the keep-alive renews the lease while the lock is held
   ),
-  simTarget(zk, 3, ["fenced", "unfenced"], "ZooKeeper lock: ephemeral sequential node, token = zxid"),
+  simTarget(
+    zk,
+    3,
+    ["fenced", "unfenced"],
+    "ZooKeeper lock: ephemeral sequential node, token = zxid",
+    true, // session heartbeats keep the ephemeral node while the lock is held
+  ),
 ];

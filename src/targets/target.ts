@@ -45,9 +45,10 @@ export interface Target {
   /** Real targets: which servers they start (redis-servers or an etcd cluster). */
   readonly realWorld?: "redis" | "etcd";
   /**
-   * Real targets: the lock renews its lease in the background while held (etcd:lock's
-   * keep-alive; a library adapter that says `renews: true`), so generated hunts hold it past the
-   * lease and isolate clients from the lock servers for longer than it (src/generators/hunt.ts).
+   * The lock renews its lease in the background while held (the keep-alive of sim:consensus and
+   * etcd:lock, sim:zk's session heartbeats; a library adapter that says `renews: true`), so
+   * generated schedules hold it past the lease and isolate clients from the lock servers for
+   * longer than it (src/generators/schedule.ts, hunt.ts).
    */
   readonly renews?: boolean;
   run(schedule: Schedule): Promise<TargetRun>;
