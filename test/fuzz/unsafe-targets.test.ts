@@ -71,6 +71,23 @@ describe("fuzzing finds the known violations", () => {
     });
   });
 
+  for (const name of ["sim:consensus", "sim:zk"] as const) {
+    it(`${name}, unfenced, partitions alone: a holder cut off from the lock servers writes after its lease is gone`, async () => {
+      const ce = await findViolation({ target: target(name), resource: "unfenced", faults: ["partition"] });
+      // What breaks it: a client cut off from (shrunk: some of) the lock servers while it holds,
+      // so that its renewals fail...
+      const cuts = ce.schedule.faults.filter((f) => f.kind === "partition");
+      expect(cuts.length).toBeGreaterThan(0);
+      for (const f of cuts) {
+        expect(f.a.every((n) => n.startsWith("client:"))).toBe(true);
+        expect(f.b.every((n) => n.startsWith("server:"))).toBe(true);
+      }
+      // ... during a hold longer than the lease: holds of at most 0.8 x TTL never outlive it.
+      const holds = ce.schedule.clients.flatMap((c) => c.cycles.map((cy) => cy.holdMs));
+      expect(Math.max(...holds)).toBeGreaterThan(ce.schedule.options.ttlMs);
+    });
+  }
+
   it("lease-token: a crash of its node (no persistence) resets the counter and a token is reused", async () => {
     const ce = await findViolation({
       target: target("sim:lease-token"),

@@ -232,3 +232,52 @@ describe("fitFaultsToClients", () => {
     ]);
   });
 });
+
+describe("scheduleArb of a lock that renews its lease", () => {
+  const sample = (renews: boolean) =>
+    fc.sample(
+      scheduleArb({
+        target: "sim:test",
+        resource: "unfenced",
+        options,
+        renews,
+        faults: { categories: ["partition"], leader: true },
+      }),
+      { seed: 5, numRuns: 40 },
+    );
+  const holds = (ss: Schedule[]) =>
+    ss.flatMap((s) => s.clients.flatMap((c) => c.cycles.map((cy) => cy.holdMs)));
+  const isolations = (ss: Schedule[]) =>
+    ss
+      .flatMap((s) => s.faults)
+      .filter(
+        (f) =>
+          f.kind === "partition" &&
+          f.a.length === 1 &&
+          f.a[0]!.startsWith("client:") &&
+          f.b.length === options.servers &&
+          f.b.every((n) => n.startsWith("server:")),
+      );
+
+  it("holds up to 3 x TTL, writing at least every quarter TTL, and cuts clients off from every server for 1-3 TTLs", () => {
+    const ss = sample(true);
+    for (const s of ss) expect(scheduleSchema.safeParse(s).success).toBe(true);
+    const h = holds(ss);
+    expect(h.filter((x) => x > options.ttlMs).length).toBeGreaterThan(h.length / 4);
+    expect(Math.max(...h)).toBeLessThanOrEqual(3 * options.ttlMs);
+    for (const cy of ss.flatMap((s) => s.clients.flatMap((c) => c.cycles)))
+      expect(cy.writes).toBeGreaterThanOrEqual(Math.min(12, Math.ceil(cy.holdMs / (options.ttlMs / 4))));
+    const cut = isolations(ss) as Extract<Fault, { kind: "partition" }>[];
+    expect(cut.length).toBeGreaterThan(0);
+    for (const f of cut) {
+      expect(f.durationMs).toBeGreaterThanOrEqual(options.ttlMs);
+      expect(f.durationMs).toBeLessThanOrEqual(3 * options.ttlMs);
+    }
+  });
+
+  it("without renews: holds end within 0.8 x TTL and no client is cut off from every server", () => {
+    const ss = sample(false);
+    expect(Math.max(...holds(ss))).toBeLessThanOrEqual(0.8 * options.ttlMs);
+    expect(isolations(ss)).toEqual([]);
+  });
+});
