@@ -36,7 +36,7 @@ export interface RealRunReport {
   stats: RealRun["stats"];
   /** Clients lockcheck could not drive (RealRun.brokenClients): then "valid" means nothing. */
   brokenClients: string[];
-  /** Clients your library's own uncaught error ended mid-run (RealRun.crashedByLibrary). */
+  /** Clients your library's own uncaught error ended mid-run ("client:N"). */
   crashedByLibrary: string[];
 }
 
@@ -61,7 +61,7 @@ export async function runOnRealServers(
     valid: combineValidity(verdicts.map((v) => v.valid)),
     stats: r.value.stats,
     brokenClients: r.value.brokenClients,
-    crashedByLibrary: r.value.crashedByLibrary,
+    crashedByLibrary: r.value.crashedByLibrary.map((c) => c.client),
   });
 }
 

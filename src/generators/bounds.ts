@@ -105,6 +105,23 @@ export function defaultWorkloadBounds(
   };
 }
 
+/**
+ * What changes for a lock that renews its lease while held: holds up to 3 × `leaseMs` (a holder
+ * that renews may hold as long as it likes) with a write at least every quarter lease, so a
+ * holder that lost its lease writes soon after the new holder's first write; and partitions
+ * that cut one client off from every lock server for `isolationMs`, so renewals fail while the
+ * holder goes on. (Holds of 0.8 × TTL end before such a lease could expire.)
+ */
+export function renewingBounds(
+  leaseMs: number,
+  isolationMs: { min: number; max: number },
+): { workload: Partial<WorkloadBounds>; faults: Partial<FaultBounds> } {
+  return {
+    workload: { maxHoldMs: 3 * leaseMs, maxWrites: 12, maxWriteGapMs: Math.max(1, Math.floor(leaseMs / 4)) },
+    faults: { clientIsolationMs: isolationMs },
+  };
+}
+
 /** Fault bounds derived from a target's schedule options. */
 export function defaultFaultBounds(
   options: ScheduleOptions,

@@ -25,7 +25,13 @@
  */
 import fc from "fast-check";
 import type { Checkpoint, Schedule } from "../schedule/schedule.js";
-import { checkBounds, defaultFaultBounds, defaultWorkloadBounds, PAUSE_KINDS } from "./bounds.js";
+import {
+  checkBounds,
+  defaultFaultBounds,
+  defaultWorkloadBounds,
+  PAUSE_KINDS,
+  renewingBounds,
+} from "./bounds.js";
 import { faultArb } from "./faults/index.js";
 import { fitFaultsToClients } from "./fit.js";
 import { type ScheduleArbOptions, seedArb } from "./schedule.js";
@@ -49,19 +55,19 @@ export interface HuntArbOptions extends ScheduleArbOptions {
 export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
   const { options } = opts;
   const leaseMs = opts.leaseMs ?? options.ttlMs;
-  // A write every quarter lease at least: when the lease is lost under a holder, its next
-  // write comes soon after the new holder's first.
-  const writeGapMs = Math.max(1, Math.floor(leaseMs / 4));
-  const renewing =
-    opts.renews === true ? { maxHoldMs: 3 * leaseMs, maxWrites: 12, maxWriteGapMs: writeGapMs } : {};
-  const workload = defaultWorkloadBounds(options, { minWrites: 1, ...renewing, ...opts.workload });
   const maxPauseMs = opts.faults?.maxPauseMs ?? Math.max(3 * options.ttlMs, 2 * leaseMs);
+  const minClientPauseMs = Math.max(1, Math.min(leaseMs, maxPauseMs));
+  // A renewing holder is cut off as long as a client pause lasts: at least one lease.
+  const renewing =
+    opts.renews === true
+      ? renewingBounds(leaseMs, { min: minClientPauseMs, max: maxPauseMs })
+      : { workload: {}, faults: {} };
+  const workload = defaultWorkloadBounds(options, { minWrites: 1, ...renewing.workload, ...opts.workload });
   const { categories = [], ...faultOverrides } = opts.faults ?? { categories: [] };
   // Checkpoint and in-call occurrences (0 … 2 × maxCycles - 1) up to one per TTL of the run:
   // about as many cycles as a contending client gets through (a cycle takes half a TTL, and
   // there are others to wait for), so most of them fire.
   const cyclesInRun = Math.max(1, Math.ceil(options.horizonMs / Math.max(1, options.ttlMs)));
-  const minClientPauseMs = Math.max(1, Math.min(leaseMs, maxPauseMs));
   const faults = defaultFaultBounds(options, categories, {
     maxClients: workload.maxClients,
     maxCycles: Math.ceil(cyclesInRun / 2),
@@ -71,7 +77,7 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
     checkpoints: HUNT_CHECKPOINTS,
     maxPauseMs,
     minClientPauseMs,
-    ...(opts.renews === true ? { clientIsolationMs: { min: minClientPauseMs, max: maxPauseMs } } : {}),
+    ...renewing.faults,
     ...faultOverrides,
   });
   checkBounds("huntScheduleArb", workload, faults);

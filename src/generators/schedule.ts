@@ -17,6 +17,7 @@ import {
   defaultWorkloadBounds,
   type FaultBounds,
   type FaultCategory,
+  renewingBounds,
   type WorkloadBounds,
 } from "./bounds.js";
 import { faultsArb } from "./faults/index.js";
@@ -47,12 +48,7 @@ export const seedArb: fc.Arbitrary<number> = fc.integer({ min: 0, max: 0xfffffff
 export function scheduleArb(opts: ScheduleArbOptions): fc.Arbitrary<Schedule> {
   const ttl = opts.options.ttlMs;
   const renewing =
-    opts.renews === true
-      ? {
-          workload: { maxHoldMs: 3 * ttl, maxWrites: 12, maxWriteGapMs: Math.max(1, Math.floor(ttl / 4)) },
-          faults: { clientIsolationMs: { min: ttl, max: 3 * ttl } },
-        }
-      : { workload: {}, faults: {} };
+    opts.renews === true ? renewingBounds(ttl, { min: ttl, max: 3 * ttl }) : { workload: {}, faults: {} };
   const workload = defaultWorkloadBounds(opts.options, { ...renewing.workload, ...opts.workload });
   const { categories = [], ...faultOverrides } = opts.faults ?? { categories: [] };
   const faults = defaultFaultBounds(opts.options, categories, {

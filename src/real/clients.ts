@@ -26,6 +26,13 @@ export interface PauseRequest {
   label: string;
 }
 
+/** A client process your library ended by throwing outside a call, and the warning that says so. */
+export interface LibraryCrash {
+  client: string;
+  /** "client:N: the library threw outside a call; the client process exits: …" */
+  warning: string;
+}
+
 export interface ClientFleet {
   readonly ids: readonly number[];
   process(id: number): ManagedProcess | undefined;
@@ -40,7 +47,7 @@ export interface ClientFleet {
   /** Of those, the clients lockcheck could not drive (not the library's own stray errors). */
   brokenClients(): string[];
   /** Clients whose process your library ended by throwing outside a call (see library-client.ts). */
-  crashedByLibrary(): string[];
+  crashedByLibrary(): LibraryCrash[];
   crash(id: number): Promise<void>;
   crashed(): ReadonlySet<number>;
   send(id: number, msg: ParentMessage): void;
@@ -68,7 +75,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
   const crashed = new Set<number>();
   const failures: string[] = [];
   const broken: string[] = [];
-  const crashedByLibrary: string[] = [];
+  const crashedByLibrary: LibraryCrash[] = [];
   let events = 0;
 
   const readyAll = schedule.clients.map((plan) => {
@@ -142,7 +149,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           case "failed":
             failures.push(`client:${plan.id}: ${msg.message}`);
             if (msg.library !== true) broken.push(`client:${plan.id}`);
-            else crashedByLibrary.push(`client:${plan.id}`);
+            else crashedByLibrary.push({ client: `client:${plan.id}`, warning: failures.at(-1)! });
             clearTimeout(timer);
             reject(new Error(`client:${plan.id} failed: ${msg.message}`));
             return;

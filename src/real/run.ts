@@ -16,7 +16,7 @@ import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { err, formatInputError, ok, type Result } from "../result.js";
 import type { Schedule } from "../schedule/schedule.js";
-import { type ClientFleet, startClients } from "./clients.js";
+import { type ClientFleet, type LibraryCrash, startClients } from "./clients.js";
 import { findBinary } from "./cluster/binaries.js";
 import type { DockerRunOptions } from "./docker/world.js";
 import type { PartitionMode } from "./faults/context.js";
@@ -96,7 +96,7 @@ export interface RealRun {
    * Clients whose process your library ended by throwing outside a call (from one of its own
    * timers): as it would end your service. What they would have done after it did not happen.
    */
-  crashedByLibrary: string[];
+  crashedByLibrary: LibraryCrash[];
 }
 
 const RUN_ID_PREFIX = "lcrun";

@@ -4,6 +4,6 @@ import type { TargetRun } from "./target.js";
 
 /** Its history, counters, and the warning line of each client your library ended. */
 export function targetRunOf(r: RealRun): TargetRun {
-  const crashes = r.warnings.filter((w) => r.crashedByLibrary.some((client) => w.startsWith(`${client}: `)));
+  const crashes = r.crashedByLibrary.map((c) => c.warning);
   return { ops: r.ops, stats: { ...r.stats }, ...(crashes.length === 0 ? {} : { libraryCrashes: crashes }) };
 }

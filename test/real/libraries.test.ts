@@ -149,7 +149,7 @@ describe.skipIf(missingRedis.length > 0)("a library that throws outside a call",
       ),
     );
     // Named as the library's crash, not as a client lockcheck could not drive.
-    expect(r.run.crashedByLibrary).toEqual(["client:0"]);
+    expect(r.run.crashedByLibrary.map((c) => c.client)).toEqual(["client:0"]);
     expect(r.run.brokenClients).toEqual([]);
   });
 });
