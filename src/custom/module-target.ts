@@ -50,6 +50,7 @@ export function simTargetFor(algorithm: LockAlgorithm, options: Partial<Schedule
     resources: algorithm.fencing ? ["fenced", "unfenced"] : ["unfenced", "fenced"],
     hasLeader: algorithm.servers !== "redis",
     deterministic: true,
+    ...(algorithm.renews === true ? { renews: true } : {}),
     async run(schedule) {
       const { simulate } = await import("../sim/simulate.js");
       const r = await simulate(schedule, algorithm);
@@ -92,7 +93,14 @@ function libraryTargetFor(lock: LibraryLock): Target {
   return addRealModuleTarget(
     lock.servers,
     // Never called: each client process adapts the library's client (src/real/client/library-client.ts).
-    { name: lock.name, servers: lock.servers, fencing: lock.fencing, acquire: unused, release: unused },
+    {
+      name: lock.name,
+      servers: lock.servers,
+      fencing: lock.fencing,
+      renews: lock.renews === true,
+      acquire: unused,
+      release: unused,
+    },
     {
       ...(lock.count === undefined ? {} : { servers: lock.count }),
       ...(lock.options?.ttlMs === undefined ? {} : { ttlMs: lock.options.ttlMs }),
@@ -100,8 +108,18 @@ function libraryTargetFor(lock: LibraryLock): Target {
       ...(lock.options?.horizonMs === undefined ? {} : { horizonMs: lock.options.horizonMs }),
     },
     `${lock.name} (library adapter) on real ${lock.servers === "redis" ? "redis-servers" : "etcd"}`,
-    lock.renews === true,
   );
+}
+
+/** A lock whose `renews` is there but not a boolean (a LockAlgorithm would not be recognised). */
+function renewsProblem(x: unknown): { field: string; message: string } | null {
+  if (typeof x !== "object" || x === null) return null;
+  const renews = (x as Record<string, unknown>).renews;
+  if (renews === undefined || typeof renews === "boolean") return null;
+  return {
+    field: "renews",
+    message: `expected true or false (whether the lock renews its lease while held), got ${JSON.stringify(renews)}`,
+  };
 }
 
 /**
@@ -179,7 +197,8 @@ export async function loadModule(
   let target: Target | null = null;
   let algorithmOptions: Partial<ScheduleOptions> = {};
   const library = isLibraryLock(exported) ? exported : null;
-  const adapterProblem = library === null ? libraryAdapterProblem(exported) : null;
+  const adapterProblem =
+    library === null ? (libraryAdapterProblem(exported) ?? renewsProblem(exported)) : null;
   if (adapterProblem !== null) return err({ file: path, ...adapterProblem });
   if (library !== null) {
     // Its target is made once the name is checked (it registers a real target).

@@ -54,6 +54,7 @@ export const consensus: LockAlgorithm = {
   name: "consensus",
   servers: "etcd",
   fencing: true,
+  renews: true, // the lease's keep-alive, while the lock is held
   async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
     const etcd = etcdOf(env);
     const key = etcdLockKey(req.lock);

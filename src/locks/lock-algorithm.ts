@@ -14,6 +14,7 @@ export function isLockAlgorithm(x: unknown): x is LockAlgorithm {
     typeof o.acquire === "function" &&
     typeof o.release === "function" &&
     typeof o.fencing === "boolean" &&
+    (o.renews === undefined || typeof o.renews === "boolean") &&
     (o.servers === "redis" || o.servers === "etcd" || o.servers === "zk")
   );
 }

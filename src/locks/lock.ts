@@ -44,6 +44,13 @@ export interface LockAlgorithm {
   readonly servers: "redis" | "etcd" | "zk";
   /** Whether grants carry a fencing token. */
   readonly fencing: boolean;
+  /**
+   * Whether it renews its lease in the background while the lock is held (a keep-alive,
+   * session heartbeats). Default false. With true, generated schedules hold the lock up to
+   * 3 × the lease and partitions may cut a holder off from every lock server for longer than
+   * it: renewals that fail then let the lease expire under a holder that goes on writing.
+   */
+  readonly renews?: boolean;
   acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome>;
   release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome>;
 }

@@ -47,6 +47,7 @@ export const zk: LockAlgorithm = {
   name: "zk",
   servers: "zk",
   fencing: true,
+  renews: true, // session heartbeats keep the ephemeral node while the lock is held
   async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
     const ensemble = zkOf(env);
     const prefix = zkLockPrefix(req.lock);

@@ -39,7 +39,6 @@ function realTarget(
   options: Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs"> & { horizonMs?: number },
   resources: readonly [ResourceMode, ...ResourceMode[]],
   description: string,
-  renews = false,
 ): Target {
   return {
     name: `${world}:${lockName}`,
@@ -50,7 +49,7 @@ function realTarget(
     hasLeader: world === "etcd",
     deterministic: false,
     realWorld: world,
-    ...(renews ? { renews } : {}),
+    ...(algorithm.renews === true ? { renews: true } : {}),
     async run(schedule: Schedule): Promise<TargetRun> {
       const { runReal, newRunId } = await import("../real/run.js");
       const { registerUndo } = await import("../real/hygiene/undo.js");
@@ -117,7 +116,6 @@ const realTargets: Target[] = [
     { servers: 3, ttlMs: 1000, callTimeoutMs: 1000 },
     ["fenced", "unfenced", "fenced-txn"],
     "real 3-member etcd cluster: lease + keep-alive, token = create revision",
-    true, // the keep-alive renews the lease while the lock is held
   ),
 ];
 
@@ -133,14 +131,13 @@ const MODULE_DEFAULTS: Record<RealWorldName, Pick<ScheduleOptions, "servers" | "
  * `redis:<name>` or `etcd:<name>` for a user's LockAlgorithm (src/custom/module-target.ts),
  * added to REAL_TARGETS. Its client processes import the algorithm from its module (the
  * caller records which, src/locks/algorithm-modules.ts). `options` may override the
- * servers, TTL and call timeout; `renews`: the lock renews its lease while held (Target.renews).
+ * servers, TTL and call timeout. The target renews (Target.renews) if the algorithm says so.
  */
 export function addRealModuleTarget(
   world: RealWorldName,
   algorithm: LockAlgorithm,
   options: Partial<Pick<ScheduleOptions, "servers" | "ttlMs" | "callTimeoutMs" | "horizonMs">> = {},
   description = `${algorithm.name} (user module) on real ${world === "redis" ? "redis-servers" : "etcd"}`,
-  renews = false,
 ): Target {
   const d = MODULE_DEFAULTS[world];
   const target = realTarget(
@@ -155,7 +152,6 @@ export function addRealModuleTarget(
     },
     algorithm.fencing ? ["fenced", "unfenced"] : ["unfenced", "fenced"],
     description,
-    renews,
   );
   if (realTargets.some((t) => t.name === target.name))
     throw new RangeError(`addRealModuleTarget: "${target.name}" already exists`);

@@ -30,7 +30,6 @@ function simTarget(
   servers: number,
   resources: readonly [ResourceMode, ...ResourceMode[]],
   description: string,
-  renews = false,
 ): Target {
   return {
     name: `sim:${algorithm.name}`,
@@ -40,7 +39,7 @@ function simTarget(
     resources,
     hasLeader: algorithm.servers !== "redis",
     deterministic: true,
-    ...(renews ? { renews } : {}),
+    ...(algorithm.renews === true ? { renews: true } : {}),
     async run(schedule) {
       const r = await simulate(schedule, algorithm);
       return { ops: r.ops, stats: { ...r.stats } };
@@ -63,13 +62,6 @@ export const SIM_TARGETS: readonly Target[] = [
     3,
     ["fenced", "unfenced", "fenced-txn"],
     "etcd lock: lease + keep-alive, token = create revision",
-    true, // the keep-alive renews the lease while the lock is held
   ),
-  simTarget(
-    zk,
-    3,
-    ["fenced", "unfenced"],
-    "ZooKeeper lock: ephemeral sequential node, token = zxid",
-    true, // session heartbeats keep the ephemeral node while the lock is held
-  ),
+  simTarget(zk, 3, ["fenced", "unfenced"], "ZooKeeper lock: ephemeral sequential node, token = zxid"),
 ];

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkOps } from "../../src/checkers/index.js";
-import { resolveTarget } from "../../src/custom/module-target.js";
+import { loadModule, resolveTarget } from "../../src/custom/module-target.js";
 import { fuzz } from "../../src/runner/fuzz.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { findTarget } from "../../src/targets/index.js";
@@ -82,6 +82,27 @@ describe("a LockAlgorithm module", () => {
 
     const missing = await resolveTarget("module:./missing.mjs", dir);
     expect(missing.ok).toBe(false);
+  });
+
+  it("a LockAlgorithm that says it renews its lease is fuzzed and hunted as one; a non-boolean renews is named", async () => {
+    const body = (name: string, renews: string) =>
+      `export default { name: "${name}", servers: "etcd", fencing: true, renews: ${renews}, acquire() {}, release() {} };\n`;
+    await writeFile(join(dir, "renewing.mjs"), body("renewing", "true"));
+    const loaded = await loadModule("module:./renewing.mjs", dir);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    expect(loaded.value.target.name).toBe("sim:renewing");
+    expect(loaded.value.target.renews).toBe(true);
+    expect(loaded.value.real?.name).toBe("etcd:renewing");
+    expect(loaded.value.real?.renews).toBe(true);
+
+    await writeFile(join(dir, "algorithm-renews-yes.mjs"), body("algorithm-renews-yes", '"yes"'));
+    const bad = await resolveTarget("module:./algorithm-renews-yes.mjs", dir);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.error.file).toBe(join(dir, "algorithm-renews-yes.mjs"));
+      expect(bad.error.field).toBe("renews");
+      expect(bad.error.message).toContain('got "yes"');
+    }
   });
 
   it("a would-be library adapter (connect + servers) is told which field is wrong", async () => {
