@@ -8,9 +8,8 @@ import { combineValidity, type Validity } from "../checkers/verdict.js";
 import { loadModule, MODULE_PREFIX } from "../custom/module-target.js";
 import { REPORT_FILE, writeReportFile } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { loadReportInput } from "../runner/run-folder.js";
+import { loadReportInput, targetRenews } from "../runner/run-folder.js";
 import type { Schedule } from "../schedule/schedule.js";
-import { realTargetFor } from "../targets/real.js";
 
 export interface RenderReportOptions {
   /** Where to write the report (default: report.html next to the history). */
@@ -48,7 +47,7 @@ async function renewsLease(schedule: Schedule | undefined, warnings: InputError[
       return false;
     }
   }
-  return realTargetFor(schedule.target)?.renews === true;
+  return targetRenews(schedule.target);
 }
 
 export async function renderRunReport(

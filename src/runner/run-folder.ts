@@ -17,9 +17,15 @@ import { writeReport } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { loadSchedule } from "../schedule/load.js";
 import type { Schedule } from "../schedule/schedule.js";
-import { realTargetFor } from "../targets/real.js";
+import { findTarget } from "../targets/index.js";
 
 export const SCHEDULE_FILE = "schedule.json";
+
+/** Whether the target named renews its lease while held (Target.renews); false if unknown. */
+export function targetRenews(name: string): boolean {
+  const t = findTarget(name);
+  return t.ok && t.value.renews === true;
+}
 export const HISTORY_FILE = "history.jsonl";
 export const VERDICT_FILE = "verdict.json";
 
@@ -104,7 +110,7 @@ export async function saveRun(dir: string, run: RunToSave): Promise<Result<strin
     schedule: run.schedule,
     title: `${run.schedule.target} (${run.schedule.resource}), seed ${run.schedule.seed}`,
     replayCommand: run.replayCommand,
-    renews: realTargetFor(run.schedule.target)?.renews === true,
+    renews: targetRenews(run.schedule.target),
   });
   if (!report.ok) return report;
   return ok([schedulePath, historyPath, verdictPath, report.value]);
