@@ -16,12 +16,20 @@
  *   `lockcheck run --schedule …` works as printed from any folder.
  */
 
+import { basename, dirname, join } from "node:path";
 import { modulePathOf, withModuleRef } from "../custom/module-refs.js";
 import type { FaultCategory } from "../generators/bounds.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
 import { splitFaultsForExternalServers } from "../real/reachable-faults.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { defaultRunDir, unusedRunDir } from "../runner/run-folder.js";
+import {
+  defaultRunDir,
+  isDirectory,
+  readVerdictFile,
+  SCHEDULE_FILE,
+  unusedRunDir,
+  VERDICT_FILE,
+} from "../runner/run-folder.js";
 import type { Fault, ResourceMode, Schedule } from "../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../targets/real.js";
 import { supportedResource, type Target } from "../targets/target.js";
@@ -188,6 +196,11 @@ export interface RealRunPlan {
   outDir: string;
   /** The command that runs the saved schedule again the same way. */
   rerunCommand: string;
+  /**
+   * The run folder `schedule` came from, if its saved verdicts say that run failed: a rerun on
+   * real servers may pass, and the user should hear that it failed before. Null otherwise.
+   */
+  failedBefore: string | null;
 }
 
 const REAL_NAMES = REAL_TARGETS.map((t) => t.name);
@@ -270,5 +283,19 @@ export async function planRealRun(ask: RealRunAsk): Promise<Result<RealRunPlan, 
     ignored: prepared.value.ignored,
     outDir,
     rerunCommand: `lockcheck run --schedule ${outDir}${ask.docker === true ? " --cluster docker" : ""}${rerunFlags(external.value)}`,
+    failedBefore: ask.schedule === undefined ? null : await failedRunFolder(ask.schedule),
   });
+}
+
+/** The run folder of `schedulePath` (a folder, or its schedule.json) if its verdict.json says it failed. */
+async function failedRunFolder(schedulePath: string): Promise<string | null> {
+  const dir =
+    (await isDirectory(schedulePath)) === true
+      ? schedulePath
+      : basename(schedulePath) === SCHEDULE_FILE
+        ? dirname(schedulePath)
+        : null;
+  if (dir === null) return null;
+  const verdicts = await readVerdictFile(join(dir, VERDICT_FILE), []);
+  return verdicts?.some((v) => v.valid === false) === true ? dir : null;
 }

@@ -146,7 +146,7 @@ export interface LoadedReportInput {
   warnings: InputError[];
 }
 
-async function isDirectory(path: string): Promise<boolean | undefined> {
+export async function isDirectory(path: string): Promise<boolean | undefined> {
   try {
     return (await stat(path)).isDirectory();
   } catch {

@@ -238,7 +238,7 @@ async function runReal(flags: RunFlags): Promise<number> {
     },
   });
   if (!r.ok) return printInputError(r.error);
-  const { target, schedule, outDir, rerunCommand: again } = r.value.plan;
+  const { target, schedule, outDir, rerunCommand: again, failedBefore } = r.value.plan;
   const ext = r.value.plan.external;
   const { valid, verdicts, brokenClients: broken, crashedByLibrary: crashed, ops, stats: s } = r.value.report;
   // A violation found stands; a "valid" of a run whose clients could not be driven does not.
@@ -276,6 +276,11 @@ async function runReal(flags: RunFlags): Promise<number> {
           `${c.red("not trusted")}: ${broken.join(", ")} stopped on an error (warnings above), so part of the workload never ran; exit 2`,
         ]),
     `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: ${again}`,
+    ...(failedBefore === null || valid !== true
+      ? []
+      : [
+          `${c.yellow("passed this time")}: ${failedBefore} failed before (its verdict.json says so, and its history is kept there). A run on real servers is not deterministic: the faults must hit the same narrow window again. Run it again to see how often it fails.`,
+        ]),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return code;

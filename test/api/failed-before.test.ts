@@ -1,0 +1,75 @@
+/**
+ * `lockcheck run --schedule <folder>` of a run that failed: the plan says so, so that a rerun
+ * on real servers that happens to pass is printed as "passed this time", not as a plain valid.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planRealRun } from "../../src/api/real-run-plan.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "lockcheck-failed-before-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const schedule: Schedule = {
+  version: 1,
+  target: "redis:lease",
+  resource: "unfenced",
+  seed: 3,
+  options: {
+    lockName: "lock",
+    ttlMs: 500,
+    callTimeoutMs: 200,
+    horizonMs: 2000,
+    latencyMs: { min: 1, max: 1 },
+    lossRate: 0,
+    servers: 1,
+  },
+  clients: [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 10, writes: 1 }] }],
+  faults: [],
+};
+
+const verdict = (valid: Verdict["valid"]): Verdict => ({
+  checker: "stale-write",
+  valid,
+  anomalies: [],
+  stats: {},
+});
+
+async function runFolder(name: string, verdicts: Verdict[] | null): Promise<string> {
+  const folder = join(dir, name);
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, "schedule.json"), JSON.stringify(schedule));
+  if (verdicts !== null) await writeFile(join(folder, "verdict.json"), JSON.stringify({ verdicts }));
+  return folder;
+}
+
+async function failedBefore(schedulePath: string): Promise<string | null> {
+  const plan = await planRealRun({ schedule: schedulePath, out: join(dir, "out") });
+  if (!plan.ok) throw new Error(JSON.stringify(plan.error));
+  return plan.value.failedBefore;
+}
+
+describe("RealRunPlan.failedBefore", () => {
+  it("names the folder whose verdict.json has a failing verdict, given as the folder or its schedule.json", async () => {
+    const folder = await runFolder("failed", [verdict(true), verdict(false)]);
+    expect(await failedBefore(folder)).toBe(folder);
+    expect(await failedBefore(join(folder, "schedule.json"))).toBe(folder);
+  });
+
+  it("is null for a run that passed, one without verdicts, or a schedule file outside a run folder", async () => {
+    expect(await failedBefore(await runFolder("passed", [verdict(true), verdict("unknown")]))).toBeNull();
+    expect(await failedBefore(await runFolder("no-verdict", null))).toBeNull();
+    const loose = join(dir, "mine.json");
+    await writeFile(loose, JSON.stringify(schedule));
+    await writeFile(join(dir, "verdict.json"), JSON.stringify({ verdicts: [verdict(false)] }));
+    expect(await failedBefore(loose)).toBeNull();
+  });
+});
