@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planRealRun } from "../../src/api/real-run-plan.js";
 import type { Verdict } from "../../src/checkers/verdict.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { schedule as realSchedule } from "../real/helpers.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -18,23 +19,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const schedule: Schedule = {
-  version: 1,
-  target: "redis:lease",
-  resource: "unfenced",
-  seed: 3,
-  options: {
-    lockName: "lock",
-    ttlMs: 500,
-    callTimeoutMs: 200,
-    horizonMs: 2000,
-    latencyMs: { min: 1, max: 1 },
-    lossRate: 0,
-    servers: 1,
-  },
-  clients: [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 10, writes: 1 }] }],
-  faults: [],
-};
+/** One client, one cycle on redis:lease: its content does not matter here, only where it lies. */
+const schedule: Schedule = realSchedule(
+  "redis:lease",
+  "unfenced",
+  { servers: 1, ttlMs: 500 },
+  [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 10, writes: 1 }] }],
+  [],
+);
 
 const verdict = (valid: Verdict["valid"]): Verdict => ({
   checker: "stale-write",
