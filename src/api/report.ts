@@ -35,7 +35,7 @@ export interface RenderedReport {
  * Whether the run's lock renews its lease (then no hold is marked as outliving its ttl): a
  * library adapter's target is known once its module, which the schedule names, is loaded.
  */
-async function renewsLease(schedule: Schedule | undefined, warnings: InputError[]): Promise<boolean> {
+async function lockRenews(schedule: Schedule | undefined, warnings: InputError[]): Promise<boolean> {
   if (schedule === undefined) return false;
   if (schedule.module !== undefined) {
     const mod = await loadModule(`${MODULE_PREFIX}${schedule.module.path}`);
@@ -57,7 +57,7 @@ export async function renderRunReport(
   const loaded = await loadReportInput(path, { recheck: o.recheck === true });
   if (!loaded.ok) return loaded;
   const { input, dir, verdictSource, warnings } = loaded.value;
-  input.renews ??= await renewsLease(input.schedule, warnings);
+  input.renews ??= await lockRenews(input.schedule, warnings);
   for (const w of warnings) o.onWarning?.(w);
   if (o.title !== undefined) input.title = o.title;
   const written = await writeReportFile(o.out ?? join(dir, REPORT_FILE), input);
