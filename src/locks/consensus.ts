@@ -15,9 +15,11 @@
  * too) yet still believes it holds the lock: an unfenced resource then accepts its late
  * writes; a resource fenced by the token rejects them.
  */
-import { type EtcdApi, type LockEnv, NOT_PAUSED, type Renewal } from "../env/env.js";
+import type { EtcdApi, Renewal } from "../env/env.js";
+import type { StepApi, StepEnv, Steps } from "../env/steps.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
+import { steppedLock } from "./step-lock.js";
 
 interface ConsensusState {
   key: string;
@@ -38,66 +40,65 @@ export function etcdLockKey(lock: string): string {
   return lastKey;
 }
 
-function etcdOf(env: LockEnv): EtcdApi {
+function etcdOf(env: StepEnv): StepApi<EtcdApi> {
   if (env.etcd === null) throw new Error("consensus lock: the environment has no etcd-like cluster");
   return env.etcd;
 }
 
 /** Gives up a lease we will not use; true if we certainly hold nothing afterwards. */
-async function abandon(etcd: EtcdApi, leaseId: string, keepAlive: Renewal): Promise<boolean> {
+function* abandon(etcd: StepApi<EtcdApi>, leaseId: string, keepAlive: Renewal): Steps<boolean> {
   keepAlive.stop();
-  const r = await etcd.leaseRevoke(leaseId);
+  const r = yield* etcd.leaseRevoke(leaseId);
   return r.ok;
 }
 
-export const consensus: LockAlgorithm = {
-  name: "consensus",
-  servers: "etcd",
-  fencing: true,
-  renews: true, // the lease's keep-alive, while the lock is held
-  async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
-    const etcd = etcdOf(env);
-    const key = etcdLockKey(req.lock);
-    const deadline = env.now() + acquireWaitMs(req.ttlMs);
-    const granted = await etcd.leaseGrant(req.ttlMs);
-    if (!granted.ok) return { outcome: "denied", reason: `lease-grant-${granted.error.kind}` };
-    const { leaseId, ttlMs } = granted.value;
-    const keepAlive = etcd.keepAlive(leaseId, Math.max(1, Math.floor(ttlMs / 3)));
-    for (let attempt = 0; ; attempt++) {
-      const pending = etcd.createIfAbsent(key, req.owner, leaseId);
-      const paused = env.checkpoint("acquire-sent");
-      if (paused !== NOT_PAUSED) await paused;
-      const r = await pending;
-      if (!r.ok) {
-        // The key may have been created under our lease; revoking the lease deletes it.
-        const clean = await abandon(etcd, leaseId, keepAlive);
-        return clean
-          ? { outcome: "denied", reason: r.error.kind }
-          : { outcome: "unknown", reason: r.error.kind };
+export const consensus: LockAlgorithm = steppedLock(
+  { servers: "etcd", fencing: true, renews: true }, // renews: the lease's keep-alive, while the lock is held
+  {
+    name: "consensus",
+    *acquire(env: StepEnv, req: LockRequest): Steps<AcquireOutcome> {
+      const etcd = etcdOf(env);
+      const key = etcdLockKey(req.lock);
+      const deadline = env.now() + acquireWaitMs(req.ttlMs);
+      const granted = yield* etcd.leaseGrant(req.ttlMs);
+      if (!granted.ok) return { outcome: "denied", reason: `lease-grant-${granted.error.kind}` };
+      const { leaseId, ttlMs } = granted.value;
+      const keepAlive = etcd.keepAlive(leaseId, Math.max(1, Math.floor(ttlMs / 3)));
+      for (let attempt = 0; ; attempt++) {
+        const pending = etcd.createIfAbsent(key, req.owner, leaseId);
+        yield* env.checkpoint("acquire-sent");
+        const r = yield* pending;
+        if (!r.ok) {
+          // The key may have been created under our lease; revoking the lease deletes it.
+          const clean = yield* abandon(etcd, leaseId, keepAlive);
+          return clean
+            ? { outcome: "denied", reason: r.error.kind }
+            : { outcome: "unknown", reason: r.error.kind };
+        }
+        if (r.value.created) {
+          const state: ConsensusState = { key, leaseId, createRevision: r.value.createRevision, keepAlive };
+          return { outcome: "granted", token: r.value.createRevision, handle: { request: req, state } };
+        }
+        const left = deadline - env.now();
+        if (left <= 0) {
+          yield* abandon(etcd, leaseId, keepAlive);
+          return { outcome: "denied", reason: "held" };
+        }
+        const gone = yield* etcd.waitForDeletion(key, r.value.createRevision, Math.min(left, req.ttlMs));
+        // No member would take the watch: fall back to polling.
+        if (!gone.ok) {
+          yield* env.sleep(Math.min(left, retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10)));
+        }
       }
-      if (r.value.created) {
-        const state: ConsensusState = { key, leaseId, createRevision: r.value.createRevision, keepAlive };
-        return { outcome: "granted", token: r.value.createRevision, handle: { request: req, state } };
-      }
-      const left = deadline - env.now();
-      if (left <= 0) {
-        await abandon(etcd, leaseId, keepAlive);
-        return { outcome: "denied", reason: "held" };
-      }
-      const gone = await etcd.waitForDeletion(key, r.value.createRevision, Math.min(left, req.ttlMs));
-      // No member would take the watch: fall back to polling.
-      if (!gone.ok) {
-        await env.sleep(Math.min(left, retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10)));
-      }
-    }
+    },
+    *release(env: StepEnv, handle: LockHandle): Steps<ReleaseOutcome> {
+      const etcd = etcdOf(env);
+      const state = handle.state as ConsensusState;
+      state.keepAlive.stop();
+      const del = yield* etcd.deleteIfCreateRevision(state.key, state.createRevision);
+      yield* etcd.leaseRevoke(state.leaseId);
+      if (!del.ok) return { outcome: "unknown", reason: del.error.kind };
+      return del.value ? { outcome: "released" } : { outcome: "not-held" };
+    },
   },
-  async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
-    const etcd = etcdOf(env);
-    const state = handle.state as ConsensusState;
-    state.keepAlive.stop();
-    const del = await etcd.deleteIfCreateRevision(state.key, state.createRevision);
-    await etcd.leaseRevoke(state.leaseId);
-    if (!del.ok) return { outcome: "unknown", reason: del.error.kind };
-    return del.value ? { outcome: "released" } : { outcome: "not-held" };
-  },
-};
+);

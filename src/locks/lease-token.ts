@@ -7,30 +7,30 @@
  * (The counter lives on the lock node, which has no persistence: a crash of that node resets
  * it, and the token-order checker will rightly flag the repeated tokens.)
  */
-import type { LockEnv } from "../env/env.js";
 import { acquireLease, type LeaseState, lockKey, releaseLease } from "./lease.js";
-import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
+import type { LockAlgorithm, LockHandle } from "./lock.js";
+import { steppedLock } from "./step-lock.js";
 
 export function tokenKey(lock: string): string {
   return `${lockKey(lock)}:token`;
 }
 
-export const leaseToken: LockAlgorithm = {
-  name: "lease-token",
-  servers: "redis",
-  fencing: true,
-  async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
-    const r = await acquireLease(env, req);
-    if (r.outcome !== "granted") return r;
-    const token = await r.state.node.incr(tokenKey(req.lock));
-    if (token.ok) return { outcome: "granted", token: token.value, handle: { request: req, state: r.state } };
-    // We hold the lease but have no token to write with: give the lease back.
-    await releaseLease(r.state, req.owner);
-    return token.error.kind === "unreachable"
-      ? { outcome: "denied", reason: "token-unreachable" }
-      : { outcome: "unknown", reason: "token-timeout" };
+export const leaseToken: LockAlgorithm = steppedLock(
+  { servers: "redis", fencing: true },
+  {
+    name: "lease-token",
+    *acquire(env, req) {
+      const r = yield* acquireLease(env, req);
+      if (r.outcome !== "granted") return r;
+      const token = yield* r.state.node.incr(tokenKey(req.lock));
+      if (token.ok)
+        return { outcome: "granted", token: token.value, handle: { request: req, state: r.state } };
+      // We hold the lease but have no token to write with: give the lease back.
+      yield* releaseLease(r.state, req.owner);
+      return token.error.kind === "unreachable"
+        ? { outcome: "denied", reason: "token-unreachable" }
+        : { outcome: "unknown", reason: "token-timeout" };
+    },
+    release: (_env, handle: LockHandle) => releaseLease(handle.state as LeaseState, handle.request.owner),
   },
-  release(_env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
-    return releaseLease(handle.state as LeaseState, handle.request.owner);
-  },
-};
+);

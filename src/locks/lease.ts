@@ -7,9 +7,11 @@
  * Acquire retries while the key is held by someone else, until two TTLs have passed on the
  * client's own clock (a holder's lease is gone by then unless it is renewed).
  */
-import { type LockEnv, NOT_PAUSED, type RedisApi } from "../env/env.js";
-import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
+import type { RedisApi } from "../env/env.js";
+import type { StepApi, StepEnv, Steps } from "../env/steps.js";
+import type { LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
+import { steppedLock } from "./step-lock.js";
 
 /** The Redis key a lock lives under. */
 export function lockKey(lock: string): string {
@@ -18,7 +20,7 @@ export function lockKey(lock: string): string {
 
 export interface LeaseState {
   key: string;
-  node: RedisApi;
+  node: StepApi<RedisApi>;
 }
 
 /** Granted leases, before a token (if any) is attached. */
@@ -27,52 +29,50 @@ export type LeaseAcquire =
   | { outcome: "denied"; reason: string }
   | { outcome: "unknown"; reason: string };
 
-function leaseNode(env: LockEnv): RedisApi {
+function leaseNode(env: StepEnv): StepApi<RedisApi> {
   const node = env.redis[0];
   if (node === undefined) throw new Error("lease lock: the environment has no Redis-like server");
   return node;
 }
 
 /** Acquires the lease itself; shared by `lease` and `lease-token`. */
-export async function acquireLease(env: LockEnv, req: LockRequest): Promise<LeaseAcquire> {
+export function* acquireLease(env: StepEnv, req: LockRequest): Steps<LeaseAcquire> {
   const node = leaseNode(env);
   const key = lockKey(req.lock);
   const deadline = env.now() + acquireWaitMs(req.ttlMs);
   for (let attempt = 0; ; attempt++) {
     const pending = node.setNxPx(key, req.owner, req.ttlMs);
-    const paused = env.checkpoint("acquire-sent");
-    if (paused !== NOT_PAUSED) await paused;
-    const r = await pending;
+    yield* env.checkpoint("acquire-sent");
+    const r = yield* pending;
     if (r.ok && r.value) return { outcome: "granted", state: { key, node } };
     if (!r.ok) {
       if (r.error.kind === "unreachable") return { outcome: "denied", reason: "unreachable" };
       // The SET may have landed: the key may hold our owner until it expires. Try to undo it;
       // even if that works, the lease may have been ours for a moment, so stay honest.
-      await node.delIfEquals(key, req.owner);
+      yield* node.delIfEquals(key, req.owner);
       return { outcome: "unknown", reason: "timeout" };
     }
     const wait = retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10);
     if (env.now() + wait >= deadline) return { outcome: "denied", reason: "held" };
-    await env.sleep(wait);
+    yield* env.sleep(wait);
   }
 }
 
-export async function releaseLease(state: LeaseState, owner: string): Promise<ReleaseOutcome> {
-  const r = await state.node.delIfEquals(state.key, owner);
+export function* releaseLease(state: LeaseState, owner: string): Steps<ReleaseOutcome> {
+  const r = yield* state.node.delIfEquals(state.key, owner);
   if (!r.ok) return { outcome: "unknown", reason: r.error.kind };
   return r.value ? { outcome: "released" } : { outcome: "not-held" };
 }
 
-export const lease: LockAlgorithm = {
-  name: "lease",
-  servers: "redis",
-  fencing: false,
-  async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
-    const r = await acquireLease(env, req);
-    if (r.outcome !== "granted") return r;
-    return { outcome: "granted", token: null, handle: { request: req, state: r.state } };
+export const lease: LockAlgorithm = steppedLock(
+  { servers: "redis", fencing: false },
+  {
+    name: "lease",
+    *acquire(env, req) {
+      const r = yield* acquireLease(env, req);
+      if (r.outcome !== "granted") return r;
+      return { outcome: "granted", token: null, handle: { request: req, state: r.state } };
+    },
+    release: (_env, handle: LockHandle) => releaseLease(handle.state as LeaseState, handle.request.owner),
   },
-  release(_env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
-    return releaseLease(handle.state as LeaseState, handle.request.owner);
-  },
-};
+);

@@ -5,6 +5,7 @@
  * a lock whose keys have already expired (and perhaps been taken by someone else). Some
  * popular client libraries behave this way; `redlock` under the same schedule does not.
  */
+
 import type { LockAlgorithm } from "./lock.js";
 import { makeRedlock, NODE_REDLOCK_RETRY } from "./redlock.js";
 

@@ -18,10 +18,12 @@
  * Kleppmann's critique; a clock jump on one node or a long pause after acquiring still
  * breaks mutual exclusion.
  */
-import { type CallOptions, type CallResult, type LockEnv, NOT_PAUSED } from "../env/env.js";
+import type { CallOptions, CallResult } from "../env/env.js";
+import type { StepEnv, Steps } from "../env/steps.js";
 import { lockKey } from "./lease.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
+import { steppedLock } from "./step-lock.js";
 
 export interface RedlockConfig {
   name: string;
@@ -80,51 +82,51 @@ function yesVotes(replies: readonly CallResult<boolean>[]): number {
 }
 
 export function makeRedlock(config: RedlockConfig): LockAlgorithm {
-  return {
-    name: config.name,
-    servers: "redis",
-    fencing: false,
-    async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
-      const nodes = env.redis;
-      if (nodes.length === 0) throw new Error(`${config.name}: the environment has no Redis-like servers`);
-      const key = lockKey(req.lock);
-      const opts: CallOptions = { timeoutMs: perNodeTimeoutMs(req.ttlMs) };
-      let lastReason = "no-quorum";
-      const { retry } = config;
-      const waitMs = retry.waitMs(req.ttlMs);
-      const deadline = waitMs === null ? Number.POSITIVE_INFINITY : env.now() + waitMs;
-      for (let attempt = 0; attempt < retry.attempts; attempt++) {
-        const start = env.now();
-        const pending = env.redisAll.setNxPx(key, req.owner, req.ttlMs, opts);
-        const paused = env.checkpoint("acquire-sent");
-        if (paused !== NOT_PAUSED) await paused;
-        const votes = yesVotes(await pending);
-        const elapsed = env.now() - start;
-        const validity = req.ttlMs - elapsed - driftMs(req.ttlMs);
-        const hasQuorum = votes >= quorum(nodes.length);
-        if (hasQuorum && (!config.checkValidity || validity > 0)) {
-          const state: RedlockState = { key };
-          return { outcome: "granted", token: null, handle: { request: req, state } };
+  return steppedLock(
+    { servers: "redis", fencing: false },
+    {
+      name: config.name,
+      *acquire(env: StepEnv, req: LockRequest): Steps<AcquireOutcome> {
+        const nodes = env.redis;
+        if (nodes.length === 0) throw new Error(`${config.name}: the environment has no Redis-like servers`);
+        const key = lockKey(req.lock);
+        const opts: CallOptions = { timeoutMs: perNodeTimeoutMs(req.ttlMs) };
+        let lastReason = "no-quorum";
+        const { retry } = config;
+        const waitMs = retry.waitMs(req.ttlMs);
+        const deadline = waitMs === null ? Number.POSITIVE_INFINITY : env.now() + waitMs;
+        for (let attempt = 0; attempt < retry.attempts; attempt++) {
+          const start = env.now();
+          const pending = env.redisAll.setNxPx(key, req.owner, req.ttlMs, opts);
+          yield* env.checkpoint("acquire-sent");
+          const votes = yesVotes(yield* pending);
+          const elapsed = env.now() - start;
+          const validity = req.ttlMs - elapsed - driftMs(req.ttlMs);
+          const hasQuorum = votes >= quorum(nodes.length);
+          if (hasQuorum && (!config.checkValidity || validity > 0)) {
+            const state: RedlockState = { key };
+            return { outcome: "granted", token: null, handle: { request: req, state } };
+          }
+          lastReason = hasQuorum ? "validity-expired" : "no-quorum";
+          yield* env.redisAll.delIfEquals(key, req.owner, opts);
+          if (attempt + 1 >= retry.attempts) break;
+          const wait = retry.delayMs(req.owner, attempt, req.ttlMs);
+          if (env.now() + wait >= deadline) break;
+          yield* env.sleep(wait);
         }
-        lastReason = hasQuorum ? "validity-expired" : "no-quorum";
-        await env.redisAll.delIfEquals(key, req.owner, opts);
-        if (attempt + 1 >= retry.attempts) break;
-        const wait = retry.delayMs(req.owner, attempt, req.ttlMs);
-        if (env.now() + wait >= deadline) break;
-        await env.sleep(wait);
-      }
-      return { outcome: "denied", reason: lastReason };
+        return { outcome: "denied", reason: lastReason };
+      },
+      *release(env: StepEnv, handle: LockHandle): Steps<ReleaseOutcome> {
+        const { key } = handle.state as RedlockState;
+        const replies = yield* env.redisAll.delIfEquals(key, handle.request.owner, {
+          timeoutMs: perNodeTimeoutMs(handle.request.ttlMs),
+        });
+        if (replies.some((r) => r.ok && r.value)) return { outcome: "released" };
+        if (replies.every((r) => r.ok)) return { outcome: "not-held" };
+        return { outcome: "unknown", reason: "unlock-incomplete" };
+      },
     },
-    async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
-      const { key } = handle.state as RedlockState;
-      const replies = await env.redisAll.delIfEquals(key, handle.request.owner, {
-        timeoutMs: perNodeTimeoutMs(handle.request.ttlMs),
-      });
-      if (replies.some((r) => r.ok && r.value)) return { outcome: "released" };
-      if (replies.every((r) => r.ok)) return { outcome: "not-held" };
-      return { outcome: "unknown", reason: "unlock-incomplete" };
-    },
-  };
+  );
 }
 
 export const redlock: LockAlgorithm = makeRedlock({

@@ -9,9 +9,11 @@
  * order, so later grants carry higher tokens. When the session expires (a paused client
  * stops heartbeating), the ensemble deletes the node and the next waiter takes the lock.
  */
-import { type LockEnv, NOT_PAUSED, type Renewal, type ZkApi } from "../env/env.js";
+import type { Renewal, ZkApi } from "../env/env.js";
+import type { StepApi, StepEnv, Steps } from "../env/steps.js";
 import type { AcquireOutcome, LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./lock.js";
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
+import { steppedLock } from "./step-lock.js";
 
 interface ZkState {
   sessionId: string;
@@ -31,80 +33,80 @@ export function zkLockPrefix(lock: string): string {
   return lastPrefix;
 }
 
-function zkOf(env: LockEnv): ZkApi {
+function zkOf(env: StepEnv): StepApi<ZkApi> {
   if (env.zk === null) throw new Error("zk lock: the environment has no ZooKeeper-like ensemble");
   return env.zk;
 }
 
 /** Closes the session (which deletes its ephemeral nodes); true if that certainly happened. */
-async function abandon(zk: ZkApi, sessionId: string, heartbeat: Renewal): Promise<boolean> {
+function* abandon(zk: StepApi<ZkApi>, sessionId: string, heartbeat: Renewal): Steps<boolean> {
   heartbeat.stop();
-  const r = await zk.closeSession(sessionId);
+  const r = yield* zk.closeSession(sessionId);
   return r.ok;
 }
 
-export const zk: LockAlgorithm = {
-  name: "zk",
-  servers: "zk",
-  fencing: true,
-  renews: true, // session heartbeats keep the ephemeral node while the lock is held
-  async acquire(env: LockEnv, req: LockRequest): Promise<AcquireOutcome> {
-    const ensemble = zkOf(env);
-    const prefix = zkLockPrefix(req.lock);
-    const deadline = env.now() + acquireWaitMs(req.ttlMs);
-    const session = await ensemble.createSession(req.ttlMs);
-    if (!session.ok) return { outcome: "denied", reason: `session-${session.error.kind}` };
-    const { sessionId } = session.value;
-    const heartbeat = ensemble.keepSessionAlive(sessionId, Math.max(1, Math.floor(req.ttlMs / 3)));
+export const zk: LockAlgorithm = steppedLock(
+  { servers: "zk", fencing: true, renews: true }, // renews: session heartbeats keep the ephemeral node while the lock is held
+  {
+    name: "zk",
+    *acquire(env: StepEnv, req: LockRequest): Steps<AcquireOutcome> {
+      const ensemble = zkOf(env);
+      const prefix = zkLockPrefix(req.lock);
+      const deadline = env.now() + acquireWaitMs(req.ttlMs);
+      const session = yield* ensemble.createSession(req.ttlMs);
+      if (!session.ok) return { outcome: "denied", reason: `session-${session.error.kind}` };
+      const { sessionId } = session.value;
+      const heartbeat = ensemble.keepSessionAlive(sessionId, Math.max(1, Math.floor(req.ttlMs / 3)));
 
-    const pending = ensemble.createEphemeralSequential(sessionId, prefix);
-    const paused = env.checkpoint("acquire-sent");
-    if (paused !== NOT_PAUSED) await paused;
-    const created = await pending;
-    if (!created.ok) {
-      const clean = await abandon(ensemble, sessionId, heartbeat);
-      return clean
-        ? { outcome: "denied", reason: created.error.kind }
-        : { outcome: "unknown", reason: created.error.kind };
-    }
-    const mine = created.value;
+      const pending = ensemble.createEphemeralSequential(sessionId, prefix);
+      yield* env.checkpoint("acquire-sent");
+      const created = yield* pending;
+      if (!created.ok) {
+        const clean = yield* abandon(ensemble, sessionId, heartbeat);
+        return clean
+          ? { outcome: "denied", reason: created.error.kind }
+          : { outcome: "unknown", reason: created.error.kind };
+      }
+      const mine = created.value;
 
-    for (let attempt = 0; ; attempt++) {
-      const listed = await ensemble.children(prefix);
-      let ahead: string | null = null;
-      if (listed.ok) {
-        const at = listed.value.findIndex((c) => c.path === mine.path);
-        if (at === 0) {
-          const state: ZkState = { sessionId, path: mine.path, heartbeat };
-          return { outcome: "granted", token: mine.zxid, handle: { request: req, state } };
+      for (let attempt = 0; ; attempt++) {
+        const listed = yield* ensemble.children(prefix);
+        let ahead: string | null = null;
+        if (listed.ok) {
+          const at = listed.value.findIndex((c) => c.path === mine.path);
+          if (at === 0) {
+            const state: ZkState = { sessionId, path: mine.path, heartbeat };
+            return { outcome: "granted", token: mine.zxid, handle: { request: req, state } };
+          }
+          if (at < 0) {
+            // Our node is gone (the session expired while we waited), or the listing came from
+            // a member behind our own create: closing the session settles which.
+            const clean = yield* abandon(ensemble, sessionId, heartbeat);
+            return { outcome: clean ? "denied" : "unknown", reason: "session-expired" };
+          }
+          ahead = listed.value[at - 1]!.path;
         }
-        if (at < 0) {
-          // Our node is gone (the session expired while we waited), or the listing came from
-          // a member behind our own create: closing the session settles which.
-          const clean = await abandon(ensemble, sessionId, heartbeat);
-          return { outcome: clean ? "denied" : "unknown", reason: "session-expired" };
+        const left = deadline - env.now();
+        if (left <= 0) {
+          const clean = yield* abandon(ensemble, sessionId, heartbeat);
+          return clean ? { outcome: "denied", reason: "held" } : { outcome: "unknown", reason: "held" };
         }
-        ahead = listed.value[at - 1]!.path;
+        const gone =
+          ahead === null ? null : yield* ensemble.waitForDeletion(ahead, Math.min(left, req.ttlMs));
+        // The listing failed, or no member would take the watch: fall back to polling.
+        if (gone === null || !gone.ok) {
+          yield* env.sleep(Math.min(left, retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10)));
+        }
       }
-      const left = deadline - env.now();
-      if (left <= 0) {
-        const clean = await abandon(ensemble, sessionId, heartbeat);
-        return clean ? { outcome: "denied", reason: "held" } : { outcome: "unknown", reason: "held" };
-      }
-      const gone = ahead === null ? null : await ensemble.waitForDeletion(ahead, Math.min(left, req.ttlMs));
-      // The listing failed, or no member would take the watch: fall back to polling.
-      if (gone === null || !gone.ok) {
-        await env.sleep(Math.min(left, retryDelayMs(req.owner, attempt, req.ttlMs / 10, req.ttlMs / 10)));
-      }
-    }
+    },
+    *release(env: StepEnv, handle: LockHandle): Steps<ReleaseOutcome> {
+      const ensemble = zkOf(env);
+      const state = handle.state as ZkState;
+      state.heartbeat.stop();
+      const del = yield* ensemble.delete(state.path);
+      yield* ensemble.closeSession(state.sessionId);
+      if (!del.ok) return { outcome: "unknown", reason: del.error.kind };
+      return del.value ? { outcome: "released" } : { outcome: "not-held" };
+    },
   },
-  async release(env: LockEnv, handle: LockHandle): Promise<ReleaseOutcome> {
-    const ensemble = zkOf(env);
-    const state = handle.state as ZkState;
-    state.heartbeat.stop();
-    const del = await ensemble.delete(state.path);
-    await ensemble.closeSession(state.sessionId);
-    if (!del.ok) return { outcome: "unknown", reason: del.error.kind };
-    return del.value ? { outcome: "released" } : { outcome: "not-held" };
-  },
-};
+);

@@ -1,7 +1,7 @@
 /**
  * Reply batching: fewer drains of client code for calls a client makes together.
  *
- * After an event settles a client's promise the loop normally drains the microtask queue, so
+ * After an event settles a client's wait the loop normally drains client code, so
  * that the client's reaction runs at that virtual instant (scheduler.ts). A client that sent
  * five requests at once and awaits them all (Redlock) reacts only to the last reply; draining
  * after each of the other four is wasted work. So a settle whose batch (the calls its client
@@ -18,6 +18,7 @@
  */
 import type { SimNode } from "./node.js";
 import type { SimCore } from "./scheduler.js";
+import { completeOp, type SimOp } from "./sim-op.js";
 
 /** The calls one client made within one drain; `open` are still unsettled. */
 export interface CallBatch {
@@ -69,29 +70,24 @@ export function soloBatch(client: SimNode): CallBatch {
 }
 
 /**
- * Settles one of `client`'s promises with `resolve(value)` as its batch asks: at once with a
- * drain after it, at once owing the drain, or after the drain the client owes.
+ * Settles `op`, a wait of `client`'s, with `value` as its batch asks: at once with a drain
+ * after it, at once owing the drain, or after the drain the client owes.
  */
-export function settleClient<V>(
-  client: SimNode,
-  batch: CallBatch,
-  resolve: (value: V) => void,
-  value: V,
-): void {
+export function settleClient<V>(client: SimNode, batch: CallBatch, op: SimOp<V>, value: V): void {
   const core = client.core;
   switch (settleMode(client, batch)) {
     case "owe":
-      resolve(value);
+      completeOp(op, value);
       return;
     case "drain-first":
       deferSettle(core, () => {
         core.settled = true;
-        resolve(value);
+        completeOp(op, value);
       });
       return;
     default:
       core.settled = true;
-      resolve(value);
+      completeOp(op, value);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
- * The LockEnv a simulated client runs against: its own clock, sleeps on its monotonic clock,
- * calls over the simulated network to the world's servers, and checkpoints where the
- * schedule's `pause-at` faults freeze it.
+ * The environment a simulated client runs against: its own clock, sleeps on its monotonic
+ * clock, calls over the simulated network to the world's servers, and checkpoints where the
+ * schedule's `pause-at` faults freeze it. Its waits are SimOps (step code, sim-op.ts);
+ * `asyncClientEnv` gives the same as promises for a user's async algorithm.
  */
 import {
   type CallError,
@@ -17,6 +18,7 @@ import {
   type ResourceWriteResult,
   type ZkApi,
 } from "../env/env.js";
+import { asyncEnvOf, type StepApi, type StepEnv, type Waitable } from "../env/steps.js";
 import { etcdLockKey } from "../locks/consensus.js";
 import type { Checkpoint } from "../schedule/schedule.js";
 import { noteAction } from "./batch.js";
@@ -24,16 +26,16 @@ import { wallAt } from "./clock.js";
 import { renewInBackground } from "./cluster-renewal.js";
 import { type ClusterSession, clusterSession, submitToCluster, watchAtCluster } from "./consensus-client.js";
 import { pauseAtCheckpoint } from "./nemesis.js";
-import { newPromise, takeResolve } from "./new-promise.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { callAnswered, callAnsweredEach, channel } from "./rpc.js";
 import { deletedSince, type EtcdCluster, type EtcdCmd, type EtcdRes } from "./servers/etcd.js";
 import { delIfEquals, incr, type RedisNode, setNxPx } from "./servers/redis.js";
 import { type ResourceNode, writeResource } from "./servers/resource.js";
 import { nodeGone, type ZkCmd, type ZkEnsemble, type ZkRes } from "./servers/zk.js";
+import { completeOp, promiseOf, SimOp, settledOp } from "./sim-op.js";
 import type { SimWorld } from "./world.js";
 
-export function createClientEnv(w: SimWorld, clientId: number, client: SimNode): LockEnv {
+export function createClientEnv(w: SimWorld, clientId: number, client: SimNode): StepEnv {
   const callTimeout = (opts?: CallOptions): number => opts?.timeoutMs ?? w.schedule.options.callTimeoutMs;
   const checkpoints = new Map<Checkpoint, number>();
   const pausedAtCheckpoints = w.schedule.faults.some((f) => f.kind === "pause-at" && f.client === clientId);
@@ -45,9 +47,9 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
     },
     sleep: (ms) => {
       noteAction(client);
-      const p = newPromise<void>();
-      setTimerWith(client, ms, wake, takeResolve<void>());
-      return p;
+      const op = new SimOp<void>(client.core);
+      setTimerWith(client, ms, wake, op);
+      return op;
     },
     redis: w.redis.map((r) => redisApi(w, client, r, callTimeout)),
     redisAll: redisFanOut(w, client, callTimeout),
@@ -56,22 +58,35 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
     resource: resourceApi(w, client, callTimeout),
     checkpoint(point) {
       noteAction(client);
-      if (!pausedAtCheckpoints) return NOT_PAUSED;
+      if (!pausedAtCheckpoints) return NOT_PAUSING;
       const occurrence = checkpoints.get(point) ?? 0;
       checkpoints.set(point, occurrence + 1);
-      return pauseAtCheckpoint(w, clientId, client, point, occurrence);
+      return pauseAtCheckpoint(w, clientId, client, point, occurrence) ?? NOT_PAUSING;
     },
   };
 }
 
-function wake(resolve: () => void, node: SimNode): void {
+/** What a checkpoint that does not pause returns: settled from the start. */
+const NOT_PAUSING: SimOp<void> = settledOp<void>(undefined);
+
+/** The client's environment as promises, for a user's async LockAlgorithm. */
+export function asyncClientEnv(env: StepEnv): LockEnv {
+  return asyncEnvOf(env, simPromiseOf);
+}
+
+function simPromiseOf<T>(w: Waitable<T>): Promise<T> {
+  if (w === NOT_PAUSING) return NOT_PAUSED as Promise<T>;
+  return promiseOf(w as SimOp<T>);
+}
+
+function wake(op: SimOp<void>, node: SimNode): void {
   node.core.settled = true;
-  resolve();
+  completeOp(op, undefined);
 }
 
 type TimeoutOf = (opts?: CallOptions) => number;
 
-function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf): RedisApi {
+function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf): StepApi<RedisApi> {
   const to = r.node;
   const ch = channel(w.net, client, to);
   return {
@@ -84,9 +99,13 @@ function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf
   };
 }
 
-function redisFanOut(w: SimWorld, client: SimNode, timeout: TimeoutOf): RedisFanOut {
+function redisFanOut(w: SimWorld, client: SimNode, timeout: TimeoutOf): StepApi<RedisFanOut> {
   const channels = w.redis.map((r) => channel(w.net, client, r.node));
   const servers = w.redis;
+  if (servers.length === 0) {
+    const none = (): SimOp<CallResult<boolean>[]> => settledOp<CallResult<boolean>[]>([]);
+    return { setNxPx: none, delIfEquals: none };
+  }
   return {
     setNxPx: (key, value, ttlMs, opts) =>
       callAnsweredEach(channels, timeout(opts), answerSetNxPx, servers, key, value, ttlMs),
@@ -130,7 +149,7 @@ function submitter<Cmd extends { op: string }, Res extends { op: string }>(
     cmd: C,
     opts: CallOptions | undefined,
     finish: (res: Extract<Res, { op: C["op"] }>) => CallResult<T>,
-  ): Promise<CallResult<T>> =>
+  ): SimOp<CallResult<T>> =>
     // submitToCluster checks that the answer's op is the command's before calling `finish`.
     submitToCluster(
       w.net,
@@ -148,7 +167,7 @@ function refused(node: string, detail: string): { ok: false; error: CallError } 
   return { ok: false, error: { kind: "unreachable", node, detail } };
 }
 
-function etcdApi(w: SimWorld, client: SimNode, etcd: EtcdCluster, timeout: TimeoutOf): EtcdApi {
+function etcdApi(w: SimWorld, client: SimNode, etcd: EtcdCluster, timeout: TimeoutOf): StepApi<EtcdApi> {
   const session = clusterSession(w.net, client, etcd.cluster.members);
   const submit = submitter<EtcdCmd, EtcdRes>(w, client, etcd.cluster, timeout, session);
   return {
@@ -190,7 +209,7 @@ function etcdApi(w: SimWorld, client: SimNode, etcd: EtcdCluster, timeout: Timeo
 const leaseAlive = (res: EtcdRes): boolean => res.op !== "lease-keepalive" || res.ttlMs > 0;
 const sessionAlive = (res: ZkRes): boolean => res.op !== "heartbeat" || res.alive;
 
-function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf): ZkApi {
+function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf): StepApi<ZkApi> {
   const session = clusterSession(w.net, client, zk.cluster.members);
   const submit = submitter<ZkCmd, ZkRes>(w, client, zk.cluster, timeout, session);
   return {
@@ -216,7 +235,7 @@ function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf)
   };
 }
 
-function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): ResourceApi {
+function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): StepApi<ResourceApi> {
   if (w.schedule.resource === "fenced-txn" && w.etcd !== null) {
     // The fence folded into the write: a txn on the etcd-like cluster (see servers/etcd.ts).
     const submit = submitter<EtcdCmd, EtcdRes>(w, client, w.etcd.cluster, timeout);

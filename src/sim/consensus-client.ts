@@ -14,8 +14,8 @@
  * next one), which notifies the client from its own applied state; silence until the wait
  * is over means "not seen", whatever the reason (still there, or the member is cut off).
  *
- * Both are written as callbacks on one promise rather than as async functions, and their hops
- * react inside the event that answers them (`callThen`): a call costs the client one promise
+ * Both are written as callbacks on one SimOp rather than as step code of their own, and their
+ * hops react inside the event that answers them (`callThen`): a call costs the client one op
  * and one continuation, however many hops it takes.
  *
  * Background renewals (keep-alives, pings) over the same session: cluster-renewal.ts.
@@ -24,10 +24,10 @@ import type { CallResult } from "../env/env.js";
 import { type CallBatch, settleClient, soloBatch } from "./batch.js";
 import { monoAt } from "./clock.js";
 import type { Network } from "./network.js";
-import { newPromise, takeReject, takeResolve } from "./new-promise.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { type Channel, callThen, channel, type Responder, respond } from "./rpc.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
+import { failOp, SimOp } from "./sim-op.js";
 
 export interface ClusterSession {
   readonly net: Network;
@@ -78,12 +78,12 @@ interface Submission<Cmd, Res, T> {
   lastNode: string;
   /** Redirects and refusals since the last wait: after a full round, wait before going on. */
   hops: number;
-  resolve: (r: CallResult<T>) => void;
-  reject: (e: unknown) => void;
+  /** What the client waits on. */
+  readonly op: SimOp<CallResult<T>>;
 }
 
 /**
- * Submits `cmd` to the cluster and resolves with `finish(result)` once a leader answers, or
+ * Submits `cmd` to the cluster and settles with `finish(result)` once a leader answers, or
  * with the error that ended the call.
  */
 export function submitToCluster<Cmd, Res, T>(
@@ -94,7 +94,7 @@ export function submitToCluster<Cmd, Res, T>(
   timeoutMs: number,
   idleWaitMs: number,
   finish: (res: Res) => CallResult<T>,
-): Promise<CallResult<T>> {
+): SimOp<CallResult<T>> {
   const client = session.client;
   const target = session.preferred;
   const s: Submission<Cmd, Res, T> = {
@@ -109,17 +109,11 @@ export function submitToCluster<Cmd, Res, T>(
     target,
     lastNode: cluster.members[target]!.node.name,
     hops: 0,
-    resolve: noResolve,
-    reject: noResolve,
+    op: new SimOp<CallResult<T>>(net.core),
   };
-  const p = newPromise<CallResult<T>>();
-  s.resolve = takeResolve<CallResult<T>>();
-  s.reject = takeReject();
   attemptSubmission(s);
-  return p;
+  return s.op;
 }
-
-const noResolve = (): void => {};
 
 /** `finish(res)`, once `res` is checked to answer `cmd` (a mismatch is a bug in the simulator). */
 function finishAnswer<Cmd, Res, T>(cmd: Cmd, res: Res, finish: (res: Res) => CallResult<T>): CallResult<T> {
@@ -130,7 +124,7 @@ function finishAnswer<Cmd, Res, T>(cmd: Cmd, res: Res, finish: (res: Res) => Cal
 }
 
 function settleSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>, r: CallResult<T>): void {
-  settleClient(s.session.client, s.batch, s.resolve, r);
+  settleClient(s.session.client, s.batch, s.op, r);
 }
 
 function attemptSubmission<Cmd, Res, T>(s: Submission<Cmd, Res, T>): void {
@@ -183,7 +177,9 @@ function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submi
       try {
         result = finishAnswer(s.cmd, answer.value, s.finish);
       } catch (e) {
-        settleClient(session.client, s.batch, s.reject, e); // a bug in the simulator: fail the client loudly
+        // A bug in the simulator: fail the client loudly.
+        session.client.core.settled = true;
+        failOp(s.op, e);
         return;
       }
       settleSubmission(s, result);
@@ -221,7 +217,7 @@ interface Watching<Cmd, Res, SM> {
   tries: number;
   /** What the member being asked was told to wait (ms). */
   waitMs: number;
-  resolve: (r: CallResult<boolean>) => void;
+  readonly op: SimOp<CallResult<boolean>>;
 }
 
 /**
@@ -234,7 +230,7 @@ export function watchAtCluster<Cmd, Res, SM>(
   session: ClusterSession,
   seen: (sm: SM) => boolean,
   waitMs: number,
-): Promise<CallResult<boolean>> {
+): SimOp<CallResult<boolean>> {
   const client = session.client;
   const w: Watching<Cmd, Res, SM> = {
     net,
@@ -246,18 +242,16 @@ export function watchAtCluster<Cmd, Res, SM>(
     target: session.preferred,
     tries: 0,
     waitMs: 0,
-    resolve: noResolve,
+    op: new SimOp<CallResult<boolean>>(net.core),
   };
-  const p = newPromise<CallResult<boolean>>();
-  w.resolve = takeResolve<CallResult<boolean>>();
   attemptWatch(w);
-  return p;
+  return w.op;
 }
 
 function attemptWatch<Cmd, Res, SM>(w: Watching<Cmd, Res, SM>): void {
   const remaining = w.deadline - monoAt(w.session.client.clock, w.net.core.now);
   if (remaining <= 0) {
-    settleClient(w.session.client, w.batch, w.resolve, NOT_SEEN);
+    settleClient(w.session.client, w.batch, w.op, NOT_SEEN);
     return;
   }
   w.waitMs = remaining;
@@ -281,7 +275,7 @@ function respondSeen(to: Responder<boolean>): void {
 function watchAnswered<Cmd, Res, SM>(r: CallResult<boolean>, w: Watching<Cmd, Res, SM>): void {
   const n = w.cluster.members.length;
   if (r.ok || r.error.kind === "timeout") {
-    settleClient(w.session.client, w.batch, w.resolve, r.ok ? SEEN : NOT_SEEN);
+    settleClient(w.session.client, w.batch, w.op, r.ok ? SEEN : NOT_SEEN);
     return;
   }
   if (++w.tries < n) {
@@ -290,7 +284,7 @@ function watchAnswered<Cmd, Res, SM>(r: CallResult<boolean>, w: Watching<Cmd, Re
     return;
   }
   const node = w.cluster.members[w.target]!.node.name;
-  settleClient(w.session.client, w.batch, w.resolve, {
+  settleClient(w.session.client, w.batch, w.op, {
     ok: false,
     error: { kind: "unreachable", node, detail: "every member refused the watch" },
   });

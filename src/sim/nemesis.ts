@@ -10,13 +10,13 @@
  * - Partitions and delays are reference counted per directed link, so overlapping faults
  *   compose and each heal undoes only its own cut.
  */
-import { NOT_PAUSED } from "../env/env.js";
 import type { Checkpoint, Fault } from "../schedule/schedule.js";
 import { jumpClock } from "./clock.js";
 import { cutLink, delayLink } from "./network.js";
 import { crashNode, driftNode, pauseNode, restartNode, resumeNode, type SimNode, setTimer } from "./node.js";
 import { recordNemesis } from "./recorder.js";
 import { after, at } from "./scheduler.js";
+import { completeOp, SimOp } from "./sim-op.js";
 import { resolveNodeRef, type SimWorld } from "./world.js";
 
 /** Faults that start at a time (`pause-at` and `pause-in-call` start at a client's own progress). */
@@ -134,8 +134,8 @@ function partitionLinks(a: readonly string[], b: readonly string[], oneWay: bool
 
 /**
  * `env.checkpoint(point)`: if `pause-at` faults name this client, checkpoint and occurrence,
- * pause the client for their durations (recorded as pause/resume) and resolve once it runs
- * again; otherwise resolve at once.
+ * pause the client for their durations (recorded as pause/resume) and return an op settled
+ * once it runs again; otherwise null (nothing to wait for).
  */
 export function pauseAtCheckpoint(
   w: SimWorld,
@@ -143,7 +143,7 @@ export function pauseAtCheckpoint(
   client: SimNode,
   point: Checkpoint,
   occurrence: number,
-): Promise<void> {
+): SimOp<void> | null {
   let matched = false;
   for (const f of w.schedule.faults) {
     if (
@@ -157,12 +157,12 @@ export function pauseAtCheckpoint(
     matched = true;
     pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs });
   }
-  if (!matched) return NOT_PAUSED;
+  if (!matched) return null;
   // A zero-length timer comes due at once and waits, like everything else, for the resume.
-  return new Promise((resolve) =>
-    setTimer(client, 0, () => {
-      w.core.settled = true;
-      resolve();
-    }),
-  );
+  const op = new SimOp<void>(w.core);
+  setTimer(client, 0, () => {
+    w.core.settled = true;
+    completeOp(op, undefined);
+  });
+  return op;
 }

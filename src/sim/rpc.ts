@@ -12,8 +12,8 @@ import type { CallResult } from "../env/env.js";
 import { type CallBatch, joinBatch, settleClient } from "./batch.js";
 import { notRun, type OwnEvent } from "./event-queue.js";
 import { type Link, linkBetween, type Network, sendAsOwnEvent } from "./network.js";
-import { newPromise, takeResolve } from "./new-promise.js";
 import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
+import { SimOp } from "./sim-op.js";
 
 /**
  * Where a server's answer to one call goes, perhaps later: `respond(to, result)`. (It is the
@@ -42,13 +42,13 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
 /**
  * One call in flight. It is its own timeout timer, its own network message (the request,
  * then the reply or refusal: `handle`/`refuse` are switched as it travels) and that message's
- * agenda event, so a call allocates this object (and at most one promise), and nothing per
+ * agenda event, so a call allocates this object (and at most one SimOp), and nothing per
  * hop. The server side is either `serve(settledArg, to)` (answers with `respond(to, …)`,
  * perhaps later) or `answer(server, argA, argB, argC)` (answers at once, without allocating
  * a callback). The caller
  * learns the result in one of three ways, fixed when the call is made: `onSettled` (library
- * code, no promise: `callThen`), its slot in a `group` (a fan-out, one promise for all:
- * `callAnsweredEach`), or its own promise through `resolve` (`callAnswered`). The fields are
+ * code, no wait: `callThen`), its slot in a `group` (a fan-out, one op for all:
+ * `callAnsweredEach`), or its own op (`callAnswered`). The fields are
  * flat rather than a union so that every call has one shape for V8.
  */
 interface PendingCall<T> extends Timer, Delivery, OwnEvent {
@@ -59,7 +59,8 @@ interface PendingCall<T> extends Timer, Delivery, OwnEvent {
   readonly argA: unknown;
   readonly argB: unknown;
   readonly argC: unknown;
-  resolve: (r: CallResult<T>) => void;
+  /** What the client waits on, for a lone call (`callAnswered`). */
+  op: SimOp<CallResult<T>> | null;
   /** For `callThen`: run with the result instead of settling a promise. */
   onSettled: ((r: CallResult<T>, arg: never) => void) | null;
   settledArg: unknown;
@@ -73,11 +74,11 @@ interface PendingCall<T> extends Timer, Delivery, OwnEvent {
   settled: boolean;
 }
 
-/** Calls made together to several servers, answered with one promise once all have settled. */
+/** Calls made together to several servers, answered with one op once all have settled. */
 interface CallGroup {
   open: number;
   readonly results: unknown[];
-  readonly resolve: (results: unknown) => void;
+  readonly op: SimOp<unknown[]>;
 }
 
 function settle<T>(c: PendingCall<T>, r: CallResult<T>): void {
@@ -90,11 +91,11 @@ function settle<T>(c: PendingCall<T>, r: CallResult<T>): void {
   }
   const group = c.group;
   if (group === null) {
-    settleClient(c.node, c.batch, c.resolve, r);
+    settleClient(c.node, c.batch, c.op!, r);
     return;
   }
   group.results[c.slot] = r;
-  if (--group.open === 0) settleClient(c.node, c.batch, group.resolve, group.results);
+  if (--group.open === 0) settleClient(c.node, c.batch, group.op, group.results);
 }
 
 function reply<T>(c: PendingCall<T>, r: CallResult<T>): void {
@@ -132,11 +133,11 @@ function timeOut<T>(c: PendingCall<T>): void {
   settle(c, { ok: false, error: { kind: "timeout", node: c.ch.out.to.name } });
 }
 
-function start<T>(c: PendingCall<T>, timeoutMs: number): Promise<CallResult<T>> {
-  const p = newPromise<CallResult<T>>();
-  c.resolve = takeResolve<CallResult<T>>();
+function start<T>(c: PendingCall<T>, timeoutMs: number): SimOp<CallResult<T>> {
+  const op = new SimOp<CallResult<T>>(c.node.core);
+  c.op = op;
   launch(c, timeoutMs);
-  return p;
+  return op;
 }
 
 function launch<T>(c: PendingCall<T>, timeoutMs: number): void {
@@ -151,7 +152,7 @@ const NO_BATCH: CallBatch = { open: 0 };
 /**
  * A call made by simulated client-library code (consensus-client.ts) that handles the answer
  * itself — retries, redirects — before anything reaches the client's code: `onSettled(result,
- * arg)` runs inside the event that settles the call, with no promise. The server side runs
+ * arg)` runs inside the event that settles the call, with no op. The server side runs
  * `serve(arg, to)` and answers with `respond(to, result)`, at once or later.
  */
 export function callThen<T, X>(
@@ -185,14 +186,14 @@ export function callAnswered<T, S, A, B, C>(
   a: A,
   b: B,
   c: C,
-): Promise<CallResult<T>> {
+): SimOp<CallResult<T>> {
   const batch = joinBatch(ch.out.from);
   return start(newCall<T>(ch, batch, null, answer as PendingCall<T>["answer"], server, a, b, c), timeoutMs);
 }
 
 /**
  * `callAnswered` to every server of `servers` (over `channels`, in the same order) with the
- * same arguments: one promise for all the answers, in server order. The calls go out in that
+ * same arguments: one op for all the answers, in server order. The calls go out in that
  * order, exactly as one `callAnswered` per server would send them.
  */
 export function callAnsweredEach<T, S, A, B, C>(
@@ -203,12 +204,13 @@ export function callAnsweredEach<T, S, A, B, C>(
   a: A,
   b: B,
   c: C,
-): Promise<CallResult<T>[]> {
+): SimOp<CallResult<T>[]> {
   const n = channels.length;
-  if (n === 0) return Promise.resolve([]);
-  const batch = joinBatch(channels[0]!.out.from);
-  const p = newPromise<CallResult<T>[]>();
-  const group: CallGroup = { open: n, results: new Array<unknown>(n), resolve: takeResolve<unknown>() };
+  const from = channels[0]?.out.from;
+  if (from === undefined) throw new RangeError("callAnsweredEach: no servers to call");
+  const batch = joinBatch(from);
+  const op = new SimOp<CallResult<T>[]>(from.core);
+  const group: CallGroup = { open: n, results: new Array<unknown>(n), op: op as SimOp<unknown[]> };
   for (let i = 0; i < n; i++) {
     const call = newCall<T>(
       channels[i]!,
@@ -224,7 +226,7 @@ export function callAnsweredEach<T, S, A, B, C>(
     call.slot = i;
     launch(call, timeoutMs);
   }
-  return p;
+  return op;
 }
 
 function newCall<T>(
@@ -256,7 +258,7 @@ function newCall<T>(
     argA: a,
     argB: b,
     argC: c,
-    resolve: noResolve,
+    op: null,
     onSettled: null,
     settledArg: undefined,
     group: null,
@@ -272,5 +274,3 @@ function newCall<T>(
     index: -1,
   };
 }
-
-const noResolve = (): void => {};

@@ -1,22 +1,24 @@
 /**
  * The discrete-event scheduler: virtual time, the agenda, and the loop that runs it.
  *
- * Client code is ordinary async TypeScript, so settling a client's promise only queues its
- * continuation as a microtask. The loop must let every such continuation run to its next
- * `await` before it advances virtual time, or the client's next request would be stamped
- * with a later time than the reply that caused it. So after an event that settled a client
- * promise (`core.settled`), the loop hands control back and resumes in a process.nextTick
- * queued from a microtask: Node runs that tick only once the microtask queue is completely
- * empty, so the loop resumes exactly when every client continuation has run, and the order
- * is deterministic because the microtask queue is FIFO. Events that settle no client
- * promise (server work) run back to back without yielding, and so do replies to calls whose
- * client still waits for others it sent with them (batch.ts).
+ * Client code must run to its next wait before the loop advances virtual time, or the
+ * client's next request would be stamped with a later time than the reply that caused it. So
+ * after an event that settled something client code waits for (`core.settled`), the loop
+ * drains: it runs that code before the next event.
  *
- * Measured on the development machine, per yield: setImmediate ~3.2 µs; queueMicrotask +
- * nextTick ~0.5–0.9 µs; `resolvedPromise.then` + nextTick ~0.3 µs (queueMicrotask wraps
- * each callback in an async resource; a plain promise reaction does not) — the last is used.
- * A settle-free same-instant batch would save little (message times are random floats) and
- * would let a client's continuation run after a pause that came later at the same instant.
+ * - Step code (the built-in locks and the workload, env/steps.ts) waits on SimOps: settling
+ *   one puts its client's driver on `core.ready`, and the drain resumes the drivers there in
+ *   order, inside the loop (sim-op.ts).
+ * - Async code (a user's LockAlgorithm) waits on promises: settling one only queues its
+ *   continuation as a microtask (`core.microtasks`). The loop then hands control back and
+ *   resumes in a process.nextTick queued from a microtask: Node runs that tick only once the
+ *   microtask queue is completely empty, so the loop resumes exactly when every client
+ *   continuation has run, and the order is deterministic because the microtask queue is FIFO.
+ *   (Measured per hand-back: setImmediate ~3.2 µs; queueMicrotask + nextTick ~0.5–0.9 µs;
+ *   `resolvedPromise.then` + nextTick ~0.3 µs — the last is used.)
+ *
+ * Events that settle nothing client code waits for (server work) run back to back, and so do
+ * replies to calls whose client still waits for others it sent with them (batch.ts).
  *
  * Consequence: a simulation does not yield to timers or I/O until it finishes. Callers that
  * need to stay responsive (progress bars) await something between runs.
@@ -32,13 +34,18 @@ import {
   type SimEvent,
   topTime,
 } from "./event-queue.js";
+import { type ClientDriver, resumeClient } from "./sim-op.js";
 
 export interface SimCore {
   readonly queue: EventQueue;
   /** Virtual (true) time in ms. */
   now: number;
-  /** Set when an event settled a client promise: the loop drains microtasks before going on. */
+  /** Set when an event settled something client code waits for: the loop drains before going on. */
   settled: boolean;
+  /** Drivers of step code whose wait is settled, to resume at the next drain (sim-op.ts). */
+  readonly ready: ClientDriver[];
+  /** A promise client code waits for was settled: the next drain runs the microtask queue. */
+  microtasks: boolean;
   /** Events run so far. */
   events: number;
   /** Microtask drains so far; calls a client makes within one drain form a batch (batch.ts). */
@@ -68,6 +75,8 @@ export function createCore(strict = true): SimCore {
     queue: createEventQueue(),
     now: 0,
     settled: false,
+    ready: [],
+    microtasks: false,
     events: 0,
     drains: 0,
     owing: [],
@@ -127,52 +136,44 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
   return new Promise((resolve, reject) => {
     const step = (): void => {
       try {
-        core.drains++;
-        const { owing, afterDrain } = core;
-        while (owing.length > 0) owing.pop()!.owing = false;
-        if (afterDrain.length > 0) {
-          // Each settles a client promise, which may not defer again (its client owes nothing now).
-          for (let i = 0; i < afterDrain.length; i++) afterDrain[i]!.runAfterDrain();
-          afterDrain.length = 0;
-          core.settled = false;
-          resolved.then(resumeAfterMicrotasks);
-          return;
-        }
-        // Only client code changes these, and it runs only in drains: check once per drain.
-        const failure = ctl.failure();
-        if (failure !== undefined) {
-          reject(failure);
-          return;
-        }
-        const done = ctl.done();
-        if (core.late) {
-          resolve();
-          return;
-        }
         for (;;) {
-          const next = peekEvent(core.queue);
-          if (done || next === undefined || topTime(core.queue) > ctl.endTime) {
-            // Reactions still owed run first: a client acting in them makes the run late.
-            if (core.owing.length > 0) resolved.then(resumeAfterMicrotasks);
-            else resolve();
-            return;
+          // A drain: the client code settled since the last one runs. (Async code's
+          // continuations already ran, in the microtask checkpoint before this call.)
+          const ready = core.ready;
+          if (ready.length > 0) {
+            for (let i = 0; i < ready.length; i++) resumeClient(ready[i]!);
+            ready.length = 0;
           }
-          if (core.events >= ctl.maxEvents) {
-            reject(
-              new Error(
-                `simulate: gave up after ${core.events} events at virtual time ${core.now} ms ` +
-                  "(does a client loop without waiting?)",
-              ),
-            );
-            return;
-          }
-          core.now = topTime(core.queue);
-          dropTop(core.queue);
-          core.events++;
-          next.run(next.a as never, next.b as never);
-          if (core.settled) {
-            core.settled = false;
+          if (core.microtasks) {
+            core.microtasks = false;
             resolved.then(resumeAfterMicrotasks);
+            return;
+          }
+          core.drains++;
+          const { owing, afterDrain } = core;
+          while (owing.length > 0) owing.pop()!.owing = false;
+          if (afterDrain.length > 0) {
+            // Each settles a client's wait, which may not defer again (its client owes nothing now).
+            for (let i = 0; i < afterDrain.length; i++) afterDrain[i]!.runAfterDrain();
+            afterDrain.length = 0;
+            core.settled = false;
+            continue;
+          }
+          // Only client code changes these, and it runs only in drains: check once per drain.
+          const failure = ctl.failure();
+          if (failure !== undefined) {
+            reject(failure);
+            return;
+          }
+          const done = ctl.done();
+          if (core.late) {
+            resolve();
+            return;
+          }
+          if (!runEvents(core, ctl, done)) {
+            // Reactions still owed run first: a client acting in them makes the run late.
+            if (core.owing.length > 0) continue;
+            resolve();
             return;
           }
         }
@@ -183,4 +184,29 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
     const resumeAfterMicrotasks = (): void => process.nextTick(step);
     resolved.then(resumeAfterMicrotasks);
   });
+}
+
+/**
+ * Runs events until one settles client code's wait (true: drain now), or until the run may
+ * stop (false).
+ */
+function runEvents(core: SimCore, ctl: LoopControl, done: boolean): boolean {
+  for (;;) {
+    const next = peekEvent(core.queue);
+    if (done || next === undefined || topTime(core.queue) > ctl.endTime) return false;
+    if (core.events >= ctl.maxEvents) {
+      throw new Error(
+        `simulate: gave up after ${core.events} events at virtual time ${core.now} ms ` +
+          "(does a client loop without waiting?)",
+      );
+    }
+    core.now = topTime(core.queue);
+    dropTop(core.queue);
+    core.events++;
+    next.run(next.a as never, next.b as never);
+    if (core.settled) {
+      core.settled = false;
+      return true;
+    }
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * The simulator's entry point: run one schedule against one lock algorithm in a
- * deterministic discrete-event world and return the recorded history.
+ * deterministic discrete-event world and return the recorded history. The clients run the
+ * workload as step code (env/steps.ts), resumed by the loop itself (sim-op.ts).
  *
  * Same schedule (and options) ⇒ byte-identical history, on any machine: all randomness comes
  * from the schedule's seed, events are ordered by (virtual time, creation order), and client
@@ -13,14 +14,16 @@
  */
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
+import { stepLockOf } from "../locks/step-lock.js";
 import type { Schedule } from "../schedule/schedule.js";
-import { runClient } from "../workload/client.js";
+import { clientSteps } from "../workload/client.js";
 import { noteAction } from "./batch.js";
-import { createClientEnv } from "./client-env.js";
+import { asyncClientEnv, createClientEnv } from "./client-env.js";
 import { scheduleFaults } from "./nemesis.js";
 import { withPausesInCall } from "./pause-in-call.js";
 import { clientRecorder, closeOpenCalls } from "./recorder.js";
 import { runLoop } from "./scheduler.js";
+import { startClient } from "./sim-op.js";
 import { createWorld, type SimWorld, type WorldOptions } from "./world.js";
 
 export interface SimRun {
@@ -107,8 +110,11 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
   schedule.clients.forEach((plan, i) => {
     const node = nodes[i]!;
     const env = createClientEnv(w, plan.id, node);
+    const lock = stepLockOf(algorithm, () => asyncClientEnv(env));
     const rec = withPausesInCall(w, plan.id, node, clientRecorder(w.history, plan.id, node));
-    runClient(env, algorithm, plan, workload, rec).then(
+    startClient(
+      w.core,
+      clientSteps(env, lock, plan, workload, rec),
       () => {
         noteAction(node);
         finished++;

@@ -4,9 +4,11 @@
  * Every call is recorded as an invoke and a completion through a `ClientRecorder`; the world
  * stamps times and indices (true time, not the client's skewed clock).
  */
-import { type CallResult, type LockEnv, NOT_PAUSED, type ResourceWriteResult } from "../env/env.js";
+import type { CallResult, LockEnv, ResourceWriteResult } from "../env/env.js";
+import { driveAsync, type StepEnv, type Steps, stepEnvOf } from "../env/steps.js";
 import type { AcquireOp, ReleaseOp, WriteOp } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
+import { type StepLock, stepLockOf } from "../locks/step-lock.js";
 import type { ClientPlan } from "../schedule/schedule.js";
 
 type Fields<T> = Omit<T, "index" | "time" | "process" | "type">;
@@ -43,27 +45,49 @@ export function grantId(clientId: number, attempt: number): string {
 }
 
 /**
- * One client's whole run. The hold and the release are written out here rather than as async
- * helpers: each async call costs a promise and microtask hops per cycle, which in the
- * simulator is a measurable share of a run.
+ * One client's whole run, against real servers or any world that gives a LockEnv: the same
+ * steps as `clientSteps`, driven as an async function.
  */
-export async function runClient(
+export function runClient(
   env: LockEnv,
   algorithm: LockAlgorithm,
   plan: ClientPlan,
   options: WorkloadOptions,
   rec: ClientRecorder,
 ): Promise<void> {
+  return driveAsync(
+    clientSteps(
+      stepEnvOf(env),
+      stepLockOf(algorithm, () => env),
+      plan,
+      options,
+      rec,
+    ),
+  );
+}
+
+/**
+ * One client's whole run as step code (env/steps.ts), which the simulator resumes without
+ * promises. The hold and the release are written out here rather than as helpers: each
+ * delegated generator costs an object and a hop per cycle.
+ */
+export function* clientSteps(
+  env: StepEnv,
+  algorithm: StepLock,
+  plan: ClientPlan,
+  options: WorkloadOptions,
+  rec: ClientRecorder,
+): Steps<void> {
   const started = env.now();
   const lock = options.lockName;
   let attempt = 0;
   for (const cycle of cyclesOf(plan, env, started)) {
-    if (cycle.thinkMs > 0) await env.sleep(cycle.thinkMs);
+    if (cycle.thinkMs > 0) yield* env.sleep(cycle.thinkMs);
     if (env.now() - started >= options.horizonMs) return;
 
     const grant = grantId(env.clientId, attempt++);
     const acq = rec.invoke({ f: "acquire", lock });
-    const outcome = await algorithm.acquire(env, { lock, ttlMs: options.ttlMs, owner: grant });
+    const outcome = yield* algorithm.acquire(env, { lock, ttlMs: options.ttlMs, owner: grant });
     const problem = acquireAnswerProblem(outcome);
     if (problem !== null) throw new TypeError(`lock ${algorithm.name}: acquire() ${problem}`);
     if (outcome.outcome === "denied") {
@@ -76,28 +100,25 @@ export async function runClient(
     }
     const token = outcome.token;
     rec.complete(acq, "ok", token === null ? { grant } : { grant, token });
-    let paused = env.checkpoint("acquired");
-    if (paused !== NOT_PAUSED) await paused;
+    yield* env.checkpoint("acquired");
 
     // The hold: `writes` writes spread over `holdMs`, each after its share of the hold.
     const { holdMs, writes } = cycle;
     const gap = writes > 0 ? Math.floor(holdMs / writes) : holdMs;
-    if (writes === 0 && gap > 0) await env.sleep(gap);
+    if (writes === 0 && gap > 0) yield* env.sleep(gap);
     for (let i = 0; i < writes; i++) {
-      if (gap > 0) await env.sleep(gap);
-      paused = env.checkpoint("before-write");
-      if (paused !== NOT_PAUSED) await paused;
+      if (gap > 0) yield* env.sleep(gap);
+      yield* env.checkpoint("before-write");
       const value = `${grant}/${i}`;
       const w = rec.invoke(
         token === null ? { f: "write", lock, grant, value } : { f: "write", lock, grant, token, value },
       );
-      recordWrite(rec, w, await env.resource.write({ lock, grant, token, value }));
+      recordWrite(rec, w, yield* env.resource.write({ lock, grant, token, value }));
     }
 
-    paused = env.checkpoint("before-release");
-    if (paused !== NOT_PAUSED) await paused;
+    yield* env.checkpoint("before-release");
     const rel = rec.invoke({ f: "release", lock, grant });
-    const released = await algorithm.release(env, outcome.handle);
+    const released = yield* algorithm.release(env, outcome.handle);
     const releaseProblem = releaseAnswerProblem(released);
     if (releaseProblem !== null) throw new TypeError(`lock ${algorithm.name}: release() ${releaseProblem}`);
     if (released.outcome === "released") rec.complete(rel, "ok");
@@ -110,7 +131,7 @@ export async function runClient(
  * The plan's cycles in order; with `repeat`, over and over (the caller stops at the horizon),
  * unless a whole pass took no time on the client's clock (it would never reach the horizon).
  */
-function* cyclesOf(plan: ClientPlan, env: LockEnv, started: number): Generator<ClientPlan["cycles"][number]> {
+function* cyclesOf(plan: ClientPlan, env: StepEnv, started: number): Generator<ClientPlan["cycles"][number]> {
   yield* plan.cycles;
   if (plan.repeat !== true || plan.cycles.length === 0) return;
   let passStart = started;

@@ -119,7 +119,7 @@ describe("a paused client", () => {
     ]);
   });
 
-  it("the workload waits at a checkpoint that pauses (it skips only the await of NOT_PAUSED)", async () => {
+  it("the workload waits at a checkpoint that pauses", async () => {
     // Granted at 120 ms; paused at "acquired" for 500 ms and at "before-release" for 200 ms.
     const s = scheduleOf({
       faults: [
