@@ -91,10 +91,27 @@ function linkByName(net: Network, from: string, to: string): Link | undefined {
 }
 
 function seedLink(net: Network, link: Link): Random {
-  const rand = net.streams.stream(`link:${link.from.name}>${link.to.name}`);
+  const rand = net.streams.stream(linkStreamName(link));
   link.rand = rand;
   return rand;
 }
+
+/**
+ * Seeds every link made so far that has no stream yet, all at once (`RandomStreams.streams`):
+ * the same numbers as seeding each on its first message, in a third of the time. Worth it for
+ * links that will almost all carry messages (a world's clients and servers, once set up).
+ */
+export function seedLinks(net: Network): void {
+  const unseeded: Link[] = [];
+  for (const out of net.links.values()) for (const l of out.values()) if (l.rand === null) unseeded.push(l);
+  if (unseeded.length < 2) return;
+  const streams = net.streams.streams(unseeded.map(linkStreamName));
+  unseeded.forEach((l, i) => {
+    l.rand = streams[i]!;
+  });
+}
+
+const linkStreamName = (link: Link): string => `link:${link.from.name}>${link.to.name}`;
 
 /** `arrivalTime` of a message that is lost. */
 const LOST = Number.NEGATIVE_INFINITY;

@@ -18,18 +18,26 @@ export type Random = () => number;
 export interface RandomStreams {
   /** The stream named `purpose`, created on first use. */
   stream(purpose: string): Random;
+  /** `stream` for each of `purposes`, those not made yet seeded together (`aleaMany`): faster. */
+  streams(purposes: readonly string[]): Random[];
 }
 
 export function createRandomStreams(seed: number): RandomStreams {
-  const streams = new Map<string, Random>();
+  const made = new Map<string, Random>();
   return {
     stream(purpose) {
-      let s = streams.get(purpose);
+      let s = made.get(purpose);
       if (s === undefined) {
         s = alea(`${seed}/${purpose}`);
-        streams.set(purpose, s);
+        made.set(purpose, s);
       }
       return s;
+    },
+    streams(purposes) {
+      const missing = [...new Set(purposes)].filter((p) => !made.has(p));
+      const fresh = aleaMany(missing.map((p) => `${seed}/${p}`));
+      for (let i = 0; i < missing.length; i++) made.set(missing[i]!, fresh[i]!);
+      return purposes.map((p) => made.get(p)!);
     },
   };
 }
@@ -77,14 +85,101 @@ class AleaState {
 
 /** An Alea stream seeded with `seed`: the numbers of seedrandom's `alea(seed)()`. */
 export function alea(seed: string): Random {
-  let n = mashInto(N3, seed);
-  let s0 = S0 - hashOf(n);
+  const n1 = mashInto(N3, seed);
+  const n2 = mashInto(n1, seed);
+  return aleaFromMash(n1, n2, mashInto(n2, seed));
+}
+
+/**
+ * `alea` for each of `seeds`, the same numbers, about three times faster: Mash is a chain of
+ * dependent floating-point steps, so hashing four seeds of one length side by side lets the
+ * processor overlap them. A run seeds a stream per network link, and for short runs (fuzzing)
+ * that was a tenth of the time.
+ */
+export function aleaMany(seeds: readonly string[]): Random[] {
+  const out = new Array<Random>(seeds.length);
+  const byLength = new Map<number, number[]>();
+  seeds.forEach((s, i) => {
+    const group = byLength.get(s.length);
+    if (group === undefined) byLength.set(s.length, [i]);
+    else group.push(i);
+  });
+  const n = new Float64Array(4);
+  const first = new Float64Array(4);
+  const second = new Float64Array(4);
+  for (const group of byLength.values()) {
+    let k = 0;
+    for (; k + 4 <= group.length; k += 4) {
+      const a = seeds[group[k]!]!;
+      const b = seeds[group[k + 1]!]!;
+      const c = seeds[group[k + 2]!]!;
+      const d = seeds[group[k + 3]!]!;
+      n.fill(N3);
+      mash4Into(n, a, b, c, d);
+      first.set(n);
+      mash4Into(n, a, b, c, d);
+      second.set(n);
+      mash4Into(n, a, b, c, d);
+      for (let j = 0; j < 4; j++) out[group[k + j]!] = aleaFromMash(first[j]!, second[j]!, n[j]!);
+    }
+    for (; k < group.length; k++) out[group[k]!] = alea(seeds[group[k]!]!);
+  }
+  return out;
+}
+
+/** `mashInto` for four strings of one length at once, on the states in `n`. */
+function mash4Into(n: Float64Array, a: string, b: string, c: string, d: string): void {
+  let na = n[0]!;
+  let nb = n[1]!;
+  let nc = n[2]!;
+  let nd = n[3]!;
+  for (let i = 0; i < a.length; i++) {
+    na += a.charCodeAt(i);
+    nb += b.charCodeAt(i);
+    nc += c.charCodeAt(i);
+    nd += d.charCodeAt(i);
+    let ha = 0.02519603282416938 * na;
+    let hb = 0.02519603282416938 * nb;
+    let hc = 0.02519603282416938 * nc;
+    let hd = 0.02519603282416938 * nd;
+    na = ha >>> 0;
+    nb = hb >>> 0;
+    nc = hc >>> 0;
+    nd = hd >>> 0;
+    ha -= na;
+    hb -= nb;
+    hc -= nc;
+    hd -= nd;
+    ha *= na;
+    hb *= nb;
+    hc *= nc;
+    hd *= nd;
+    na = ha >>> 0;
+    nb = hb >>> 0;
+    nc = hc >>> 0;
+    nd = hd >>> 0;
+    ha -= na;
+    hb -= nb;
+    hc -= nc;
+    hd -= nd;
+    na += ha * 0x100000000;
+    nb += hb * 0x100000000;
+    nc += hc * 0x100000000;
+    nd += hd * 0x100000000;
+  }
+  n[0] = na;
+  n[1] = nb;
+  n[2] = nc;
+  n[3] = nd;
+}
+
+/** The stream whose seed hashed to the Mash states `n1`, `n2`, `n3` (after each pass). */
+function aleaFromMash(n1: number, n2: number, n3: number): Random {
+  let s0 = S0 - hashOf(n1);
   if (s0 < 0) s0 += 1;
-  n = mashInto(n, seed);
-  let s1 = S1 - hashOf(n);
+  let s1 = S1 - hashOf(n2);
   if (s1 < 0) s1 += 1;
-  n = mashInto(n, seed);
-  let s2 = S2 - hashOf(n);
+  let s2 = S2 - hashOf(n3);
   if (s2 < 0) s2 += 1;
   const st = new AleaState(s0, s1, s2);
   return () => {

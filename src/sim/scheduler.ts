@@ -182,7 +182,11 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
       }
     };
     const resumeAfterMicrotasks = (): void => process.nextTick(step);
-    resolved.then(resumeAfterMicrotasks);
+    // Clients have started: async ones may have continuations queued, step code has none.
+    if (core.microtasks) {
+      core.microtasks = false;
+      resolved.then(resumeAfterMicrotasks);
+    } else step();
   });
 }
 

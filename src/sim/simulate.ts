@@ -20,6 +20,7 @@ import { clientSteps } from "../workload/client.js";
 import { noteAction } from "./batch.js";
 import { asyncClientEnv, createClientEnv } from "./client-env.js";
 import { scheduleFaults } from "./nemesis.js";
+import { seedLinks } from "./network.js";
 import { withPausesInCall } from "./pause-in-call.js";
 import { clientRecorder, closeOpenCalls } from "./recorder.js";
 import { runLoop } from "./scheduler.js";
@@ -126,6 +127,8 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
       },
     );
   });
+  // Every client's channels exist now, and nearly all will carry messages.
+  seedLinks(w.net);
   const endTime = 2 * options.horizonMs;
   await runLoop(w.core, {
     done: settled,
