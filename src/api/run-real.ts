@@ -86,3 +86,43 @@ export async function realRun(
   if (!report.ok) return report;
   return ok({ plan, report: report.value });
 }
+
+/** How a run made several times went (`lockcheck run --attempts`). */
+export interface RealAttempts {
+  /** Runs made. */
+  made: number;
+  /** Runs asked for at most. */
+  limit: number;
+  /** The attempt (from 1) whose history was found invalid; the runs stop there. Null: none was. */
+  failedAt: number | null;
+}
+
+/**
+ * `realRun` up to `limit` times on the same schedule, stopping at the first run found invalid
+ * (or whose clients could not be driven): runs on real servers are not deterministic, so this
+ * says how reliably a schedule fails there. Each attempt has its own run folder: attempt k > 1
+ * of an `out` folder is `<out>-attempt-<k>`; without `out`, each takes the next unused default.
+ * `onAttempt` sees every attempt but the last, which is returned.
+ */
+export async function realRunAttempts(
+  ask: Omit<RealRunAsk, "docker">,
+  limit: number,
+  o: Parameters<typeof realRun>[1] & {
+    onAttempt?: (attempt: number, run: { plan: RealRunPlan; report: RealRunReport }) => void;
+  },
+): Promise<Result<{ plan: RealRunPlan; report: RealRunReport; attempts: RealAttempts }, InputError>> {
+  if (!Number.isInteger(limit) || limit < 1)
+    return err({ field: "--attempts", message: `expected a whole number of runs ≥ 1, got ${limit}` });
+  const { onAttempt, ...options } = o;
+  for (let attempt = 1; ; attempt++) {
+    const out = ask.out === undefined || attempt === 1 ? ask.out : `${ask.out}-attempt-${attempt}`;
+    const r = await realRun({ ...ask, ...(out === undefined ? {} : { out }) }, options);
+    if (!r.ok) return r;
+    const { report } = r.value;
+    const failed = report.valid === false;
+    if (failed || report.brokenClients.length > 0 || attempt === limit) {
+      return ok({ ...r.value, attempts: { made: attempt, limit, failedAt: failed ? attempt : null } });
+    }
+    onAttempt?.(attempt, r.value);
+  }
+}

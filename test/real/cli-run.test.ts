@@ -143,6 +143,66 @@ describe.skipIf(missing.length > 0)("lockcheck run against real servers", () => 
   });
 });
 
+describe.skipIf(missing.length > 0)("lockcheck run --attempts", () => {
+  /** A schedule that fails every time: client 0 is paused at "acquired" past its lease. */
+  const failing = () =>
+    schedule(
+      "redis:lease",
+      "unfenced",
+      { servers: 1, ttlMs: 500, callTimeoutMs: 300, horizonMs: 3000 },
+      [
+        { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
+        { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 250, holdMs: 200, writes: 2 })) },
+      ],
+      [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 1500 }],
+    );
+
+  it("stops at the first run that fails, and says which", () => {
+    const file = join(work, "attempts-failing.json");
+    writeFileSync(file, JSON.stringify(failing()));
+    const out = join(work, "attempts-failing");
+    const r = lockcheck(["run", "--schedule", file, "--out", out, "--attempts", "3", "--quiet"]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/stale-write\s+INVALID/);
+    expect(r.stdout).toContain("failed on attempt 1 of 3");
+    expect(existsSync(join(out, "history.jsonl"))).toBe(true);
+    expect(existsSync(`${out}-attempt-2`)).toBe(false);
+  });
+
+  it("runs a schedule that passes n times, each in its own run folder, and reports them in --json", () => {
+    const calm = { ...failing(), faults: [] };
+    const file = join(work, "attempts-calm.json");
+    writeFileSync(file, JSON.stringify(calm));
+    const out = join(work, "attempts-calm");
+    const r = lockcheck(["run", "--schedule", file, "--out", out, "--attempts", "2", "--json"]);
+    expect(r.status).toBe(0);
+    const summary = JSON.parse(r.stdout) as { valid: unknown; out: string; attempts: unknown };
+    expect(summary.valid).toBe(true);
+    expect(summary.attempts).toEqual({ made: 2, limit: 2, failedAt: null });
+    expect(summary.out).toBe(`${out}-attempt-2`);
+    expect(existsSync(join(out, "history.jsonl"))).toBe(true);
+    expect(existsSync(join(`${out}-attempt-2`, "history.jsonl"))).toBe(true);
+    // Progress goes to stderr; with --json there is none.
+    const text = lockcheck([
+      "run",
+      "--schedule",
+      file,
+      "--out",
+      join(work, "attempts-calm-text"),
+      "--attempts",
+      "2",
+    ]);
+    expect(text.stderr).toContain("attempt 1 of 2: valid");
+    expect(text.stdout).toContain("passed all 2 attempts");
+  });
+
+  it("--attempts 0 is bad input", () => {
+    const r = lockcheck(["run", "--target", "redis:lease", "--attempts", "0"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("--attempts must be a positive integer");
+  });
+});
+
 describe.skipIf(missing.length > 0)("lockcheck fuzz against real servers", () => {
   it("a second campaign with the same seed saves its counterexample beside the first, not over it", () => {
     const args = ["fuzz", "--target", "redis:lease", "--resource", "unfenced", "--faults", "pause"];

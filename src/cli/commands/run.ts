@@ -17,13 +17,20 @@ import {
   type LibraryRunFlags,
   type RealRunAsk,
 } from "../../api/real-run-plan.js";
-import { type DockerRunOptions, realRun } from "../../api/run-real.js";
+import { type DockerRunOptions, type RealAttempts, realRunAttempts } from "../../api/run-real.js";
 import type { Fault } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import { exitCodeOf, printInputError } from "../errors.js";
-import { parseClusterFlag, parseFaultsFlag, parseResourceFlag, seedArg, wholeNumberArg } from "../flags.js";
+import {
+  parseClusterFlag,
+  parseFaultsFlag,
+  parseResourceFlag,
+  positiveIntArg,
+  seedArg,
+  wholeNumberArg,
+} from "../flags.js";
 import { formatVerdictLines } from "./replay.js";
 
 interface RunFlags extends LibraryRunFlags {
@@ -33,6 +40,7 @@ interface RunFlags extends LibraryRunFlags {
   seed?: number;
   duration: string;
   clients?: number;
+  attempts: number;
   schedule?: string;
   out?: string;
   partitionMode: string;
@@ -82,6 +90,12 @@ export function runCommand(): Command {
       "run this schedule (schedule.json or a run folder) instead of generating one",
     )
     .option("--out <dir>", "run folder (default lockcheck-out/<target>-<seed>-real)")
+    .option(
+      "--attempts <n>",
+      "run the schedule up to n times, each on fresh servers with its own run folder, stopping at the first that fails: real runs are not deterministic, so this says how reliably a counterexample comes back (attempt k of --out <dir> is saved in <dir>-attempt-<k>)",
+      positiveIntArg("--attempts"),
+      1,
+    )
     .option(
       "--partition-mode <mode>",
       "what a two-way partition does to TCP: cut (reset; messages lost) or blackhole (held until the heal)",
@@ -213,7 +227,7 @@ async function runReal(flags: RunFlags): Promise<number> {
   };
   let external: ExternalServers | null = null;
   let ignored: readonly Fault[] = [];
-  const r = await realRun(ask, {
+  const r = await realRunAttempts(ask, flags.attempts, {
     partitionMode,
     ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
     ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
@@ -236,11 +250,16 @@ async function runReal(flags: RunFlags): Promise<number> {
       if (external !== null && ignored.length > 0)
         say(`${errc.yellow("warning")}: ${ignoredFaultsLine(external, ignored)}`);
     },
+    onAttempt: (attempt, { plan, report }) =>
+      say(
+        `attempt ${attempt} of ${flags.attempts}: ${report.valid === true ? "valid" : "not decided"} (saved ${plan.outDir}); running it again`,
+      ),
   });
   if (!r.ok) return printInputError(r.error);
   const { target, schedule, outDir, rerunCommand: again, failedBefore } = r.value.plan;
   const ext = r.value.plan.external;
   const { valid, verdicts, brokenClients: broken, crashedByLibrary: crashed, ops, stats: s } = r.value.report;
+  const { attempts } = r.value;
   // A violation found stands; a "valid" of a run whose clients could not be driven does not.
   const code = broken.length > 0 && valid !== false ? 2 : exitCodeOf(valid);
   if (flags.json === true) {
@@ -254,6 +273,7 @@ async function runReal(flags: RunFlags): Promise<number> {
         ...(ext === null ? {} : { servers: ext.flag, ignoredFaults: ignored.length }),
         ...(broken.length === 0 ? {} : { brokenClients: broken }),
         ...(crashed.length === 0 ? {} : { crashedByLibrary: crashed }),
+        ...(attempts.limit === 1 ? {} : { attempts }),
       })}\n`,
     );
     return code;
@@ -276,12 +296,21 @@ async function runReal(flags: RunFlags): Promise<number> {
           `${c.red("not trusted")}: ${broken.join(", ")} stopped on an error (warnings above), so part of the workload never ran; exit 2`,
         ]),
     `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: ${again}`,
+    ...(attempts.limit === 1 ? [] : [attemptsLine(attempts)]),
     ...(failedBefore === null || valid !== true
       ? []
       : [
-          `${c.yellow("passed this time")}: ${failedBefore} failed before (its verdict.json says so, and its history is kept there). A run on real servers is not deterministic: the faults must hit the same narrow window again. Run it again to see how often it fails.`,
+          `${c.yellow(attempts.made === 1 ? "passed this time" : `passed ${attempts.made} times`)}: ${failedBefore} failed before (its verdict.json says so, and its history is kept there). A run on real servers is not deterministic: the faults must hit the same narrow window again. ${attempts.limit === 1 ? "Run it again to see how often it fails (--attempts <n> runs it up to n times)." : "Try more attempts to see how often it fails."}`,
         ]),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return code;
+}
+
+/** How the attempts of `--attempts <n>` went, in a line. */
+function attemptsLine(a: RealAttempts): string {
+  if (a.failedAt !== null) return `failed on attempt ${a.failedAt} of ${a.limit}`;
+  if (a.made < a.limit)
+    return `stopped after attempt ${a.made} of ${a.limit}: its clients could not be driven`;
+  return `passed all ${a.limit} attempts`;
 }
