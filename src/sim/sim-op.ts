@@ -21,9 +21,8 @@ export class SimOp<T> {
   value: unknown = this;
   /** The driver waiting for it, if step code yielded it. */
   waiter: ClientDriver | null = null;
-  /** For `promiseOf`: settle the promise instead. */
-  resolve: ((value: T) => void) | null = null;
-  reject: ((reason: unknown) => void) | null = null;
+  /** For `promiseOf`: settles the promise instead. */
+  toPromise: ((op: SimOp<T>) => void) | null = null;
   /** A failure to throw into the waiting code (a bug in the simulator). */
   failure: unknown = undefined;
   failed = false;
@@ -54,14 +53,7 @@ export function completeOp<T>(op: SimOp<T>, value: T): void {
   if (op.done) return;
   op.done = true;
   op.value = value;
-  const waiter = op.waiter;
-  if (waiter !== null) {
-    op.waiter = null;
-    op.core!.ready.push(waiter);
-  } else if (op.resolve !== null) {
-    op.core!.microtasks = true;
-    op.resolve(value);
-  }
+  handOver(op);
 }
 
 /** Settles `op` with a failure: waiting code gets it thrown at the next drain. */
@@ -70,13 +62,18 @@ export function failOp<T>(op: SimOp<T>, failure: unknown): void {
   op.failed = true;
   op.failure = failure;
   op.done = true;
+  handOver(op);
+}
+
+/** A settled op to the code that waits on it: step code at the next drain, or its promise. */
+function handOver<T>(op: SimOp<T>): void {
   const waiter = op.waiter;
   if (waiter !== null) {
     op.waiter = null;
     op.core!.ready.push(waiter);
-  } else if (op.reject !== null) {
+  } else if (op.toPromise !== null) {
     op.core!.microtasks = true;
-    op.reject(failure);
+    op.toPromise(op);
   }
 }
 
@@ -85,8 +82,7 @@ export function promiseOf<T>(op: SimOp<T>): Promise<T> {
   if (op.failed) return Promise.reject(op.failure);
   if (op.done) return Promise.resolve(op.value as T);
   return new Promise<T>((resolve, reject) => {
-    op.resolve = resolve;
-    op.reject = reject;
+    op.toPromise = (settled) => (settled.failed ? reject(settled.failure) : resolve(settled.value as T));
   });
 }
 

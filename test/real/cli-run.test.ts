@@ -29,6 +29,20 @@ function lockcheck(args: string[]): { status: number | null; stdout: string; std
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A schedule that fails every time: client 0 is paused at "acquired" past its lease. */
+function pausedPastLease(target: string) {
+  return schedule(
+    target,
+    "unfenced",
+    { servers: 1, ttlMs: 500, callTimeoutMs: 300, horizonMs: 3000 },
+    [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
+      { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 250, holdMs: 200, writes: 2 })) },
+    ],
+    [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 1500 }],
+  );
+}
+
 describe("lockcheck run: bad input", () => {
   it("an unknown target exits 2 and lists the real targets", () => {
     const r = lockcheck(["run", "--target", "redis:nope"]);
@@ -55,16 +69,7 @@ describe("lockcheck run: bad input", () => {
 
 describe.skipIf(missing.length > 0)("lockcheck run against real servers", () => {
   it("runs a simulator schedule (sim:lease → redis:lease), saves the run folder, exits 1 on the violation", () => {
-    const simSchedule = schedule(
-      "sim:lease",
-      "unfenced",
-      { servers: 1, ttlMs: 500, callTimeoutMs: 300, horizonMs: 3000 },
-      [
-        { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
-        { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 250, holdMs: 200, writes: 2 })) },
-      ],
-      [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 1500 }],
-    );
+    const simSchedule = pausedPastLease("sim:lease");
     const file = join(work, "sim-schedule.json");
     writeFileSync(file, JSON.stringify(simSchedule));
     const out = join(work, "from-sim");
@@ -144,18 +149,7 @@ describe.skipIf(missing.length > 0)("lockcheck run against real servers", () => 
 });
 
 describe.skipIf(missing.length > 0)("lockcheck run --attempts", () => {
-  /** A schedule that fails every time: client 0 is paused at "acquired" past its lease. */
-  const failing = () =>
-    schedule(
-      "redis:lease",
-      "unfenced",
-      { servers: 1, ttlMs: 500, callTimeoutMs: 300, horizonMs: 3000 },
-      [
-        { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
-        { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 250, holdMs: 200, writes: 2 })) },
-      ],
-      [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 1500 }],
-    );
+  const failing = () => pausedPastLease("redis:lease");
 
   it("stops at the first run that fails, and says which", () => {
     const file = join(work, "attempts-failing.json");
