@@ -12,6 +12,8 @@
  * 2 × horizonMs of virtual time; calls still open then (a crashed client's, or any at the time
  * limit) complete as `info`. Faults scheduled after that point are not run or recorded.
  */
+
+import type { LockEnv } from "../env/env.js";
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { stepLockOf } from "../locks/step-lock.js";
@@ -111,7 +113,9 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
   schedule.clients.forEach((plan, i) => {
     const node = nodes[i]!;
     const env = createClientEnv(w, plan.id, node);
-    const lock = stepLockOf(algorithm, () => asyncClientEnv(env));
+    // One LockEnv per client, as in every world: an algorithm may keep state per env.
+    let asyncEnv: LockEnv | undefined;
+    const lock = stepLockOf(algorithm, () => (asyncEnv ??= asyncClientEnv(env)));
     const rec = withPausesInCall(w, plan.id, node, clientRecorder(w.history, plan.id, node));
     startClient(
       w.core,

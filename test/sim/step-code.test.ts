@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { LockEnv } from "../../src/env/env.js";
 import { awaiting, driveAsync, type Steps } from "../../src/env/steps.js";
 import { FAULT_CATEGORIES, PAUSE_KINDS } from "../../src/generators/bounds.js";
 import { scheduleArb } from "../../src/generators/schedule.js";
@@ -15,7 +16,7 @@ import { createCore } from "../../src/sim/scheduler.js";
 import { completeOp, failOp, resumeClient, SimOp, startClient } from "../../src/sim/sim-op.js";
 import { simulate } from "../../src/sim/simulate.js";
 import { SIM_TARGETS } from "../../src/targets/sim.js";
-import { historyBytes, invocation, probe, scheduleOf } from "./helpers.js";
+import { historyBytes, invocation, probe, scheduleOf, setOnce } from "./helpers.js";
 
 /** The algorithm behind its async functions only: the simulator cannot see its step form. */
 function asAsync(alg: LockAlgorithm): LockAlgorithm {
@@ -154,6 +155,38 @@ describe("the simulator's driver of step code", () => {
 });
 
 describe("a user's async algorithm in the simulator", () => {
+  it("gets the same LockEnv on every call of its client, and another for each client", async () => {
+    const envs = new Map<number, Set<LockEnv>>();
+    const seen = (env: LockEnv) => {
+      const set = envs.get(env.clientId) ?? new Set<LockEnv>();
+      set.add(env);
+      envs.set(env.clientId, set);
+    };
+    const alg: LockAlgorithm = {
+      ...setOnce,
+      acquire: (env, req) => {
+        seen(env);
+        return setOnce.acquire(env, req);
+      },
+      release: (env, handle) => {
+        seen(env);
+        return setOnce.release(env, handle);
+      },
+    };
+    const cycles = Array.from({ length: 3 }, () => ({ thinkMs: 100, holdMs: 10, writes: 1 }));
+    await simulate(
+      scheduleOf({
+        clients: [
+          { id: 0, cycles },
+          { id: 1, cycles },
+        ],
+      }),
+      alg,
+    );
+    expect([...envs.values()].map((s) => s.size)).toEqual([1, 1]);
+    expect(envs.get(0)).not.toEqual(envs.get(1));
+  });
+
   it("waits at a checkpoint that pauses, and not at one that does not", async () => {
     const times: number[] = [];
     const alg = probe("redis", async (env) => {
