@@ -1,14 +1,12 @@
 /**
- * Fuzzing on several helper processes (src/runner/workers/) and in shards: the same seed gives
+ * Fuzzing on several worker threads (src/runner/workers/) and in shards: the same seed gives
  * the same runs, the same first counterexample and the same shrunk schedule as the sequential
  * search, whatever the number of workers or shards.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FaultCategory } from "../../src/generators/bounds.js";
@@ -24,30 +22,6 @@ import { SearchFrontier } from "../../src/runner/workers/blocks.js";
 import { fuzzOnCores } from "../../src/runner/workers/fuzz-parallel.js";
 import type { ResourceMode } from "../../src/schedule/schedule.js";
 import { target } from "./schedules.js";
-
-/** Fields of /proc/<pid>/stat after the command name: state, then ppid. */
-function procStat(pid: number): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null;
-  }
-}
-
-/** Processes whose parent is `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((p) => procStat(p)?.[1] === String(pid));
-}
-
-/** Still running: neither gone nor a zombie waiting to be reaped. */
-const running = (pid: number): boolean => {
-  const state = procStat(pid)?.[0];
-  return state !== undefined && state !== "Z";
-};
 
 const bytes = (ops: readonly Op[]) => ops.map((o) => `${serializeOp(o)}\n`).join("");
 
@@ -157,11 +131,11 @@ describe("fuzz on 1, 2 and 3 workers", () => {
       const one = outcome(await fuzz(o));
       for (const workers of [2, 3]) {
         expect(outcome(await fuzzOnCores(o, workers)), `${workers} workers`).toEqual(one);
-        const atOnce = await fuzzOnCores(o, workers, { helpersAtOnce: true });
-        expect(outcome(atOnce), `this process and ${workers - 1} more from the start`).toEqual(one);
+        const atOnce = await fuzzOnCores(o, workers, { threadsAtOnce: true });
+        expect(outcome(atOnce), `this thread and ${workers - 1} more from the start`).toEqual(one);
       }
-      // Every block in helper processes, none in this one.
-      expect(outcome(await fuzzOnCores(o, 2, { searchHere: false })), "2 helpers alone").toEqual(one);
+      // Every block on worker threads, none in this one.
+      expect(outcome(await fuzzOnCores(o, 2, { searchHere: false })), "2 threads alone").toEqual(one);
     }, 120_000);
   }
 
@@ -369,41 +343,6 @@ describe("lockcheck fuzz --workers / --shard and lockcheck merge", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("shard 2/3 is missing");
   }, 240_000);
-
-  it("a helper process ends with its coordinator, even one killed by SIGKILL", async () => {
-    const coordinator = spawn(
-      process.execPath,
-      [
-        "--import",
-        tsx,
-        join(root, "src/cli/main.ts"),
-        "fuzz",
-        "--target",
-        "sim:lease-token",
-        "--resource",
-        "fenced",
-      ].concat(["--faults", "pause,delay", "--runs", "10000000", "--seed", "3", "--workers", "2", "--quiet"]),
-      { cwd, stdio: "ignore" },
-    );
-    try {
-      const pid = coordinator.pid!;
-      let helpers: number[] = [];
-      for (let waited = 0; helpers.length === 0 && waited < 60_000; waited += 200) {
-        await sleep(200);
-        helpers = childrenOf(pid);
-      }
-      expect(helpers.length).toBe(1);
-      coordinator.kill("SIGKILL");
-      let alive = helpers;
-      for (let waited = 0; alive.length > 0 && waited < 10_000; waited += 100) {
-        await sleep(100);
-        alive = helpers.filter(running);
-      }
-      expect(alive).toEqual([]);
-    } finally {
-      coordinator.kill("SIGKILL");
-    }
-  }, 90_000);
 
   it("rejects --shard with only a time limit, and a bad --workers", () => {
     const r = lockcheck("fuzz", "--target", "sim:lease", "--time-limit", "1s", "--shard", "1/2");

@@ -95,7 +95,7 @@ export function fuzzCommand(): Command {
     )
     .option(
       "--workers <n>",
-      "processes searching at once (default: the number of cores); same seed ⇒ same result whatever n",
+      "threads searching at once (default: the number of cores); same seed ⇒ same result whatever n",
       positiveIntArg("--workers"),
     )
     .option(

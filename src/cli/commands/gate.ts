@@ -38,7 +38,7 @@ export function gateCommand(): Command {
     .option("--quiet", "no progress lines")
     .option(
       "--workers <n>",
-      "processes fuzzing each simulated target (default: the number of cores); same results whatever n",
+      "threads fuzzing each simulated target (default: the number of cores); same results whatever n",
       positiveIntArg("--workers"),
     )
     .action(async (flags: GateFlags) => {

@@ -1,28 +1,29 @@
 /**
- * `fuzz` on several cores. Helper processes (fuzz-worker.ts, started by pool.ts) and this
- * process run blocks of the seed's run indices (run-block.ts); this coordinator hands the
- * blocks out in index order and stops once the lowest failing index is known (blocks.ts). That
- * run is then replayed and shrunk here, in this process, by the sequential `fuzz` started at
- * that index: the same seed gives the same runs, the same first counterexample and the same
- * shrunk schedule whatever the number of workers.
+ * `fuzz` on several cores. Worker threads (fuzz-worker.ts) and this thread run blocks of the
+ * seed's run indices (run-block.ts); this coordinator hands the blocks out in index order and
+ * stops once the lowest failing index is known (blocks.ts). That run is then replayed and
+ * shrunk here, in this thread, by the sequential `fuzz` started at that index: the same seed
+ * gives the same runs, the same first counterexample and the same shrunk schedule whatever the
+ * number of workers.
  *
- * This process searches too (`workers` counts it): it starts at once, while the helpers load,
+ * This thread searches too (`workers` counts it): it starts at once, while the threads load,
  * so a violation in the first runs costs no more than in a sequential search, and its code is
  * warm for the shrinking that follows. It yields to its event loop between runs, so that the
- * helpers' messages and the time limit are handled. Helpers join only when the work left looks
- * worth it: a helper costs about a second of CPU to load and warm up its compiled code, so a
- * search this process finishes in a second or two runs here alone. Who runs which block never
+ * workers' messages and the time limit are handled. Threads join only when the work left looks
+ * worth it: a thread costs about a second of CPU to load and warm up its compiled code, so a
+ * search this thread finishes in a second or two runs here alone. Who runs which block never
  * changes the result.
  *
- * Only deterministic targets that another process can load (by name or from their module)
- * are searched in parallel; any other target runs sequentially, in this process.
+ * Only deterministic targets that another thread can load (by name or from their module)
+ * are searched in parallel; any other target runs sequentially, in this thread.
  */
+import type { Worker } from "node:worker_threads";
 import type { Arbitrary } from "fast-check";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { type FuzzOptions, type FuzzResult, fuzz, fuzzScheduleArb } from "../fuzz.js";
 import { SearchFrontier } from "./blocks.js";
-import { type SearchWorker, startWorker } from "./pool.js";
+import { startWorker } from "./pool.js";
 import type { FromWorker, SearchSetup } from "./protocol.js";
 import { runBlock } from "./run-block.js";
 import { targetSpec } from "./target-spec.js";
@@ -30,8 +31,8 @@ import { targetSpec } from "./target-spec.js";
 const DEFAULT_RUNS = 1000;
 
 /**
- * Runs `fuzz(o)` on `workers` processes when `o.target` allows it, else sequentially in this
- * process. `o.startAt` with `o.runs` searches only the indices [startAt, startAt + runs)
+ * Runs `fuzz(o)` on `workers` threads when `o.target` allows it, else sequentially in this
+ * thread. `o.startAt` with `o.runs` searches only the indices [startAt, startAt + runs)
  * (a shard of a campaign).
  */
 export async function fuzzOnCores(
@@ -46,12 +47,12 @@ export async function fuzzOnCores(
 
 export interface ParallelOptions {
   /**
-   * Whether this process searches too, as one of the `workers` (default true). False: every
-   * block runs in a helper process (tests use it to exercise the helpers alone).
+   * Whether this thread searches too, as one of the `workers` (default true). False: every
+   * block runs on a worker thread (tests use it to exercise the threads alone).
    */
   searchHere?: boolean;
-  /** Start the helpers at once rather than when the work left looks worth it (tests). */
-  helpersAtOnce?: boolean;
+  /** Start the threads at once rather than when the work left looks worth it (tests). */
+  threadsAtOnce?: boolean;
 }
 
 async function fuzzParallel(
@@ -85,8 +86,8 @@ async function fuzzParallel(
   const deadline = o.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeLimitMs;
   const here: LocalSearch = { target: o.target, arb: fuzzScheduleArb({ ...o, resource }), seed: o.seed };
   const outcome = await search(setup, searchHere ? here : null, frontier, {
-    helpers: searchHere ? workers - 1 : workers,
-    helpersAtOnce: parallel.helpersAtOnce === true || !searchHere,
+    threads: searchHere ? workers - 1 : workers,
+    threadsAtOnce: parallel.threadsAtOnce === true || !searchHere,
     deadline,
     onChange: report,
   });
@@ -123,7 +124,7 @@ interface SearchOutcome {
   fatal?: string;
 }
 
-/** What this process needs to search blocks itself. */
+/** What this thread needs to search blocks itself. */
 interface LocalSearch {
   target: Target;
   arb: Arbitrary<Schedule>;
@@ -132,20 +133,20 @@ interface LocalSearch {
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** How often the coordinator considers starting the helpers. */
-const HELPER_CHECK_MS = 250;
-/** Helpers start once the work left (estimated at this process's pace) is longer than this. */
-const HELPERS_WORTH_MS = 1500;
+/** How often the coordinator considers starting the threads. */
+const THREAD_CHECK_MS = 250;
+/** Threads start once the work left (estimated at this thread's pace) is longer than this. */
+const THREADS_WORTH_MS = 1500;
 
 interface SearchPlan {
-  helpers: number;
-  helpersAtOnce: boolean;
+  threads: number;
+  threadsAtOnce: boolean;
   deadline: number;
   onChange: () => void;
 }
 
 /**
- * Runs blocks in this process (unless `here` is null) and `plan.helpers` helpers until the
+ * Runs blocks on this thread (unless `here` is null) and `plan.threads` workers until the
  * frontier is decided or exhausted, or the deadline.
  */
 function search(
@@ -154,22 +155,22 @@ function search(
   frontier: SearchFrontier,
   plan: SearchPlan,
 ): Promise<SearchOutcome> {
-  const { helpers, deadline, onChange } = plan;
+  const { threads, deadline, onChange } = plan;
   return new Promise((resolve) => {
     const started = Date.now();
-    const workers: SearchWorker[] = [];
+    const workers: Worker[] = [];
     let busy = 0;
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
-    let helperCheck: NodeJS.Timeout | undefined;
+    let threadCheck: NodeJS.Timeout | undefined;
     let local: Promise<void> = Promise.resolve();
     const finish = (outcome: SearchOutcome) => {
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
-      if (helperCheck !== undefined) clearTimeout(helperCheck);
-      // This process's run in progress ends first (it checks `settled` between runs).
-      void Promise.all([local, ...workers.map((w) => w.stop())]).then(() => resolve(outcome));
+      if (threadCheck !== undefined) clearTimeout(threadCheck);
+      // This thread's run in progress ends first (it checks `settled` between runs).
+      void Promise.all([local, ...workers.map((w) => w.terminate())]).then(() => resolve(outcome));
     };
     const searchHere = async (here: LocalSearch): Promise<void> => {
       for (;;) {
@@ -200,16 +201,16 @@ function search(
         }
       }
     };
-    const feed = (w: SearchWorker) => {
+    const feed = (w: Worker) => {
       const block = frontier.next();
       if (block === null) {
         if (busy === 0) finish({ interrupted: false });
         return;
       }
       busy++;
-      w.send({ type: "block", start: block.start, count: block.count });
+      w.postMessage({ type: "block", start: block.start, count: block.count });
     };
-    const onMessage = (w: SearchWorker, m: FromWorker) => {
+    const onMessage = (w: Worker, m: FromWorker) => {
       if (settled) return;
       if (m.type === "ready") feed(w);
       else if (m.type === "progress") {
@@ -226,32 +227,32 @@ function search(
     if (Number.isFinite(deadline)) {
       timer = setTimeout(() => finish({ interrupted: true }), Math.max(0, deadline - Date.now()));
     }
-    const startHelpers = () => {
-      for (let k = 0; k < helpers; k++) {
-        const w: SearchWorker = startWorker(import.meta.url, "./fuzz-worker", setup, {
-          onMessage: (m) => onMessage(w, m),
-          onFailure: (message) => finish({ interrupted: false, fatal: message }),
-        });
+    const startThreads = () => {
+      for (let k = 0; k < threads; k++) {
+        const w = startWorker(import.meta.url, "./fuzz-worker", setup);
         workers.push(w);
+        w.on("message", (m: FromWorker) => onMessage(w, m));
+        w.on("error", (e) => finish({ interrupted: false, fatal: e.message }));
+        w.on("exit", (code) => finish({ interrupted: false, fatal: `a worker exited early (code ${code})` }));
       }
     };
-    /** Whether the work left, at this process's pace so far, is worth the helpers' start-up. */
-    const helpersWorthIt = (): boolean => {
+    /** Whether the work left, at this thread's pace so far, is worth the threads' start-up. */
+    const threadsWorthIt = (): boolean => {
       if (frontier.lowestFailure() !== null) return false;
       const passed = frontier.passedTotal();
       const elapsed = Date.now() - started;
       if (passed === 0) return true;
       const leftMs = Math.min((frontier.remaining() * elapsed) / passed, deadline - Date.now());
-      return leftMs > HELPERS_WORTH_MS;
+      return leftMs > THREADS_WORTH_MS;
     };
-    const considerHelpers = () => {
-      helperCheck = undefined;
+    const considerThreads = () => {
+      threadCheck = undefined;
       if (settled) return;
-      if (helpersWorthIt()) startHelpers();
-      else helperCheck = setTimeout(considerHelpers, HELPER_CHECK_MS);
+      if (threadsWorthIt()) startThreads();
+      else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
     };
-    if (plan.helpersAtOnce) startHelpers();
-    else helperCheck = setTimeout(considerHelpers, HELPER_CHECK_MS);
+    if (plan.threadsAtOnce) startThreads();
+    else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
     if (here !== null) {
       local = searchHere(here).catch((e: unknown) => finish({ interrupted: false, fatal: String(e) }));
     }
