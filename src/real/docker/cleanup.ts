@@ -98,10 +98,19 @@ async function removeNetwork(docker: Docker, o: FoundObject): Promise<void> {
     } catch (e) {
       if (!hasActiveEndpoints(e) || attempt >= NETWORK_REMOVE_TRIES) throw e;
     }
-    const info = (await network.inspect()) as { Containers?: Record<string, unknown> };
+    const info = (await network.inspect()) as { Containers?: Record<string, { Name?: string }> };
+    // An endpoint whose container is already gone cannot be disconnected by the container's
+    // id ("no such container"), only by the endpoint's name with force.
     await Promise.all(
-      Object.keys(info.Containers ?? {}).map((id) =>
-        network.disconnect({ Container: id, Force: true }).catch(() => undefined),
+      Object.entries(info.Containers ?? {}).map(([id, endpoint]) =>
+        network
+          .disconnect({ Container: id, Force: true })
+          .catch(() =>
+            endpoint.Name === undefined
+              ? undefined
+              : network.disconnect({ Container: endpoint.Name, Force: true }),
+          )
+          .catch(() => undefined),
       ),
     );
     await new Promise((resolve) => setTimeout(resolve, NETWORK_REMOVE_PAUSE_MS));
