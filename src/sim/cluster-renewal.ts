@@ -3,7 +3,7 @@
  * client's cluster session (consensus-client.ts). They are library code, not the lock
  * algorithm's: a timer on the client's monotonic clock sends one every interval to the member
  * the session prefers (redirected at once if it names another leader, or to the next member
- * if it refused), answered or not — nothing waits for them, so they resume no client promise.
+ * if it refused), answered or not — nothing waits for them, so they resume no client code.
  * They freeze with the client when it is paused and die with it.
  */
 import type { Renewal } from "../env/env.js";

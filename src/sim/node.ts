@@ -196,7 +196,7 @@ function scheduleListFor(list: TimerList, mono: number): void {
 /**
  * Fires the list's due timers in order, counting each as an event of its own (and a stale
  * event, which fires none, as no event). Like Node.js, which runs microtasks between two timer
- * callbacks, it stops after one that settled a client promise and continues in a fresh event
+ * callbacks, it stops after one that settled a wait of client code and continues in a fresh event
  * at the same instant, after the client code has run.
  */
 function listDue(list: TimerList): void {

@@ -61,7 +61,7 @@ interface PendingCall<T> extends Timer, Delivery, OwnEvent {
   readonly argC: unknown;
   /** What the client waits on, for a lone call (`callAnswered`). */
   op: SimOp<CallResult<T>> | null;
-  /** For `callThen`: run with the result instead of settling a promise. */
+  /** For `callThen`: run with the result instead of settling an op. */
   onSettled: ((r: CallResult<T>, arg: never) => void) | null;
   settledArg: unknown;
   /** The fan-out this call is part of (its answer goes in `slot`), or null for a lone call. */
