@@ -12,7 +12,8 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { readHistoryFile } from "../../src/history/read.js";
 import { nodeCommand } from "../../src/real/hygiene/processes.js";
-import { missingBinaries, schedule } from "./helpers.js";
+import { missingBinaries } from "./helpers.js";
+import { pauseAfterAcquire } from "./schedules.js";
 
 const missing = missingBinaries(["redis-server"]);
 const root = join(import.meta.dirname, "../..");
@@ -29,19 +30,8 @@ function lockcheck(args: string[]): { status: number | null; stdout: string; std
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A schedule that fails every time: client 0 is paused at "acquired" past its lease. */
-function pausedPastLease(target: string) {
-  return schedule(
-    target,
-    "unfenced",
-    { servers: 1, ttlMs: 500, callTimeoutMs: 300, horizonMs: 3000 },
-    [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
-      { id: 1, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 250, holdMs: 200, writes: 2 })) },
-    ],
-    [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 1500 }],
-  );
-}
+/** A schedule that fails every time: client 0 is paused at "acquired" for 3× its 500 ms lease. */
+const pausedPastLease = (target: string) => pauseAfterAcquire(target, "unfenced", 1, 500);
 
 describe("lockcheck run: bad input", () => {
   it("an unknown target exits 2 and lists the real targets", () => {
