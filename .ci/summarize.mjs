@@ -11,7 +11,12 @@ try {
   process.exit(1);
 }
 const passed = report.numPassedTests ?? 0;
-const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+// numFailedTestSuites counts every describe block around a failed test too; add only the
+// files that failed with no failed test in them (a file that did not load).
+const filesFailedOutsideTests = (report.testResults ?? []).filter(
+  (f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed"),
+).length;
+const failed = (report.numFailedTests ?? 0) + filesFailedOutsideTests;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 if (passed + failed === 0) {

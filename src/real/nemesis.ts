@@ -16,6 +16,7 @@ import { startPartition } from "./faults/partition.js";
 import { startPause } from "./faults/pause.js";
 import { handlePauseRequest } from "./faults/pause-at.js";
 import { appendNemesisEvent } from "./history.js";
+import { noSoonerThan } from "./no-sooner-than.js";
 import type { RealWorld } from "./world.js";
 
 export interface Nemesis {
@@ -56,18 +57,15 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
   const nowNs = (): number => Number(process.hrtime.bigint() - opts.t0);
   const nowMs = (): number => nowNs() / 1e6;
 
+  /** Runs `fn` no sooner than `ms` from now on the run's clock, unless the nemesis stopped. */
   const schedule = (ms: number, fn: () => void | Promise<void>): void => {
-    const timer = setTimeout(
-      () => {
-        timers.delete(timer);
-        if (stopped) return;
-        Promise.resolve()
-          .then(fn)
-          .catch((e: unknown) => errors.push(String(e)));
-      },
-      Math.max(0, ms),
-    );
-    timers.add(timer);
+    const run = (): void => {
+      if (stopped) return;
+      Promise.resolve()
+        .then(fn)
+        .catch((e: unknown) => errors.push(String(e)));
+    };
+    noSoonerThan(nowNs() + Math.max(0, ms) * 1e6, nowNs, () => setImmediate(run), timers);
   };
 
   const track = (label: string | null, durationMs: number): void => {

@@ -10,6 +10,10 @@
 import type { CallKind } from "../../schedule/schedule.js";
 import { countingInvokes } from "../../workload/calls-in-flight.js";
 import type { ClientRecorder } from "../../workload/client.js";
+import { noSoonerThan } from "../no-sooner-than.js";
+
+const origin = process.hrtime.bigint();
+const nowNs = (): number => Number(process.hrtime.bigint() - origin);
 
 export interface PauseInCallSpec {
   call: CallKind;
@@ -33,18 +37,7 @@ export function withPausesInCall(
       const fire = () => stopSelf({ ...f, inCall: stillOpen() });
       // After 0 ms: once the call's requests are written (setTimeout would wait ≥ 1 ms).
       if (f.afterMs === 0) setImmediate(fire);
-      else atLeastAfter(process.hrtime.bigint(), f.afterMs, fire);
+      else noSoonerThan(nowNs() + f.afterMs * 1e6, nowNs, fire);
     }
   });
-}
-
-/**
- * Runs `fn` no sooner than `ms` after `since` (hrtime ns). setTimeout counts from the event
- * loop's cached clock, which can lag the invoke's stamp, so it may fire a fraction of a
- * millisecond early: then wait out the rest.
- */
-function atLeastAfter(since: bigint, ms: number, fn: () => void): void {
-  const left = ms - Number(process.hrtime.bigint() - since) / 1e6;
-  if (left <= 0) fn();
-  else setTimeout(() => atLeastAfter(since, ms, fn), Math.ceil(left));
 }
