@@ -102,6 +102,13 @@ export function pushOwnEvent<A, B>(
   insert(q, time, ev);
 }
 
+/** Puts `ev` (not in the agenda now: it ran or was cancelled) back at `time`, numbered as a new event. */
+export function pushAgain(q: EventQueue, time: number, ev: SimEvent): void {
+  if (ev.index >= 0) throw new Error("sim: an event was put back in the agenda while still in it");
+  (ev as { seq: number }).seq = q.nextSeq++;
+  insert(q, time, ev);
+}
+
 function insert(q: EventQueue, time: number, ev: SimEvent): void {
   const heap = q.heap;
   const i = heap.length;

@@ -15,7 +15,7 @@
 import type { CallBatch } from "./batch.js";
 import { createClock, monoAt, type NodeClock, setClockRate, trueTimeOfMono } from "./clock.js";
 import { cancelEvent, type SimEvent } from "./event-queue.js";
-import { atWith, type SimCore } from "./scheduler.js";
+import { atAgain, atWith, type SimCore } from "./scheduler.js";
 
 /**
  * A pending timer. Hot paths may embed these fields in an object of their own and arm it
@@ -45,6 +45,8 @@ export interface TimerList {
   readonly durationMs: number;
   head: Timer | null;
   tail: Timer | null;
+  /** Its agenda event, made on first use and put back in the agenda each time (not allocated
+   * anew: a client's call timeouts empty and refill their list with every batch of calls). */
   event: SimEvent | null;
   /** Timers with a deadline up to this monotonic reading are due when `event` runs. */
   eventMono: number;
@@ -134,7 +136,12 @@ export function armTimer(timer: Timer, delayMs: number): void {
   if (list.tail === null) list.head = timer;
   else list.tail.next = timer;
   list.tail = timer;
-  if (list.event === null) scheduleList(list);
+  if (!isScheduled(list)) scheduleList(list);
+}
+
+/** The list's event is in the agenda. */
+function isScheduled(list: TimerList): boolean {
+  return list.event !== null && list.event.index >= 0;
 }
 
 function listFor(node: SimNode, durationMs: number): TimerList {
@@ -169,10 +176,7 @@ const KEPT_EMPTY_LISTS = 4;
 /** Cancels an empty list's agenda event; keeps the list for reuse while the node has few. */
 function dropList(list: TimerList): void {
   const node = list.node;
-  if (list.event !== null) {
-    cancelEvent(node.core.queue, list.event);
-    list.event = null;
-  }
+  if (list.event !== null) cancelEvent(node.core.queue, list.event);
   const lists = node.timerLists;
   if (lists.length <= KEPT_EMPTY_LISTS) return;
   const i = lists.indexOf(list);
@@ -190,7 +194,9 @@ function scheduleList(list: TimerList): void {
 function scheduleListFor(list: TimerList, mono: number): void {
   const { node } = list;
   list.eventMono = mono;
-  list.event = atWith(node.core, trueTimeOfMono(node.clock, mono, node.core.now), listDue, list, undefined);
+  const time = trueTimeOfMono(node.clock, mono, node.core.now);
+  if (list.event === null) list.event = atWith(node.core, time, listDue, list, undefined);
+  else atAgain(node.core, time, list.event);
 }
 
 /**
@@ -201,7 +207,6 @@ function scheduleListFor(list: TimerList, mono: number): void {
  */
 function listDue(list: TimerList): void {
   const node = list.node;
-  list.event = null;
   const dueMono = list.eventMono;
   let fired = 0;
   let timer = list.head;
@@ -214,7 +219,7 @@ function listDue(list: TimerList): void {
   }
   node.core.events += fired - 1;
   // A fired timer may have armed another in this list (which scheduled the list) or crashed the node.
-  if (list.event !== null || node.crashed) return;
+  if (isScheduled(list) || node.crashed) return;
   if (timer === null) dropList(list);
   else scheduleListFor(list, Math.max(dueMono, timer.deadlineMono));
 }
@@ -277,7 +282,6 @@ export function driftNode(node: SimNode, rate: number): void {
   setClockRate(node.clock, node.core.now, rate);
   for (const list of node.timerLists) {
     if (list.event !== null) cancelEvent(node.core.queue, list.event);
-    if (list.head === null) list.event = null;
-    else scheduleList(list);
+    if (list.head !== null) scheduleList(list);
   }
 }

@@ -47,7 +47,7 @@ export function channel(net: Network, client: SimNode, server: SimNode): Channel
  * perhaps later) or `answer(server, argA, argB, argC)` (answers at once, without allocating
  * a callback). The caller
  * learns the result in one of three ways, fixed when the call is made: `onSettled` (library
- * code, no wait: `callThen`), its slot in a `group` (a fan-out, one op for all:
+ * code, no wait: `callThen`), its place in a `group` (a fan-out, one op for all:
  * `callAnsweredEach`), or its own op (`callAnswered`). The fields are
  * flat rather than a union so that every call has one shape for V8.
  */
@@ -64,9 +64,9 @@ interface PendingCall<T> extends Timer, Delivery, OwnEvent {
   /** For `callThen`: run with the result instead of settling an op. */
   onSettled: ((r: CallResult<T>, arg: never) => void) | null;
   settledArg: unknown;
-  /** The fan-out this call is part of (its answer goes in `slot`), or null for a lone call. */
+  /** The fan-out this call is part of (its answer goes in `groupIndex`), or null for a lone call. */
   group: CallGroup | null;
-  slot: number;
+  groupIndex: number;
   /** The client's batch this call belongs to (batch.ts). */
   readonly batch: CallBatch;
   /** The server's answer, once it responded. */
@@ -94,7 +94,7 @@ function settle<T>(c: PendingCall<T>, r: CallResult<T>): void {
     settleClient(c.node, c.batch, c.op!, r);
     return;
   }
-  group.results[c.slot] = r;
+  group.results[c.groupIndex] = r;
   if (--group.open === 0) settleClient(c.node, c.batch, group.op, group.results);
 }
 
@@ -113,7 +113,12 @@ function serveRequest<T>(c: PendingCall<T>): void {
 }
 
 function deliverReply<T>(c: PendingCall<T>): void {
+  // Its timeout is pending (settle cancels it: it never fires) or already ran: nothing refers
+  // to the call after this but its caller's op, so it can be reused. (A timeout that came due
+  // while the client was paused waits in an agenda event: that call is left alone.)
+  const done = c.list !== null || c.settled;
   settle(c, c.result!);
+  if (done && c.answer !== null) spare(c);
 }
 
 function refuseRequest<T>(c: PendingCall<T>): void {
@@ -123,10 +128,34 @@ function refuseRequest<T>(c: PendingCall<T>): void {
 }
 
 function deliverRefusal<T>(c: PendingCall<T>): void {
+  const done = c.list !== null || c.settled;
   settle(c, {
     ok: false,
     error: { kind: "unreachable", node: c.ch.out.to.name, detail: "connection refused" },
   });
+  if (done && c.answer !== null) spare(c);
+}
+
+/**
+ * Calls whose reply arrived, kept for reuse: a call is the hot path's one allocation, and
+ * Redlock makes thousands per run. Only calls answered at once (`answer`) come here: a server
+ * that answers later (`serve`) may still hold one to answer again.
+ */
+const MAX_SPARES = 1024;
+/** The first `spareCount` are free. (A stack with a count: `pop` would shrink the array's
+ * storage and `push` grow it again, an allocation per call.) */
+const spares: (PendingCall<unknown> | null)[] = new Array(MAX_SPARES).fill(null);
+let spareCount = 0;
+
+function spare<T>(c: PendingCall<T>): void {
+  if (spareCount === MAX_SPARES) return;
+  const w = c as Writable<PendingCall<unknown>>;
+  w.server = w.argA = w.argB = w.argC = w.settledArg = undefined;
+  w.op = null;
+  w.group = null;
+  w.result = null;
+  w.a = w.b = null;
+  spares[spareCount++] = w;
 }
 
 function timeOut<T>(c: PendingCall<T>): void {
@@ -145,6 +174,8 @@ function launch<T>(c: PendingCall<T>, timeoutMs: number): void {
   armTimer(c, timeoutMs);
   sendAsOwnEvent(c.ch.net, c.ch.out, c);
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Never read: `callThen` calls settle through `onSettled`, outside any batch. */
 const NO_BATCH: CallBatch = { open: 0 };
@@ -223,7 +254,7 @@ export function callAnsweredEach<T, S, A, B, C>(
       c,
     );
     call.group = group;
-    call.slot = i;
+    call.groupIndex = i;
     launch(call, timeoutMs);
   }
   return op;
@@ -239,6 +270,27 @@ function newCall<T>(
   b: unknown,
   c: unknown,
 ): PendingCall<T> {
+  if (spareCount > 0) {
+    const reused = spares[--spareCount] as Writable<PendingCall<T>>;
+    spares[spareCount] = null;
+    reused.node = ch.out.from;
+    reused.arg = null;
+    reused.handle = serveRequest as (m: never) => void;
+    reused.refuse = refuseRequest as (m: never) => void;
+    reused.ch = ch;
+    reused.serve = serve;
+    reused.answer = answer;
+    reused.server = server;
+    reused.argA = a;
+    reused.argB = b;
+    reused.argC = c;
+    reused.onSettled = null;
+    reused.groupIndex = 0;
+    reused.batch = batch;
+    reused.settled = false;
+    reused.run = notRun;
+    return reused;
+  }
   return {
     // Timer
     node: ch.out.from,
@@ -262,7 +314,7 @@ function newCall<T>(
     onSettled: null,
     settledArg: undefined,
     group: null,
-    slot: 0,
+    groupIndex: 0,
     batch,
     result: null,
     settled: false,

@@ -29,6 +29,7 @@ import {
   type EventQueue,
   type OwnEvent,
   peekEvent,
+  pushAgain,
   pushEvent,
   pushOwnEvent,
   type SimEvent,
@@ -42,8 +43,11 @@ export interface SimCore {
   now: number;
   /** Set when an event settled something client code waits for: the loop drains before going on. */
   settled: boolean;
-  /** Drivers of step code whose wait is settled, to resume at the next drain (sim-op.ts). */
+  /** Drivers of step code whose wait is settled, to resume at the next drain (sim-op.ts): the
+   * first `readyCount` of `ready`. (Counted rather than emptied with `length = 0`, which would
+   * drop the array's storage and allocate it again at the next push: once per drain.) */
   readonly ready: ClientDriver[];
+  readyCount: number;
   /** A promise client code waits for was settled: the next drain runs the microtask queue. */
   microtasks: boolean;
   /** Events run so far. */
@@ -76,6 +80,7 @@ export function createCore(strict = true): SimCore {
     now: 0,
     settled: false,
     ready: [],
+    readyCount: 0,
     microtasks: false,
     events: 0,
     drains: 0,
@@ -110,6 +115,11 @@ export function atOwn<A, B>(
   pushOwnEvent(core.queue, Math.max(core.now, time), ev, run, a, b);
 }
 
+/** Puts an event that ran or was cancelled back in the agenda at `time`, numbered as a new one. */
+export function atAgain(core: SimCore, time: number, ev: SimEvent): void {
+  pushAgain(core.queue, Math.max(core.now, time), ev);
+}
+
 export function after(core: SimCore, delayMs: number, run: () => void): SimEvent {
   return pushEvent(core.queue, core.now + delayMs, callThunk, run, undefined);
 }
@@ -139,10 +149,10 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
         for (;;) {
           // A drain: the client code settled since the last one runs. (Async code's
           // continuations already ran, in the microtask checkpoint before this call.)
-          const ready = core.ready;
-          if (ready.length > 0) {
-            for (let i = 0; i < ready.length; i++) resumeClient(ready[i]!);
-            ready.length = 0;
+          if (core.readyCount > 0) {
+            const ready = core.ready;
+            for (let i = 0; i < core.readyCount; i++) resumeClient(ready[i]!);
+            core.readyCount = 0;
           }
           if (core.microtasks) {
             core.microtasks = false;

@@ -70,7 +70,8 @@ function handOver<T>(op: SimOp<T>): void {
   const waiter = op.waiter;
   if (waiter !== null) {
     op.waiter = null;
-    op.core!.ready.push(waiter);
+    const core = op.core!;
+    core.ready[core.readyCount++] = waiter;
   } else if (op.toPromise !== null) {
     op.core!.microtasks = true;
     op.toPromise(op);
