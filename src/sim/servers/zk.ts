@@ -54,7 +54,9 @@ interface ZNode {
 type PathCache = Map<string, string[]>;
 
 export interface ZkState {
-  zxid: bigint;
+  /** The last transaction's id, a plain number here (it stays far below 2^53, and a BigInt
+   * increment allocates on every member for every transaction); answers carry it as a BigInt. */
+  zxid: number;
   readonly sessions: Map<string, { timeoutMs: number; nodes: Set<string> }>;
   readonly nodes: Map<string, ZNode>;
   readonly nextSeq: Map<string, number>;
@@ -113,7 +115,7 @@ export function applyZk(s: ZkState, cmd: ZkCmd): ZkRes {
       const seq = s.nextSeq.get(cmd.prefix) ?? 0;
       s.nextSeq.set(cmd.prefix, seq + 1);
       const path = pathOf(s, cmd.prefix, seq);
-      const info: ZkNodeInfo = { path, seq, zxid: s.zxid };
+      const info: ZkNodeInfo = { path, seq, zxid: BigInt(s.zxid) };
       s.nodes.set(path, { info, prefix: cmd.prefix, session: cmd.sessionId });
       session.nodes.add(path);
       return { op: cmd.op, node: info };
@@ -147,7 +149,7 @@ function zkSpec(): StateMachineSpec<ZkCmd, ZkRes, ZkState> {
   return {
     ...zkRules,
     init: () => ({
-      zxid: 0n,
+      zxid: 0,
       sessions: new Map(),
       nodes: new Map(),
       nextSeq: new Map(),
