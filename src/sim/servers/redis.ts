@@ -9,7 +9,13 @@
 import { wallAt } from "../clock.js";
 import type { SimNode } from "../node.js";
 
+/**
+ * A key's slot. A deleted or expired key keeps its slot, marked absent, and a later SET of
+ * the key reuses it: lock keys are set and deleted over and over, and deleting from a Map
+ * this small makes it rebuild its table every few cycles.
+ */
 interface Entry {
+  present: boolean;
   value: string | bigint;
   /** Wall-clock ms after which the key is gone; null: no expiry. */
   expireAt: number | null;
@@ -28,18 +34,29 @@ export function createRedisNode(node: SimNode): RedisNode {
 
 function live(r: RedisNode, key: string): Entry | undefined {
   const e = r.keys.get(key);
-  if (e === undefined) return undefined;
+  if (e === undefined || !e.present) return undefined;
   if (e.expireAt !== null && wallAt(r.node.clock, r.node.core.now) > e.expireAt) {
-    r.keys.delete(key);
+    e.present = false;
     return undefined;
   }
   return e;
 }
 
+/** Sets `key` (absent or not), reusing its slot. */
+function store(r: RedisNode, key: string, value: string | bigint, expireAt: number | null): void {
+  const e = r.keys.get(key);
+  if (e === undefined) r.keys.set(key, { present: true, value, expireAt });
+  else {
+    e.present = true;
+    e.value = value;
+    e.expireAt = expireAt;
+  }
+}
+
 /** SET key value NX PX ttlMs */
 export function setNxPx(r: RedisNode, key: string, value: string, ttlMs: number): boolean {
   if (live(r, key) !== undefined) return false;
-  r.keys.set(key, { value, expireAt: wallAt(r.node.clock, r.node.core.now) + ttlMs });
+  store(r, key, value, wallAt(r.node.clock, r.node.core.now) + ttlMs);
   return true;
 }
 
@@ -47,7 +64,7 @@ export function setNxPx(r: RedisNode, key: string, value: string, ttlMs: number)
 export function delIfEquals(r: RedisNode, key: string, value: string): boolean {
   const e = live(r, key);
   if (e === undefined || e.value !== value) return false;
-  r.keys.delete(key);
+  e.present = false;
   return true;
 }
 
@@ -61,6 +78,6 @@ export function incr(r: RedisNode, key: string): bigint | null {
     else return null;
   }
   const next = current + 1n;
-  r.keys.set(key, { value: next, expireAt: e?.expireAt ?? null });
+  store(r, key, next, e?.expireAt ?? null);
   return next;
 }
