@@ -51,6 +51,13 @@ export interface Network {
   /** Messages sent and messages lost, for statistics. */
   sent: number;
   lost: number;
+  /**
+   * Calls over this network whose reply arrived, kept for reuse by rpc.ts: the first
+   * `spareCount` entries. Per network, so that they go with their world: a pool shared by
+   * every run would keep references into worlds that have ended.
+   */
+  readonly spareCalls: unknown[];
+  spareCount: number;
 }
 
 export function createNetwork(
@@ -59,7 +66,17 @@ export function createNetwork(
   spec: LinkSpec,
   nodes: ReadonlyMap<string, SimNode>,
 ): Network {
-  return { core, spec, streams: createRandomStreams(seed), nodes, links: new Map(), sent: 0, lost: 0 };
+  return {
+    core,
+    spec,
+    streams: createRandomStreams(seed),
+    nodes,
+    links: new Map(),
+    sent: 0,
+    lost: 0,
+    spareCalls: [],
+    spareCount: 0,
+  };
 }
 
 export function linkBetween(net: Network, from: SimNode, to: SimNode): Link {

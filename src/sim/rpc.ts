@@ -137,25 +137,24 @@ function deliverRefusal<T>(c: PendingCall<T>): void {
 }
 
 /**
- * Calls whose reply arrived, kept for reuse: a call is the hot path's one allocation, and
- * Redlock makes thousands per run. Only calls answered at once (`answer`) come here: a server
- * that answers later (`serve`) may still hold one to answer again.
+ * Keeps a call whose reply arrived for reuse (network.ts `spareCalls`): a call is the hot
+ * path's one allocation, and Redlock makes thousands per run. Only calls answered at once
+ * (`answer`) come here: a server that answers later (`serve`) may still hold one to answer
+ * again.
  */
 const MAX_SPARES = 1024;
-/** The first `spareCount` are free. (A stack with a count: `pop` would shrink the array's
- * storage and `push` grow it again, an allocation per call.) */
-const spares: (PendingCall<unknown> | null)[] = new Array(MAX_SPARES).fill(null);
-let spareCount = 0;
 
 function spare<T>(c: PendingCall<T>): void {
-  if (spareCount === MAX_SPARES) return;
+  const net = c.ch.net;
+  if (net.spareCount === MAX_SPARES) return;
   const w = c as Writable<PendingCall<unknown>>;
   w.server = w.argA = w.argB = w.argC = w.settledArg = undefined;
   w.op = null;
   w.group = null;
   w.result = null;
   w.a = w.b = null;
-  spares[spareCount++] = w;
+  // Written at the count rather than pushed and popped: `pop` shrinks an array's storage.
+  net.spareCalls[net.spareCount++] = w;
 }
 
 function timeOut<T>(c: PendingCall<T>): void {
@@ -270,9 +269,10 @@ function newCall<T>(
   b: unknown,
   c: unknown,
 ): PendingCall<T> {
-  if (spareCount > 0) {
-    const reused = spares[--spareCount] as Writable<PendingCall<T>>;
-    spares[spareCount] = null;
+  const net = ch.net;
+  if (net.spareCount > 0) {
+    const reused = net.spareCalls[--net.spareCount] as Writable<PendingCall<T>>;
+    net.spareCalls[net.spareCount] = null;
     reused.node = ch.out.from;
     reused.arg = null;
     reused.handle = serveRequest as (m: never) => void;

@@ -44,9 +44,11 @@ export interface SimCore {
   /** Set when an event settled something client code waits for: the loop drains before going on. */
   settled: boolean;
   /** Drivers of step code whose wait is settled, to resume at the next drain (sim-op.ts): the
-   * first `readyCount` of `ready`. (Counted rather than emptied with `length = 0`, which would
-   * drop the array's storage and allocate it again at the next push: once per drain.) */
-  readonly ready: ClientDriver[];
+   * first `readyCount` of `ready`. Counted rather than emptied with `length = 0`, which drops
+   * the array's storage (allocated again at the next push, once per drain). Each slot is
+   * cleared as its driver resumes: left in place, stale entries made a fuzz run promote 2.5×
+   * the bytes to the old generation (30 KB a run instead of 12, sampled). */
+  readonly ready: (ClientDriver | null)[];
   readyCount: number;
   /** A promise client code waits for was settled: the next drain runs the microtask queue. */
   microtasks: boolean;
@@ -151,7 +153,11 @@ export function runLoop(core: SimCore, ctl: LoopControl): Promise<void> {
           // continuations already ran, in the microtask checkpoint before this call.)
           if (core.readyCount > 0) {
             const ready = core.ready;
-            for (let i = 0; i < core.readyCount; i++) resumeClient(ready[i]!);
+            for (let i = 0; i < core.readyCount; i++) {
+              const driver = ready[i]!;
+              ready[i] = null;
+              resumeClient(driver);
+            }
             core.readyCount = 0;
           }
           if (core.microtasks) {

@@ -23,7 +23,7 @@ import {
 } from "../../src/sim/sim-op.js";
 
 /** The drivers waiting on the core's ready list (its first `readyCount` entries). */
-const readyOf = (core: SimCore): ClientDriver[] => core.ready.slice(0, core.readyCount);
+const readyOf = (core: SimCore): (ClientDriver | null)[] => core.ready.slice(0, core.readyCount);
 /** Takes the one driver on the ready list, as a drain would. */
 function takeReady(core: SimCore): ClientDriver {
   expect(core.readyCount).toBe(1);
