@@ -31,7 +31,11 @@ import { fuzzOnCores } from "../src/runner/workers/fuzz-parallel.js";
 import type { Schedule } from "../src/schedule/schedule.js";
 import { findTarget } from "../src/targets/index.js";
 import type { Target } from "../src/targets/target.js";
+import { turnOffPretenuring } from "../src/util/v8-heap.js";
 import { standardScheduleArb } from "./standard-schedule.js";
+
+// As the CLI does (src/util/v8-heap.ts), in this process and in each round's.
+turnOffPretenuring();
 
 function target(name: string): Target {
   const t = findTarget(name);

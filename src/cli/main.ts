@@ -10,8 +10,12 @@ import { readFileSync } from "node:fs";
 import { Command, type CommanderError } from "commander";
 import { MODULE_PREFIX } from "../api/catalog.js";
 import { moduleTargetName } from "../api/target-arg.js";
+import { turnOffPretenuring } from "../util/v8-heap.js";
 import { commands } from "./commands/index.js";
 import { printInputError } from "./errors.js";
+
+// Before any simulation runs: see v8-heap.ts (faster fuzzing, a third less memory).
+turnOffPretenuring();
 
 /** lockcheck's own package.json: two folders up from src/cli/ (sources), three from dist/src/cli/. */
 function packageVersion(): string {
