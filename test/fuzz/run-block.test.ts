@@ -4,7 +4,7 @@
  * about to run, and reports the first that fails.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { fuzzScheduleArb } from "../../src/runner/fuzz.js";
 import { runBlock } from "../../src/runner/workers/run-block.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
@@ -84,5 +84,17 @@ describe("runBlock", () => {
       },
     };
     await expect(runBlock(r.target, r.arb, seed, 0, 10, hooks)).rejects.toThrow("progress sink broke");
+  });
+});
+
+describe("runBlock under a caller's fast-check settings", () => {
+  afterEach(() => fc.resetConfigureGlobal());
+
+  it("fails loudly rather than count runs that fast-check skipped as passed", async () => {
+    // A global time limit of 0 ms: fast-check skips every run after the first instant.
+    fc.configureGlobal({ skipAllAfterTimeLimit: 0 });
+    const r = recorder(() => false);
+    await expect(runBlock(r.target, r.arb, seed, 0, 50)).rejects.toThrow("ran only");
+    expect(r.seen.length).toBeLessThan(50);
   });
 });

@@ -78,5 +78,12 @@ export async function runBlock(
   // endOnFailure: the first `false` ends the block, with no shrinking.
   await fc.check(property, { seed, path: String(start), numRuns: count, endOnFailure: true });
   if (hookFailed) throw hookError;
+  if (failedAt === null && !abandoned && passed !== count) {
+    // fast-check skipped or interrupted runs (a global `fc.configureGlobal` time limit or
+    // timeout in the caller's process): counting the block as passed would hide them.
+    throw new Error(
+      `a block of ${count} runs at run ${start} ran only ${passed} (fast-check's global settings?)`,
+    );
+  }
   return { failedAt, passed, abandoned };
 }
