@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import type { FaultCategory } from "../generators/bounds.js";
+import { seedSequence } from "../generators/seed-sequence.js";
 import { fuzzScheduleArb } from "../runner/fuzz.js";
 import { realHuntArb, realRunSchedule } from "../runner/fuzz-real.js";
 import type { ResourceMode, Schedule } from "../schedule/schedule.js";
@@ -30,7 +31,7 @@ export function generateSchedule(target: Target, o: GenerateOptions): Schedule {
     faults: o.faults,
     ...(o.resource === undefined ? {} : { resource: o.resource }),
   });
-  const [generated] = fc.sample(arb, { seed: o.seed, numRuns: 1 });
+  const [generated] = fc.sample(arb, { ...seedSequence<Schedule>(), seed: o.seed, numRuns: 1 });
   if (generated === undefined) throw new Error("run: the generator produced no schedule");
   return generated;
 }

@@ -21,6 +21,7 @@ import { SAFETY_CHECKERS } from "../checkers/index.js";
 import type { Verdict } from "../checkers/verdict.js";
 import type { FaultBounds, FaultCategory, WorkloadBounds } from "../generators/bounds.js";
 import { scheduleArb } from "../generators/schedule.js";
+import { seedSequence } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
@@ -195,7 +196,13 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   const numRuns = o.runs ?? (o.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
   const plugins = o.timeLimitMs !== undefined ? [fc.interruptAfterTimeLimit(o.timeLimitMs)] : [];
   const path = o.startAt === undefined ? {} : { path: String(o.startAt) };
-  const details = await fc.check<[Schedule]>(property, { seed: o.seed, numRuns, plugins, ...path });
+  const details = await fc.check<[Schedule]>(property, {
+    ...seedSequence<[Schedule]>(),
+    seed: o.seed,
+    numRuns,
+    plugins,
+    ...path,
+  });
 
   const base = { target: o.target.name, resource, seed: o.seed, interrupted: details.interrupted };
   if (!details.failed || details.counterexample === null) {

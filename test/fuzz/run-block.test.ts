@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { fuzzScheduleArb } from "../../src/runner/fuzz.js";
+import { fuzz, fuzzScheduleArb } from "../../src/runner/fuzz.js";
 import { runBlock } from "../../src/runner/workers/run-block.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import type { Target } from "../../src/targets/target.js";
@@ -35,15 +35,16 @@ function recorder(failOn: (k: number) => boolean) {
   return { arb, target: t, seen, mostAhead: () => mostAhead };
 }
 
-describe("runBlock", () => {
-  const sequential = (n: number) =>
-    (
-      fc.sample(fuzzScheduleArb({ target: base, resource: "unfenced", faults: ["pause"], seed }), {
-        seed,
-        numRuns: n,
-      }) as Schedule[]
-    ).map((s) => JSON.stringify(s));
+/** The schedules of the seed's first `n` run indices, as fast-check samples them by default. */
+const sequential = (n: number) =>
+  (
+    fc.sample(fuzzScheduleArb({ target: base, resource: "unfenced", faults: ["pause"], seed }), {
+      seed,
+      numRuns: n,
+    }) as Schedule[]
+  ).map((s) => JSON.stringify(s));
 
+describe("runBlock", () => {
   it("runs the seed's schedules of its indices in order, one generated at a time", async () => {
     const r = recorder(() => false);
     const out = await runBlock(r.target, r.arb, seed, 40, 25);
@@ -96,5 +97,35 @@ describe("runBlock under a caller's fast-check settings", () => {
     const r = recorder(() => false);
     await expect(runBlock(r.target, r.arb, seed, 0, 50)).rejects.toThrow("ran only");
     expect(r.seen.length).toBeLessThan(50);
+  });
+
+  it("runs the seed's own schedules whatever random generator, bias or skipping of equal values the caller set", async () => {
+    const expected = sequential(30).slice(10);
+    fc.configureGlobal({
+      randomType: "mersenne",
+      unbiased: true,
+      skipEqualValues: true,
+      ignoreEqualValues: true,
+    });
+    const r = recorder(() => false);
+    await runBlock(r.target, r.arb, seed, 10, 20);
+    expect(r.seen).toEqual(expected);
+  });
+
+  it("a sequential fuzz finds the same run under those settings", async () => {
+    const o = {
+      target: base,
+      resource: "unfenced" as const,
+      faults: ["pause" as const],
+      seed: 31,
+      runs: 500,
+    };
+    const quick = { shrink: false as const, fcShrink: { maxRuns: 0 } };
+    const plain = await fuzz({ ...o, ...quick });
+    fc.configureGlobal({ randomType: "congruential32", unbiased: true });
+    const configured = await fuzz({ ...o, ...quick });
+    expect(plain.counterexample?.foundAtRun).toBeGreaterThan(0);
+    expect(configured.counterexample?.foundAtRun).toBe(plain.counterexample?.foundAtRun);
+    expect(configured.counterexample?.original).toEqual(plain.counterexample?.original);
   });
 });

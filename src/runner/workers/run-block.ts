@@ -7,6 +7,7 @@
  */
 import fc from "fast-check";
 import { SAFETY_CHECKERS } from "../../checkers/index.js";
+import { seedSequence } from "../../generators/seed-sequence.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { runAndCheck } from "../execute.js";
@@ -76,7 +77,13 @@ export async function runBlock(
     return true;
   });
   // endOnFailure: the first `false` ends the block, with no shrinking.
-  await fc.check(property, { seed, path: String(start), numRuns: count, endOnFailure: true });
+  await fc.check(property, {
+    ...seedSequence<[Schedule]>(),
+    seed,
+    path: String(start),
+    numRuns: count,
+    endOnFailure: true,
+  });
   if (hookFailed) throw hookError;
   if (failedAt === null && !abandoned && passed !== count) {
     // fast-check skipped or interrupted runs (a global `fc.configureGlobal` time limit or
