@@ -6,7 +6,7 @@
  * the caller's thread, not in `fuzz`'s worker threads, which load fast-check afresh — so a
  * seed would no longer name the same runs.
  */
-import type fc from "fast-check";
+import fc from "fast-check";
 
 export function seedSequence<T>(): fc.Parameters<T> {
   return {
@@ -16,4 +16,9 @@ export function seedSequence<T>(): fc.Parameters<T> {
     skipEqualValues: false,
     ignoreEqualValues: false,
   };
+}
+
+/** The value `arb` gives run 0 of `seed` (what `run --seed` and each real fuzz run use). */
+export function firstOfSeed<T>(arb: fc.Arbitrary<T>, seed: number): T | undefined {
+  return fc.sample(arb, { ...seedSequence<T>(), seed, numRuns: 1 })[0];
 }

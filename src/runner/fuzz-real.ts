@@ -12,12 +12,12 @@
  * by real runs on the same servers that must fail repeatedly. The counterexample is always a
  * run that failed.
  */
-import fc from "fast-check";
+import type fc from "fast-check";
 import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
 import type { Verdict } from "../checkers/verdict.js";
 import type { FaultCategory } from "../generators/bounds.js";
 import { huntScheduleArb } from "../generators/hunt.js";
-import { seedSequence } from "../generators/seed-sequence.js";
+import { firstOfSeed } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target, TargetSession } from "../targets/target.js";
@@ -71,7 +71,7 @@ export function realRunSeed(seed: number, i: number): number {
 /** The schedule of run `i`: the one `lockcheck run --seed <realRunSeed(seed, i)>` generates. */
 export function realRunSchedule(arb: fc.Arbitrary<Schedule>, seed: number, i: number): Schedule {
   const s = realRunSeed(seed, i);
-  const [generated] = fc.sample(arb, { ...seedSequence<Schedule>(), seed: s, numRuns: 1 });
+  const generated = firstOfSeed(arb, s);
   if (generated === undefined) throw new Error("fuzz: could not generate a schedule");
   return { ...generated, seed: s };
 }

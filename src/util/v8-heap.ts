@@ -18,10 +18,6 @@
  */
 import { setFlagsFromString } from "node:v8";
 
-let done = false;
-
 export function turnOffPretenuring(): void {
-  if (done) return;
-  done = true;
   setFlagsFromString("--no-allocation-site-pretenuring");
 }
