@@ -8,6 +8,7 @@
  * LockcheckInputError.
  */
 import { randomInt } from "node:crypto";
+import { readdir, rm } from "node:fs/promises";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
@@ -15,13 +16,19 @@ import { colorsFor } from "../report/colors.js";
 import { formatTimeline } from "../report/console-timeline.js";
 import type { Shard } from "../report/gate-result.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import type { FuzzCounterexample, FuzzProgress, FuzzResult, LibraryCrashes } from "../runner/fuzz.js";
+import type {
+  FoundViolation,
+  FuzzCounterexample,
+  FuzzProgress,
+  FuzzResult,
+  LibraryCrashes,
+} from "../runner/fuzz.js";
 import { type RunRange, shardRange } from "../runner/fuzz-shard.js";
 import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
-import { supportedResource } from "../targets/target.js";
+import { supportedResource, type Target } from "../targets/target.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
 export type { FuzzCounterexample, FuzzProgress, FuzzResult, LibraryCrashes, ScheduleSize, Shard };
@@ -49,6 +56,12 @@ export interface FuzzOptions {
   /** Folder to save a counterexample in (default lockcheck-out/<target>-<seed>-<run>, + "-unshrunk" when not shrunk); false: do not save. */
   save?: string | false;
   onProgress?: (p: FuzzProgress) => void;
+  /**
+   * Called when the search finds a violation, before shrinking it, with the folder the run as
+   * found was just saved in (null when saving is off or failed). On real servers that folder
+   * is kept; in the simulator it is removed once the shrunk counterexample is saved.
+   */
+  onFound?: (found: { foundAtRun: number; dir: string | null }) => void;
   /**
    * Threads searching at once (default 1). Used for simulated targets given by name or module
    * (a Target or lock object made in the caller's code cannot be loaded by another thread);
@@ -83,6 +96,8 @@ export interface FuzzPlan {
   /** Index of its first run (a shard's range starts there). */
   from: number;
   part: ShardPart | null;
+  /** Runs on real servers: each run takes seconds, and shrinking minutes. */
+  real: boolean;
 }
 
 /** What `fuzzCampaign` found: the runner's result, and where a counterexample was saved. */
@@ -93,6 +108,8 @@ export interface FuzzCampaign {
     dir: string | null;
     /** The command that replays it. */
     replay: string;
+    /** Real targets: the failing run as found, before shrinking (fuzz-real runs differ each time). */
+    asFound: string | null;
     original: ScheduleSize;
     minimal: ScheduleSize;
   } | null;
@@ -106,6 +123,8 @@ export interface Counterexample {
   verdicts: Verdict[];
   /** Where it was saved (schedule.json, history.jsonl, verdict.json, report.html), if it was. */
   dir: string | null;
+  /** Real targets: where the failing run as found (before shrinking) was saved, if it was kept. */
+  asFound: string | null;
   /** The command that replays it. */
   replay: string;
   /** The counterexample as a human timeline, one line per event. */
@@ -183,9 +202,18 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       : { shard: o.shard, range: shardRange(o.shard, campaignRuns), campaignRuns };
   const range = part?.range ?? null;
   const runs = range === null ? campaignRuns : range.to - range.from;
-  const plan: FuzzPlan = { target: target.value.name, resource, seed, runs, from: range?.from ?? 0, part };
+  const plan: FuzzPlan = {
+    target: target.value.name,
+    resource,
+    seed,
+    runs,
+    from: range?.from ?? 0,
+    part,
+    real,
+  };
   o.onStart?.(plan);
   const options = o.runMs === undefined ? o.options : { ...o.options, horizonMs: o.runMs };
+  const asFound = asFoundKeeper(target.value, seed, o);
   const result = await fuzzOnCores(
     {
       target: target.value,
@@ -199,6 +227,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       ...searchOptions(o),
       ...(o.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
+      onFound: (f) => asFound.save(f),
     },
     o.workers ?? 1,
   );
@@ -221,11 +250,58 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
     const saved = await saveReplayableRun(dir, ce, replay);
     if (!saved.ok) return saved;
   }
+  const kept = await asFound.settle(ce, dir);
   return ok({
     plan,
     result,
-    saved: { dir, replay, original: scheduleSize(ce.original), minimal: scheduleSize(ce.schedule) },
+    saved: {
+      dir,
+      replay,
+      asFound: kept,
+      original: scheduleSize(ce.original),
+      minimal: scheduleSize(ce.schedule),
+    },
   });
+}
+
+/**
+ * The failing run as found, saved the moment the search finds it (before shrinking) in
+ * `<dir>-unshrunk`, the folder `--no-shrink` would save: a shrink that is interrupted or
+ * crashes, minutes into its real runs, loses nothing. In the simulator the same seed and run
+ * number make it again, so once the shrunk counterexample is saved it is removed (unless the
+ * folder was there before); a real run as found is the only record of that run, and is kept.
+ */
+function asFoundKeeper(
+  target: Target,
+  seed: number,
+  o: Pick<FuzzOptions, "save" | "shrink" | "onFound">,
+): {
+  save(f: FoundViolation): Promise<void>;
+  settle(ce: FuzzCounterexample, finalDir: string | null): Promise<string | null>;
+} {
+  let saved: { dir: string; existed: boolean } | null = null;
+  return {
+    async save(f) {
+      if (o.save !== false && o.shrink !== false) {
+        const base = `${o.save ?? defaultRunDir(target.name, seed, f.foundAtRun)}-unshrunk`;
+        const dir = target.deterministic ? base : await unusedRunDir(base);
+        const existed = ((await readdir(dir).catch(() => null))?.length ?? 0) > 0;
+        // A failure here shows in the final save to the folder beside it, if that fails too.
+        const r = await saveReplayableRun(dir, f).catch(() => null);
+        if (r?.ok === true) saved = { dir, existed };
+      }
+      o.onFound?.({ foundAtRun: f.foundAtRun, dir: saved?.dir ?? null });
+    },
+    /** After the final save: the folder kept, or null. */
+    async settle(ce, finalDir) {
+      if (saved === null) return null;
+      const { dir, existed } = saved;
+      // Not kept: a deterministic run (its seed makes it again), or a real one saved as it is.
+      if (!target.deterministic && ce.shrink !== "not-kept" && dir !== finalDir) return dir;
+      if (!existed && dir !== finalDir) await rm(dir, { recursive: true, force: true });
+      return null;
+    },
+  };
 }
 
 /** Rejects with a LockcheckInputError on bad options, and with an Error if lockcheck itself fails. */
@@ -256,6 +332,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       ops: ce.ops,
       verdicts: ce.verdicts,
       dir: saved.dir,
+      asFound: saved.asFound,
       replay: saved.replay,
       timeline: formatTimeline(ce.ops, ce.verdicts, { colors: colorsFor({ isTTY: false }) }),
       shrink: ce.shrink,

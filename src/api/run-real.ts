@@ -7,6 +7,7 @@
 import { checkOps } from "../checkers/index.js";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
+import { undoAll } from "../real/hygiene/undo.js";
 import type { RealProgress, RealRun, RealRunOptions } from "../real/run.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { saveReplayableRun } from "../runner/run-folder.js";
@@ -125,4 +126,14 @@ export async function realRunAttempts(
     }
     onAttempt?.(attempt, r.value);
   }
+}
+
+/**
+ * Does now what the process's exit would do for everything real runs started: servers and
+ * clients stopped, paused processes resumed, proxies closed, temp dirs removed, and a running
+ * run's partial history written (src/real/hygiene/undo.ts). For a command interrupted by a
+ * signal, so that it can say what it left on disk before it exits.
+ */
+export function undoRealWorldNow(): void {
+  undoAll();
 }

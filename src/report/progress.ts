@@ -22,14 +22,20 @@ export interface ProgressUpdate {
   total?: number;
   /** Violations found so far. */
   violations?: number;
-  /** Short free text shown at the end of the line (e.g. "shrinking"). */
-  note?: string;
+  /**
+   * Runs spent shrinking a counterexample, once the search has stopped and shrinking begun;
+   * absent or null while searching. The line then shows this instead of the search's rate
+   * and ETA, which no longer move.
+   */
+  shrinkRuns?: number | null;
 }
 
 export interface Progress {
   update(f: ProgressUpdate): void;
-  /** Prints `line` above the live line. */
+  /** Prints `line` above the live line (nothing off a TTY). */
   log(line: string): void;
+  /** Prints `line` above the live line, and off a TTY as a plain line: news a log reader needs. */
+  say(line: string): void;
   stop(): void;
 }
 
@@ -54,11 +60,11 @@ export interface ProgressState {
   done: number;
   total: number | undefined;
   violations: number;
-  note: string | undefined;
+  shrinkRuns: number | null;
   elapsedMs: number;
 }
 
-const SILENT: Progress = { update() {}, log() {}, stop() {} };
+const SILENT: Progress = { update() {}, log() {}, say() {}, stop() {} };
 
 const BAR_WIDTH = 24;
 const MIN_BAR_WIDTH = 8;
@@ -104,6 +110,12 @@ export function startProgress(opts: ProgressOptions): Progress {
   // through process.exit without stopping the bar.
   process.once("exit", stop);
 
+  function log(line: string): void {
+    if (stopped) return;
+    bars.log(line.endsWith("\n") ? line : `${line}\n`);
+    bars.update();
+  }
+
   return {
     update(f) {
       if (stopped) return;
@@ -113,22 +125,20 @@ export function startProgress(opts: ProgressOptions): Progress {
         bar.setTotal(f.total);
       }
       if (f.violations !== undefined) state.violations = f.violations;
-      if (f.note !== undefined) state.note = f.note === "" ? undefined : f.note;
+      state.shrinkRuns = f.shrinkRuns ?? null;
       bar.update(f.done);
     },
-    log(line) {
-      if (stopped) return;
-      bars.log(line.endsWith("\n") ? line : `${line}\n`);
-      bars.update();
-    },
+    log,
+    say: log,
     stop,
   };
 }
 
 /**
  * The live line, e.g.
- * `fuzz sim:redlock  ██████░░░░ 42%  2100/5000 runs · 310 runs/s · 1 violation · ETA 9s · shrinking`.
- * Fits in `maxWidth` visible columns: the note goes first, then the bar narrows.
+ * `fuzz sim:redlock  ██████░░░░ 42%  2100/5000 runs · 310 runs/s · 1 violation · ETA 9s`, and
+ * once shrinking `… 2100/5000 runs · 1 violation · shrinking: 17 runs · 1m05s elapsed`.
+ * Fits in `maxWidth` visible columns: the bar narrows, then goes.
  */
 export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120): string {
   const seconds = s.elapsedMs / 1000;
@@ -142,7 +152,13 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
   stats.push([rateText, c.dim(rateText)]);
   const violText = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
   stats.push([violText, s.violations > 0 ? c.bold(c.red(violText)) : c.green(violText)]);
-  if (bounded && s.total !== undefined) {
+  if (s.shrinkRuns !== null) {
+    const shrinking = `shrinking: ${s.shrinkRuns} run${s.shrinkRuns === 1 ? "" : "s"}`;
+    stats.splice(1, 1); // the search's rate: it has stopped
+    stats.push([shrinking, c.cyan(shrinking)]);
+    const elapsed = `${formatDuration(seconds)} elapsed`;
+    stats.push([elapsed, c.dim(elapsed)]);
+  } else if (bounded && s.total !== undefined) {
     const remaining = Math.max(0, s.total - s.done);
     const eta = rate > 0 ? `ETA ${formatDuration(remaining / rate)}` : "ETA --";
     stats.push([eta, eta]);
@@ -151,9 +167,8 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
     stats.push([elapsed, c.dim(elapsed)]);
   }
 
-  const render = (barWidth: number, withNote: boolean): { plain: string; styled: string } => {
-    const parts = [...stats];
-    if (withNote && s.note !== undefined) parts.push([s.note, c.cyan(s.note)]);
+  const render = (barWidth: number): { plain: string; styled: string } => {
+    const parts = stats;
     const sep = " · ";
     let plain = `${s.title}  `;
     let styled = `${c.bold(s.title)}  `;
@@ -169,15 +184,9 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
     return { plain, styled };
   };
 
-  const attempts: Array<[number, boolean]> = [
-    [BAR_WIDTH, true],
-    [BAR_WIDTH, false],
-    [MIN_BAR_WIDTH, false],
-    [0, false],
-  ];
-  let last = render(0, false);
-  for (const [barWidth, withNote] of attempts) {
-    last = render(barWidth, withNote);
+  let last = render(0);
+  for (const barWidth of [BAR_WIDTH, MIN_BAR_WIDTH, 0]) {
+    last = render(barWidth);
     if (last.plain.length <= maxWidth) return last.styled;
   }
   return last.plain.slice(0, maxWidth);
@@ -210,7 +219,7 @@ function periodicProgress(stream: NodeJS.WritableStream, opts: ProgressOptions):
       state.done = f.done;
       if (f.total !== undefined) state.total = f.total;
       if (f.violations !== undefined) state.violations = f.violations;
-      state.note = f.note === "" ? undefined : (f.note ?? state.note);
+      state.shrinkRuns = f.shrinkRuns ?? null;
       const t = now();
       if (t - lastPrinted < everyMs) return;
       lastPrinted = t;
@@ -218,11 +227,14 @@ function periodicProgress(stream: NodeJS.WritableStream, opts: ProgressOptions):
       stream.write(`${formatProgressLine(state, plain)}\n`);
     },
     log() {},
+    say(line) {
+      stream.write(`${line}\n`);
+    },
     stop() {},
   };
 }
 
 function initialState(opts: ProgressOptions): ProgressState {
   const { title, total } = opts;
-  return { title, unit: opts.unit ?? "runs", done: 0, total, violations: 0, note: undefined, elapsedMs: 0 };
+  return { title, unit: opts.unit ?? "runs", done: 0, total, violations: 0, shrinkRuns: null, elapsedMs: 0 };
 }

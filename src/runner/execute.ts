@@ -8,6 +8,7 @@ import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
+import { eventLoopTurn } from "../util/event-loop-turn.js";
 
 export interface CheckedRun {
   schedule: Schedule;
@@ -33,6 +34,7 @@ export async function runAndCheck(
   schedule: Schedule,
   checkers?: readonly CheckerName[],
 ): Promise<CheckedRun> {
+  await eventLoopTurn();
   const run = await target.run(schedule);
   const verdicts = checkOps(run.ops, checkers);
   return { schedule, ops: run.ops, verdicts, violation: isViolation(verdicts), stats: run.stats };

@@ -138,8 +138,10 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     // The counterexample is always a run that failed: the found one, or the last failing
     // candidate of the shrink pass (a real schedule need not fail again when rerun).
     const { kind } = found;
-    let minimal = found.schedule;
     let final: { ops: Op[]; verdicts: Verdict[] } = { ops: found.ops, verdicts: checkOps(found.ops) };
+    await o.onFound?.({ foundAtRun: runs, schedule: found.schedule, ...final });
+    found.at = Date.now();
+    let minimal = found.schedule;
     let passSteps = 0;
     let how: FuzzCounterexample["shrink"] = "off";
     if (o.shrink !== false) {

@@ -64,6 +64,12 @@ export interface FuzzOptions {
   /** Called after every run, while searching and while shrinking. */
   onProgress?: (p: FuzzProgress) => void;
   /**
+   * Called once, when the search finds a violation and before shrinking starts, with the
+   * failing run as found: what a caller saves so that an interrupted or crashed shrink loses
+   * nothing. Shrinking waits for it.
+   */
+  onFound?: (found: FoundViolation) => Promise<void>;
+  /**
    * Start at this 0-based run index of the seed's sequence (fast-check's replay path), as if
    * the runs before it had passed; `runs` then counts from here. Used by `fuzz --shard` and to
    * shrink a failure that workers found (src/runner/workers/).
@@ -71,6 +77,15 @@ export interface FuzzOptions {
   startAt?: number;
   /** Real targets: where their servers run (fuzz-real.ts). */
   real?: { cluster?: "process" | "docker"; docker?: Record<string, unknown> };
+}
+
+/** A failing search run, as found (before any shrinking). */
+export interface FoundViolation {
+  /** 1-based number of the search run. */
+  foundAtRun: number;
+  schedule: Schedule;
+  ops: Op[];
+  verdicts: Verdict[];
 }
 
 export interface FuzzProgress {
@@ -187,8 +202,12 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
       foundAtRun = runs;
       original = schedule;
       foundRun = { ops: run.ops, verdicts: run.verdicts };
+      report();
+      await o.onFound?.({ foundAtRun, schedule, ops: run.ops, verdicts: run.verdicts });
+      // Saving what was found does not eat into fast-check's shrinking time.
       foundAt = Date.now();
       fcShrinkDeadline = foundAt + fcShrink.timeLimitMs;
+      return false;
     }
     report();
     return kind === null;

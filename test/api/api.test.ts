@@ -2,6 +2,7 @@
  * The library API as a user imports it: `import { fuzz, run, check } from "lockcheck"` and
  * `import "lockcheck/vitest"` (here: the sources those package exports point at).
  */
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,6 +61,48 @@ describe("fuzz", () => {
     expect(message).toContain(`replay: lockcheck replay ${out}/schedule.json`);
     // The negation reads sensibly too.
     expect(report).not.toHaveNoViolations();
+  });
+
+  it("saves the run as found before shrinking it; in the simulator removes that copy once the shrunk one is saved", async () => {
+    const out = join(dir, "as-found");
+    const asFound = `${out}-unshrunk`;
+    const seen: { foundAtRun: number; dir: string | null; files: string[] }[] = [];
+    const report = await fuzz({
+      target: "sim:lease",
+      resource: "unfenced",
+      seed: 4,
+      runs: 300,
+      faults: ["pause"],
+      save: out,
+      onFound: (f) => {
+        seen.push({ ...f, files: f.dir === null ? [] : readdirSync(f.dir).sort() });
+      },
+    });
+    expect(seen).toEqual([
+      {
+        foundAtRun: report.counterexample?.foundAtRun,
+        dir: asFound,
+        files: ["history.jsonl", "report.html", "schedule.json", "verdict.json"],
+      },
+    ]);
+    expect(report.counterexample?.asFound).toBeNull();
+    expect(existsSync(asFound)).toBe(false);
+    expect(existsSync(join(out, "schedule.json"))).toBe(true);
+
+    // A folder of that name that was there before (an earlier --no-shrink) is the user's: kept.
+    const mine = join(dir, "kept");
+    mkdirSync(`${mine}-unshrunk`);
+    await writeFile(join(`${mine}-unshrunk`, "notes.txt"), "mine\n");
+    await fuzz({
+      target: "sim:lease",
+      resource: "unfenced",
+      seed: 4,
+      runs: 300,
+      faults: ["pause"],
+      save: mine,
+    });
+    expect(existsSync(join(`${mine}-unshrunk`, "notes.txt"))).toBe(true);
+    expect(existsSync(join(`${mine}-unshrunk`, "schedule.json"))).toBe(true);
   });
 
   it("passes the matcher when nothing is found, and saves nothing", async () => {

@@ -79,7 +79,7 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 /** Starts the runner and waits until the run is under way with its two processes paused. */
 async function runUntilPaused(
   outDir: string,
-): Promise<{ runner: ChildProcess; runId: string; exited: Promise<number | null> }> {
+): Promise<{ runner: ChildProcess; runId: string; exited: Promise<number | null>; stderr: () => string }> {
   const runner = startRunner(outDir);
   let stderr = "";
   runner.stderr?.on("data", (d) => {
@@ -98,7 +98,7 @@ async function runUntilPaused(
   );
   // A history snapshot is written every second while clients run.
   await until("a history snapshot", () => existsSync(join(outDir, "history.jsonl")), 5_000);
-  return { runner, runId, exited };
+  return { runner, runId, exited, stderr: () => stderr };
 }
 
 describe.skipIf(missing.length > 0)("interrupting a real run", () => {
@@ -108,12 +108,17 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     mkdirSync(outDir, { recursive: true });
     for (const f of ["history.jsonl", "verdict.json", "report.html"])
       writeFileSync(join(outDir, f), "earlier run\n");
-    const { runner, runId, exited } = await runUntilPaused(outDir);
+    const { runner, runId, exited, stderr } = await runUntilPaused(outDir);
     // server, resource, two clients and the reaper
     expect(processesMatching(runId).length).toBe(5);
     expect(tempDirsMatching(runId).length).toBeGreaterThan(0);
     runner.kill("SIGINT");
     expect(await exited).toBe(130);
+    // It says where the partial history is (even under --quiet).
+    const historyFile = join(outDir, "history.jsonl");
+    expect(stderr()).toContain(
+      `interrupted: the history so far is in ${historyFile} (not checked); check it with: lockcheck check ${historyFile}`,
+    );
     expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
     expect(tempDirsMatching(runId)).toEqual([]);
     expect(existsSync(join(outDir, "verdict.json"))).toBe(false);
@@ -148,6 +153,10 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
       ],
       { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp } },
     );
+    let stderr = "";
+    runner.stderr?.on("data", (d) => {
+      stderr += String(d);
+    });
     const exited = new Promise<number | null>((resolve) =>
       runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
     );
@@ -161,11 +170,73 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     await until("the run's servers and clients", () => processesMatching(runId).length >= 4, 60_000);
     runner.kill("SIGINT");
     expect(await exited).toBe(130);
+    // Mid-run the search has found nothing yet, or (if this first run failed at once) is shrinking.
+    expect(stderr).toMatch(/^interrupted(: no violation in the \d+ runs of redis:lease| while shrinking)/m);
     expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
     // (tsx keeps its compile cache there too: that one is not lockcheck's.)
     const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
     expect(await waitForNone(leftover, 5000)).toEqual([]);
   }, 120_000);
+
+  it("SIGINT while a real fuzz shrinks: the failing run as found stays on disk, the message names it, nothing is left", async () => {
+    const tmp = mkdtempSync(join(work, "shrink-tmp-"));
+    const out = join(work, "found");
+    const runner = spawn(
+      process.execPath,
+      [
+        "--import",
+        import.meta.resolve("tsx"),
+        cli,
+        "fuzz",
+        "--target",
+        "redis:lease",
+        "--resource",
+        "unfenced",
+        "--faults",
+        "pause",
+        "--duration",
+        "5s",
+        "--runs",
+        "6",
+        "--seed",
+        "11",
+        "--out",
+        out,
+      ],
+      { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp, NO_COLOR: "1" } },
+    );
+    let stderr = "";
+    runner.stderr?.on("data", (d) => {
+      stderr += String(d);
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+    );
+    const asFound = `${out}-unshrunk`;
+    await until(
+      `the run as found saved (stderr: ${stderr})`,
+      () => stderr.includes("the run as found is saved in"),
+      90_000,
+    );
+    expect(stderr).toContain(`the run as found is saved in ${asFound}/`);
+    // Shrinking on the same servers is under way: its runs' processes are ours, in tmp.
+    runner.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(
+      /^interrupted while shrinking: the violation found in run \d+ of redis:lease \(unfenced\), seed 11 is saved as found in /m,
+    );
+    expect(stderr).toContain(`replay: lockcheck replay ${asFound}/schedule.json`);
+    const verdict = JSON.parse(readFileSync(join(asFound, "verdict.json"), "utf8")) as { valid: unknown };
+    expect(verdict.valid).toBe(false);
+    const history = await readHistoryFile(join(asFound, "history.jsonl"));
+    expect(history.ok && history.value.ops.length > 0).toBe(true);
+    expect(existsSync(join(asFound, "schedule.json"))).toBe(true);
+    // The minimal one was never saved: shrinking did not finish.
+    expect(existsSync(out)).toBe(false);
+    expect(await waitForNone(() => processesMatching(tmp), 5000)).toEqual([]);
+    const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
+    expect(await waitForNone(leftover, 5000)).toEqual([]);
+  }, 180_000);
 
   it("SIGKILL of the runner: the reaper and the clients clean up by themselves; the history on disk is readable", async () => {
     const outDir = join(work, "sigkill");

@@ -33,7 +33,7 @@ function state(over: Partial<ProgressState>): ProgressState {
     done: 0,
     total: undefined,
     violations: 0,
-    note: undefined,
+    shrinkRuns: null,
     elapsedMs: 0,
     ...over,
   };
@@ -46,15 +46,15 @@ describe("startProgress", () => {
     const p = startProgress({ title: "shrink redis:lease", total: 10, stream: out.stream, now: () => t });
     p.update({ done: 1 });
     t += 14_999;
-    p.update({ done: 2, note: "shrinking (2 runs)" });
+    p.update({ done: 2, shrinkRuns: 2 });
     expect(out.text()).toBe("");
     t += 1;
-    p.update({ done: 3 });
+    p.update({ done: 3, shrinkRuns: 3 });
     const first = out.text();
     expect(first.split("\n").filter((l) => l !== "")).toHaveLength(1);
     expect(first).toContain("shrink redis:lease");
     expect(first).toContain("3/10");
-    expect(first).toContain("shrinking (2 runs)");
+    expect(first).toContain("shrinking: 3 runs");
     expect(first.includes("\u001b[")).toBe(false); // no colour codes in a log
     t += 10_000;
     p.update({ done: 4 });
@@ -79,6 +79,18 @@ describe("startProgress", () => {
     expect(out.text()).toBe("");
   });
 
+  it("says news off a TTY at once, as a plain line, but not under quiet", () => {
+    const out = captureStream(false);
+    const p = startProgress({ title: "fuzz", total: 10, stream: out.stream });
+    p.update({ done: 5, violations: 1 });
+    p.say("violation found in run 5; saved as found in out-unshrunk/");
+    p.stop();
+    expect(out.text()).toBe("violation found in run 5; saved as found in out-unshrunk/\n");
+    const quiet = captureStream(false);
+    startProgress({ title: "fuzz", stream: quiet.stream, quiet: true }).say("hidden");
+    expect(quiet.text()).toBe("");
+  });
+
   it("writes nothing with quiet, even on a TTY", () => {
     const out = captureStream(true);
     const p = startProgress({ title: "fuzz", total: 10, quiet: true, stream: out.stream });
@@ -91,7 +103,7 @@ describe("startProgress", () => {
   it("draws runs, violations and logged lines on a TTY", () => {
     const out = captureStream(true);
     const p = startProgress({ title: "fuzz sim:redlock", total: 10, stream: out.stream });
-    p.update({ done: 3, violations: 1, note: "shrinking" });
+    p.update({ done: 3, violations: 1, shrinkRuns: 4 });
     p.log("violation in run 3");
     p.update({ done: 10 });
     p.stop();
@@ -123,16 +135,27 @@ describe("formatProgressLine", () => {
     expect(line).not.toContain("ETA");
   });
 
-  it("fits the terminal width by dropping the note, then narrowing the bar", () => {
-    const s = state({ done: 1, total: 3, violations: 2, note: "shrinking run 1 of many", elapsedMs: 1000 });
-    const wide = formatProgressLine(s, plain, 500);
-    expect(wide).toContain("shrinking");
-    for (const width of [100, 80, 60]) {
+  it("once shrinking, shows its runs and the time elapsed instead of the stopped search's rate and ETA", () => {
+    const s = state({ done: 2, total: 3, violations: 1, shrinkRuns: 17, elapsedMs: 65_000 });
+    const line = formatProgressLine(s, plain, 200);
+    expect(line).toContain("2/3 runs");
+    expect(line).toContain("1 violation");
+    expect(line).toContain("shrinking: 17 runs");
+    expect(line).toContain("1m05s elapsed");
+    expect(line).not.toContain("runs/s");
+    expect(line).not.toContain("ETA");
+  });
+
+  it("fits the terminal width by narrowing the bar, then dropping it, and keeps saying it shrinks", () => {
+    const s = state({ done: 1, total: 3, violations: 2, shrinkRuns: 1, elapsedMs: 1000 });
+    expect(formatProgressLine(s, plain, 500)).toContain("░");
+    for (const width of [100, 80, 70]) {
       const line = formatProgressLine(s, plain, width);
       expect(line.length).toBeLessThanOrEqual(width);
       expect(line).toContain("2 violations");
+      expect(line).toContain("shrinking: 1 run ");
     }
-    expect(formatProgressLine(s, plain, 80)).not.toContain("shrinking");
+    expect(formatProgressLine(s, plain, 70)).not.toContain("░");
   });
 
   it("counts only visible characters when colours are on", () => {

@@ -15,6 +15,7 @@ import {
 import {
   type FuzzCampaign,
   type FuzzCounterexample,
+  type FuzzPlan,
   type FuzzResult,
   fuzzCampaign,
   type LibraryCrashes,
@@ -38,6 +39,7 @@ import {
   positiveIntArg,
   seedArg,
 } from "../flags.js";
+import { onInterrupt } from "../interrupt.js";
 
 export interface FuzzFlags {
   target: string;
@@ -183,6 +185,13 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   const { resource, faults, timeLimitMs, shard, runMs, cluster } = parsed.value;
   let progress: Progress | null = null;
   let from = 0;
+  let plan: FuzzPlan | null = null;
+  let searched = 0;
+  let found: { foundAtRun: number; dir: string | null } | null = null;
+  const stopListening = onInterrupt(() => {
+    progress?.stop();
+    return interruptedLines(plan, searched, found);
+  });
   const campaign = await fuzzCampaign({
     target: flags.target,
     ...(resource === undefined ? {} : { resource }),
@@ -205,8 +214,9 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
       runMs: "--duration",
       cluster: "--cluster",
     },
-    onStart: (plan) => {
-      from = plan.from;
+    onStart: (planned) => {
+      plan = planned;
+      from = planned.from;
       const title = `fuzz ${plan.target} (${plan.resource}) seed ${plan.seed}${shard === undefined ? "" : ` shard ${shard.index}/${shard.count}`}`;
       progress = startProgress({
         title,
@@ -214,15 +224,47 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
         ...(plan.runs === undefined ? {} : { total: plan.runs }),
       });
     },
-    onProgress: (p) =>
+    onProgress: (p) => {
+      searched = p.runs - from;
       progress?.update({
-        done: p.runs - from,
+        done: searched,
         violations: p.violations,
-        note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
-      }),
-  }).finally(() => progress?.stop());
+        shrinkRuns: p.phase === "shrink" ? p.shrinkRuns : null,
+      });
+    },
+    onFound: (f) => {
+      found = f;
+      // Shrinking on real servers takes minutes: say at once where the failing run is.
+      if (plan?.real === true && f.dir !== null)
+        progress?.say(
+          `violation found in run ${f.foundAtRun}; the run as found is saved in ${f.dir}/ — shrinking it on the servers (Ctrl-C keeps that folder)`,
+        );
+    },
+  }).finally(() => {
+    stopListening();
+    progress?.stop();
+  });
   if (!campaign.ok) return printInputError(campaign.error);
   return report(campaign.value, flags);
+}
+
+/** What an interrupted campaign says: how far the search got, or where the violation it found is. */
+export function interruptedLines(
+  plan: FuzzPlan | null,
+  searched: number,
+  found: { foundAtRun: number; dir: string | null } | null,
+): string[] {
+  if (plan === null) return ["interrupted before the search started"];
+  const what = `${plan.target} (${plan.resource}), seed ${plan.seed}`;
+  if (found === null) return [`interrupted: no violation in the ${searched} runs of ${what} that finished`];
+  if (found.dir === null)
+    return [
+      `interrupted while shrinking the violation found in run ${found.foundAtRun} of ${what} (it was not saved)`,
+    ];
+  return [
+    `interrupted while shrinking: the violation found in run ${found.foundAtRun} of ${what} is saved as found in ${found.dir}/`,
+    `replay: lockcheck replay ${found.dir}/schedule.json`,
+  ];
 }
 
 function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
@@ -265,7 +307,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
   const { dir, replay } = saved;
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
+      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, asFound: saved.asFound, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
     );
     return 1;
   }
@@ -283,6 +325,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
     ...formatTimeline(ce.ops, ce.verdicts, { colors: c }),
     "",
     `saved ${dir}/ (schedule.json, history.jsonl, verdict.json, report.html)`,
+    ...(saved.asFound === null ? [] : [`the run as found, before shrinking: ${saved.asFound}/`]),
     `replay: ${c.bold(replay)}`,
     ...libraryCrashLines(result.libraryCrashes, tried, c),
   ];

@@ -8,6 +8,7 @@
  * prefix is replaced) or is generated from `--seed` with the same generators as `fuzz`.
  */
 import { randomInt } from "node:crypto";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { FAULT_CATEGORIES, REAL_TARGETS } from "../../api/catalog.js";
@@ -31,6 +32,7 @@ import {
   seedArg,
   wholeNumberArg,
 } from "../flags.js";
+import { onInterrupt } from "../interrupt.js";
 import { formatVerdictLines } from "./replay.js";
 
 interface RunFlags extends LibraryRunFlags {
@@ -227,6 +229,8 @@ async function runReal(flags: RunFlags): Promise<number> {
   };
   let external: ExternalServers | null = null;
   let ignored: readonly Fault[] = [];
+  let runDir: string | null = null;
+  const stopListening = onInterrupt(() => interruptedRunLines(runDir));
   const r = await realRunAttempts(ask, flags.attempts, {
     partitionMode,
     ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
@@ -235,6 +239,7 @@ async function runReal(flags: RunFlags): Promise<number> {
     onPlanned: (plan) => {
       ({ external, ignored } = plan);
       const { target, schedule, outDir } = plan;
+      runDir = outDir;
       say(
         `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
       );
@@ -254,7 +259,7 @@ async function runReal(flags: RunFlags): Promise<number> {
       say(
         `attempt ${attempt} of ${flags.attempts}: ${report.valid === true ? "valid" : "not decided"} (saved ${plan.outDir}); running it again`,
       ),
-  });
+  }).finally(stopListening);
   if (!r.ok) return printInputError(r.error);
   const { target, schedule, outDir, rerunCommand: again, failedBefore } = r.value.plan;
   const ext = r.value.plan.external;
@@ -305,6 +310,16 @@ async function runReal(flags: RunFlags): Promise<number> {
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return code;
+}
+
+/** What an interrupted real run says: where its partial history is, once the undo has written it. */
+function interruptedRunLines(dir: string | null): string[] {
+  if (dir === null) return ["interrupted before the run started"];
+  const history = join(dir, "history.jsonl");
+  if (!existsSync(history)) return [`interrupted before the clients started: nothing recorded in ${dir}`];
+  return [
+    `interrupted: the history so far is in ${history} (not checked); check it with: lockcheck check ${history}`,
+  ];
 }
 
 /** How the attempts of `--attempts <n>` went, in a line. */

@@ -53,7 +53,7 @@ export function shardItems<T>(items: readonly T[], shard: Shard | null): T[] {
 export interface GateEvents {
   itemStart?(item: GateItem, position: number, of: number): void;
   /** While a target is fuzzed: runs done, the run budget (if any), violations, a note. */
-  itemProgress?(p: { done: number; total?: number; violations: number; note?: string }): void;
+  itemProgress?(p: { done: number; total?: number; violations: number; shrinkRuns: number | null }): void;
   itemDone?(result: GateResult): void;
 }
 
@@ -136,7 +136,7 @@ async function runTarget(
             done: p.runs,
             ...(runs === undefined ? {} : { total: runs }),
             violations: p.violations,
-            note: p.phase === "shrink" ? `shrinking (${p.shrinkRuns} runs)` : "",
+            shrinkRuns: p.phase === "shrink" ? p.shrinkRuns : null,
           }),
       },
       workers,

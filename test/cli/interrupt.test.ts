@@ -1,0 +1,107 @@
+/**
+ * Ctrl-C (SIGINT) and SIGTERM in the middle of `lockcheck fuzz`: the command says how far the
+ * search got before it exits 130 / 143, instead of dying silently. Spawns the built CLI, as
+ * users run it (`npm test` builds first). The interrupt of a real fuzz while it shrinks, with
+ * the run as found kept on disk, is tested with real servers in test/real/fuzz-interrupt.test.ts.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { FuzzPlan } from "../../src/api/fuzz.js";
+import { interruptedLines } from "../../src/cli/commands/fuzz.js";
+
+const ROOT = join(import.meta.dirname, "../..");
+const CLI = join(ROOT, "dist/src/cli/main.js");
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+});
+
+/** CPU seconds a process has used (user + system), from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Starts a search that would run for hours, waits until it has spent `cpu` seconds (well past
+ * start-up: the handler is in place before the search begins), then sends `signal`.
+ */
+async function interruptSearch(signal: "SIGINT" | "SIGTERM", cpu = 2) {
+  const child = spawn(
+    process.execPath,
+    [CLI, "fuzz", "--target", "sim:lease-token", "--resource", "fenced", "--faults", "pause,delay"].concat([
+      "--runs",
+      "100000000",
+      "--seed",
+      "3",
+      "--workers",
+      "1",
+    ]),
+    { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  let stdout = "";
+  child.stderr.on("data", (d) => {
+    stderr += String(d);
+  });
+  child.stdout.on("data", (d) => {
+    stdout += String(d);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, sig) => resolve({ code, signal: sig })),
+  );
+  const deadline = Date.now() + 60_000;
+  while (cpuSeconds(child.pid!) < cpu) {
+    if (Date.now() > deadline) throw new Error(`the search did not get going (stderr: ${stderr})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill(signal);
+  const end = await exited;
+  return { ...end, stderr, stdout };
+}
+
+describe("interrupting lockcheck fuzz", () => {
+  it("SIGINT while searching: says how many runs passed, exits 130", async () => {
+    const r = await interruptSearch("SIGINT");
+    expect(r.code, r.stderr).toBe(130);
+    const m =
+      /^interrupted: no violation in the (\d+) runs of sim:lease-token \(fenced\), seed 3 that finished$/m.exec(
+        r.stderr,
+      );
+    expect(m, r.stderr).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThan(0);
+    expect(r.stdout).toBe("");
+  }, 90_000);
+
+  it("SIGTERM: the same, exit 143", async () => {
+    const r = await interruptSearch("SIGTERM");
+    expect(r.code, r.stderr).toBe(143);
+    expect(r.stderr).toMatch(/^interrupted: no violation in the \d+ runs of /m);
+  }, 90_000);
+});
+
+describe("what an interrupted fuzz says", () => {
+  const plan: FuzzPlan = {
+    target: "redis:lease",
+    resource: "unfenced",
+    seed: 11,
+    runs: 6,
+    from: 0,
+    part: null,
+    real: true,
+  };
+
+  it("while shrinking: where the run as found is, and how to replay it", () => {
+    expect(interruptedLines(plan, 2, { foundAtRun: 2, dir: "out/redis-lease-11-2-unshrunk" })).toEqual([
+      "interrupted while shrinking: the violation found in run 2 of redis:lease (unfenced), seed 11 is saved as found in out/redis-lease-11-2-unshrunk/",
+      "replay: lockcheck replay out/redis-lease-11-2-unshrunk/schedule.json",
+    ]);
+  });
+
+  it("while shrinking with saving off, or before the search began", () => {
+    expect(interruptedLines(plan, 2, { foundAtRun: 2, dir: null })[0]).toContain("(it was not saved)");
+    expect(interruptedLines(null, 0, null)).toEqual(["interrupted before the search started"]);
+  });
+});
