@@ -8,7 +8,7 @@
  * LockcheckInputError.
  */
 import { randomInt } from "node:crypto";
-import { readdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
@@ -250,7 +250,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
     const saved = await saveReplayableRun(dir, ce, replay);
     if (!saved.ok) return saved;
   }
-  const kept = await asFound.settle(ce, dir);
+  const kept = await asFound.settle(ce);
   return ok({
     plan,
     result,
@@ -266,10 +266,11 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
 
 /**
  * The failing run as found, saved the moment the search finds it (before shrinking) in
- * `<dir>-unshrunk`, the folder `--no-shrink` would save: a shrink that is interrupted or
- * crashes, minutes into its real runs, loses nothing. In the simulator the same seed and run
- * number make it again, so once the shrunk counterexample is saved it is removed (unless the
- * folder was there before); a real run as found is the only record of that run, and is kept.
+ * `<dir>-unshrunk` (the folder `--no-shrink` would save), or `-unshrunk-2`, … if that one is
+ * taken: a shrink that is interrupted or crashes, minutes into its real runs, loses nothing.
+ * In the simulator the same seed and run number make it again, so once the shrunk
+ * counterexample is saved the folder is removed; a real run as found is the only record of
+ * that run, and is kept.
  */
 function asFoundKeeper(
   target: Target,
@@ -277,28 +278,28 @@ function asFoundKeeper(
   o: Pick<FuzzOptions, "save" | "shrink" | "onFound">,
 ): {
   save(f: FoundViolation): Promise<void>;
-  settle(ce: FuzzCounterexample, finalDir: string | null): Promise<string | null>;
+  settle(ce: FuzzCounterexample): Promise<string | null>;
 } {
-  let saved: { dir: string; existed: boolean } | null = null;
+  let saved: string | null = null;
   return {
     async save(f) {
       if (o.save !== false && o.shrink !== false) {
-        const base = `${o.save ?? defaultRunDir(target.name, seed, f.foundAtRun)}-unshrunk`;
-        const dir = target.deterministic ? base : await unusedRunDir(base);
-        const existed = ((await readdir(dir).catch(() => null))?.length ?? 0) > 0;
+        // Never over a folder that is there: it is the user's (an earlier run's).
+        const dir = await unusedRunDir(
+          `${o.save ?? defaultRunDir(target.name, seed, f.foundAtRun)}-unshrunk`,
+        );
         // A failure here shows in the final save to the folder beside it, if that fails too.
         const r = await saveReplayableRun(dir, f).catch(() => null);
-        if (r?.ok === true) saved = { dir, existed };
+        if (r?.ok === true) saved = dir;
       }
-      o.onFound?.({ foundAtRun: f.foundAtRun, dir: saved?.dir ?? null });
+      o.onFound?.({ foundAtRun: f.foundAtRun, dir: saved });
     },
     /** After the final save: the folder kept, or null. */
-    async settle(ce, finalDir) {
+    async settle(ce) {
       if (saved === null) return null;
-      const { dir, existed } = saved;
-      // Not kept: a deterministic run (its seed makes it again), or a real one saved as it is.
-      if (!target.deterministic && ce.shrink !== "not-kept" && dir !== finalDir) return dir;
-      if (!existed && dir !== finalDir) await rm(dir, { recursive: true, force: true });
+      // Kept only for a real run that shrinking changed (not-kept: the final folder has it).
+      if (!target.deterministic && ce.shrink !== "not-kept") return saved;
+      await rm(saved, { recursive: true, force: true });
       return null;
     },
   };

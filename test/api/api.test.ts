@@ -89,7 +89,8 @@ describe("fuzz", () => {
     expect(existsSync(asFound)).toBe(false);
     expect(existsSync(join(out, "schedule.json"))).toBe(true);
 
-    // A folder of that name that was there before (an earlier --no-shrink) is the user's: kept.
+    // A folder of that name that was there before (an earlier --no-shrink) is the user's: left
+    // as it was, and the copy made beside it (-unshrunk-2) is removed.
     const mine = join(dir, "kept");
     mkdirSync(`${mine}-unshrunk`);
     await writeFile(join(`${mine}-unshrunk`, "notes.txt"), "mine\n");
@@ -101,8 +102,8 @@ describe("fuzz", () => {
       faults: ["pause"],
       save: mine,
     });
-    expect(existsSync(join(`${mine}-unshrunk`, "notes.txt"))).toBe(true);
-    expect(existsSync(join(`${mine}-unshrunk`, "schedule.json"))).toBe(true);
+    expect(readdirSync(`${mine}-unshrunk`)).toEqual(["notes.txt"]);
+    expect(existsSync(`${mine}-unshrunk-2`)).toBe(false);
   });
 
   it("passes the matcher when nothing is found, and saves nothing", async () => {
