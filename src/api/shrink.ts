@@ -42,6 +42,8 @@ export interface ShrinkFailingOptions {
   onShrinkStart?: () => void;
   /** Called after each candidate run. */
   onRun?: () => void;
+  /** Real targets: each smaller schedule kept, with a failing run of it (see RealShrinkOptions). */
+  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }) => Promise<void>;
 }
 
 export type ShrinkFailingResult =
@@ -178,6 +180,7 @@ async function shrinkReal(
     simFirst: o.simFirst,
     ...(evidence === undefined ? {} : { evidence }),
     onRun,
+    ...(o.onSmaller === undefined ? {} : { onSmaller: o.onSmaller }),
   });
   const where =
     r.shrunkIn === "sim"
@@ -198,9 +201,14 @@ async function shrinkReal(
   };
 }
 
-export interface ShrinkFileOptions extends Omit<ShrinkFailingOptions, "onShrinkStart"> {
+export interface ShrinkFileOptions extends Omit<ShrinkFailingOptions, "onShrinkStart" | "onSmaller"> {
   /** Called once the failure is found, before shrinking starts, with the target's name. */
   onShrinkStart?: (target: string) => void;
+  /**
+   * Real targets: called each time a smaller schedule that failed on real servers has been
+   * saved in the result's folder, so that an interrupted shrink keeps the smallest so far.
+   */
+  onSmallerSaved?: (dir: string, size: ScheduleSize) => void;
   /** Run on this target instead of the schedule's own. */
   target?: string;
   /** Run folder for the result (default lockcheck-out/<target>-<seed>-shrunk). */
@@ -237,15 +245,21 @@ export async function shrinkScheduleFile(
     return err({ field: "--need", message: `${o.need} is more than --runs ${o.runs}` });
   const schedule = { ...loaded.value, target: name };
   const about = { target: name, deterministic: target.value.deterministic };
-  const { onShrinkStart, ...options } = o;
-  const shrunk = await shrinkFailing(target.value, schedule, {
-    ...options,
-    ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name) }),
-  });
-  if (shrunk.kind !== "shrunk") return ok({ ...shrunk, ...about });
+  const { onShrinkStart, onSmallerSaved, ...options } = o;
   const defaultDir = defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
   // Shrinking on real servers differs from one try to the next: keep earlier results.
   const dir = o.out ?? (target.value.deterministic ? defaultDir : await unusedRunDir(defaultDir));
+  const shrunk = await shrinkFailing(target.value, schedule, {
+    ...options,
+    ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name) }),
+    // The smallest real failure so far goes to the result's folder as it is found (minutes
+    // apart): an interrupted shrink keeps it. The final save below writes over it.
+    onSmaller: async (smaller, run) => {
+      const r = await saveReplayableRun(dir, { schedule: smaller, ...run }).catch(() => null);
+      if (r?.ok === true) onSmallerSaved?.(dir, scheduleSize(smaller));
+    },
+  });
+  if (shrunk.kind !== "shrunk") return ok({ ...shrunk, ...about });
   const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run });
   if (!saved.ok) return saved;
   return ok({

@@ -238,6 +238,62 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     expect(await waitForNone(leftover, 5000)).toEqual([]);
   }, 180_000);
 
+  it("SIGINT while shrinking on real servers: the smallest failure so far stays saved, the message names it", async () => {
+    // Client 0 pauses right after acquiring for 3 × TTL (a stale write); client 2 and a fault
+    // that never fires (due after the run) are there to be shrunk away.
+    const failing = schedule(
+      "redis:lease",
+      "unfenced",
+      { servers: 1, ttlMs: 500, callTimeoutMs: 300, horizonMs: 3000 },
+      [
+        { id: 0, cycles: [{ thinkMs: 0, holdMs: 100, writes: 2 }] },
+        { id: 1, cycles: Array.from({ length: 3 }, () => ({ thinkMs: 250, holdMs: 100, writes: 2 })) },
+        { id: 2, cycles: [{ thinkMs: 400, holdMs: 50, writes: 1 }] },
+      ],
+      [
+        { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 1500 },
+        { kind: "pause", node: "client:2", at: 20_000, durationMs: 100 },
+      ],
+    );
+    const tmp = mkdtempSync(join(work, "shrink-real-tmp-"));
+    const input = join(work, "failing.json");
+    writeFileSync(input, JSON.stringify(failing));
+    const out = join(work, "shrunk");
+    const runner = spawn(
+      process.execPath,
+      ["--import", import.meta.resolve("tsx"), cli, "shrink", input, "--no-sim", "--runs", "1", "--out", out],
+      { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp, NO_COLOR: "1" } },
+    );
+    let stderr = "";
+    runner.stderr?.on("data", (d) => {
+      stderr += String(d);
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+    );
+    await until(
+      `a smaller failure saved (stderr: ${stderr})`,
+      () => stderr.includes("failed on real servers; saved in"),
+      120_000,
+    );
+    runner.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(
+      /^interrupted after \d+ runs: the smallest schedule that failed so far \(\d+ clients \/ \d+ cycles \/ \d+ faults\) is saved in /m,
+    );
+    expect(stderr).toContain(`run it again: lockcheck run --schedule ${out}`);
+    const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as typeof failing;
+    expect(saved.clients.length + saved.faults.length).toBeLessThan(
+      failing.clients.length + failing.faults.length,
+    );
+    const verdict = JSON.parse(readFileSync(join(out, "verdict.json"), "utf8")) as { valid: unknown };
+    expect(verdict.valid).toBe(false);
+    const history = await readHistoryFile(join(out, "history.jsonl"));
+    expect(history.ok && history.value.ops.length > 0).toBe(true);
+    const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
+    expect(await waitForNone(leftover, 5000)).toEqual([]);
+  }, 180_000);
+
   it("SIGKILL of the runner: the reaper and the clients clean up by themselves; the history on disk is readable", async () => {
     const outDir = join(work, "sigkill");
     const { runner, runId, exited } = await runUntilPaused(outDir);

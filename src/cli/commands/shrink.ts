@@ -12,6 +12,7 @@
  */
 import { Command } from "commander";
 import { DEFAULT_MARGIN_MS } from "../../api/catalog.js";
+import type { ScheduleSize } from "../../api/fuzz.js";
 import { REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api/shrink.js";
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
@@ -19,6 +20,7 @@ import { startProgress } from "../../report/progress.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
+import { onInterrupt } from "../interrupt.js";
 
 interface ShrinkFlags {
   target?: string;
@@ -30,6 +32,25 @@ interface ShrinkFlags {
   margin: number;
   sim: boolean;
   quiet?: boolean;
+}
+
+/** "2 clients / 4 cycles / 7 faults", as the result line counts them. */
+function sizeText(z: ScheduleSize): string {
+  return `${z.clients} clients / ${z.cycles} cycles / ${z.faults} faults`;
+}
+
+/** What an interrupted shrink says: where the smallest failure so far is, or that there is none. */
+export function interruptedShrinkLines(
+  input: string,
+  runs: number,
+  smallest: { dir: string; size: ScheduleSize } | null,
+): string[] {
+  if (smallest === null)
+    return [`interrupted after ${runs} runs: no smaller schedule had failed yet; ${input} is as it was`];
+  return [
+    `interrupted after ${runs} runs: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/`,
+    `run it again: lockcheck run --schedule ${smallest.dir}`,
+  ];
 }
 
 /** Exit status when the input failed but no schedule could be shown to fail again. */
@@ -90,6 +111,11 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   let progress: ReturnType<typeof startProgress> | null = null;
   let runs = 0;
   let started = Date.now();
+  let smallest: { dir: string; size: ScheduleSize } | null = null;
+  const stopListening = onInterrupt(() => {
+    progress?.stop();
+    return interruptedShrinkLines(path, runs, smallest);
+  });
   const result = await shrinkScheduleFile(path, {
     ...(flags.target === undefined ? {} : { target: flags.target }),
     ...(flags.out === undefined ? {} : { out: flags.out }),
@@ -108,7 +134,14 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
       started = Date.now();
     },
     onRun: () => progress?.update({ done: ++runs }),
-  }).finally(() => progress?.stop());
+    onSmallerSaved: (dir, size) => {
+      smallest = { dir, size };
+      progress?.say(`${sizeText(size)} failed on real servers; saved in ${dir}/ (Ctrl-C keeps it)`);
+    },
+  }).finally(() => {
+    stopListening();
+    progress?.stop();
+  });
   if (!result.ok) return printInputError(result.error);
   const shrunk = result.value;
   const name = shrunk.target;

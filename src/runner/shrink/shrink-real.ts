@@ -49,6 +49,12 @@ export interface RealShrinkOptions {
   /** Called before every real run and every simulator candidate. */
   onRun?: (world: "sim" | "real") => void;
   /**
+   * Called (and waited for) each time a smaller schedule has failed on real servers often
+   * enough to be kept, with one of its failing runs: the smallest failure so far, for a caller
+   * that keeps it on disk in case shrinking is interrupted.
+   */
+  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }) => Promise<void>;
+  /**
    * Runs a candidate on real servers and returns its history; default `target.run` (fresh
    * servers per run). Real fuzz passes its session's servers, started once (fuzz-real.ts).
    */
@@ -180,6 +186,8 @@ export async function shrinkOnRealServers(
     if (r.fails && r.ops !== null) {
       lastOps = r.ops;
       kept.set(JSON.stringify(s), r);
+      // shrinkSchedule asks only about candidates smaller than its current one: this is kept.
+      await o.onSmaller?.(s, { ops: r.ops, verdicts: checkOps(r.ops) });
     }
     return r;
   };
