@@ -10,6 +10,10 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FuzzPlan } from "../../src/api/fuzz.js";
 import { interruptedLines } from "../../src/cli/commands/fuzz.js";
+import { interruptedGateLines } from "../../src/cli/commands/gate.js";
+import { interruptedShrinkLines } from "../../src/cli/commands/shrink.js";
+import type { TargetResult } from "../../src/report/gate-result.js";
+import type { ScheduleSize } from "../../src/runner/schedule-size.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/src/cli/main.js");
@@ -103,5 +107,56 @@ describe("what an interrupted fuzz says", () => {
   it("while shrinking with saving off, or before the search began", () => {
     expect(interruptedLines(plan, 2, { foundAtRun: 2, dir: null })[0]).toContain("(it was not saved)");
     expect(interruptedLines(null, 0, null)).toEqual(["interrupted before the search started"]);
+  });
+});
+
+describe("what an interrupted shrink and gate say", () => {
+  it("shrink: where the smallest failure so far is, or that the input is untouched", () => {
+    const size: ScheduleSize = {
+      clients: 2,
+      cycles: 4,
+      writes: 0,
+      faults: 1,
+      faultMs: 0,
+      workloadMs: 0,
+      clientIds: 0,
+      repeating: 0,
+    };
+    expect(interruptedShrinkLines("in.json", 7, { dir: "out/x-shrunk", size })).toEqual([
+      "interrupted after 7 runs: the smallest schedule that failed so far (2 clients / 4 cycles / 1 faults) is saved in out/x-shrunk/",
+      "run it again: lockcheck run --schedule out/x-shrunk",
+    ]);
+    expect(interruptedShrinkLines("in.json", 3, null)).toEqual([
+      "interrupted after 3 runs: no smaller schedule had failed yet; in.json is as it was",
+    ]);
+  });
+
+  it("gate: the item it was on, and the finished ones that failed", () => {
+    const result = (name: string, met: boolean): TargetResult => ({
+      kind: "target",
+      name,
+      target: "sim:lease",
+      resource: "fenced",
+      expect: "safe",
+      seed: 1,
+      faults: ["pause"],
+      runs: 100,
+      violations: met ? 0 : 1,
+      interrupted: false,
+      elapsedMs: 10,
+      met,
+      ...(met
+        ? {}
+        : {
+            counterexample: { dir: "out/a", replay: "lockcheck replay out/a/schedule.json", foundAtRun: 9 },
+          }),
+    });
+    expect(
+      interruptedGateLines({ name: "c", position: 3, of: 4 }, [result("a", false), result("b", true)]),
+    ).toEqual([
+      "interrupted during item 3 of 4 (c): the gate did not finish and wrote no report (nor JUnit); of the 2 items finished, 1 failed",
+      "  FAIL a: expected safe, but a violation was found in run 9 of seed 1",
+    ]);
+    expect(interruptedGateLines({ name: "a", position: 1, of: 4 }, [])[0]).toContain("no item had finished");
   });
 });

@@ -7,11 +7,12 @@ import { Command } from "commander";
 import { defaultWorkers } from "../../api/catalog.js";
 import { DEFAULT_CONFIG_FILES, gate } from "../../api/gate.js";
 import { colorsFor } from "../../report/colors.js";
-import type { Shard } from "../../report/gate-result.js";
+import { failureText, type GateResult, type Shard } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { printInputError } from "../errors.js";
 import { parseShardFlag, positiveIntArg } from "../flags.js";
+import { onInterrupt } from "../interrupt.js";
 
 interface GateFlags {
   config?: string;
@@ -55,6 +56,12 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   }
   const quiet = flags.quiet === true || flags.json === true;
   let progress: Progress | null = null;
+  let running: { name: string; position: number; of: number } | null = null;
+  const done: GateResult[] = [];
+  const stopListening = onInterrupt(() => {
+    progress?.stop();
+    return interruptedGateLines(running, done);
+  });
   const report = await gate({
     ...(flags.config === undefined ? {} : { config: flags.config }),
     shard,
@@ -62,20 +69,41 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
     ...(flags.junit === undefined ? {} : { junit: flags.junit }),
     events: {
       itemStart(item, position, of) {
+        running = { name: item.name, position, of };
         if (item.kind !== "target") return;
         progress = startProgress({ title: `gate ${position}/${of} ${item.name}`, quiet });
       },
       itemProgress(p) {
         progress?.update(p);
       },
-      itemDone() {
+      itemDone(result) {
+        done.push(result);
+        running = null;
         progress?.stop();
         progress = null;
       },
     },
-  });
+  }).finally(stopListening);
   if (!report.ok) return printInputError(report.error);
   if (flags.json === true) process.stdout.write(`${JSON.stringify(report.value)}\n`);
   else process.stdout.write(`${formatGateReport(report.value, colorsFor(process.stdout)).join("\n")}\n`);
   return report.value.ok ? 0 : 1;
+}
+
+/** What an interrupted gate says: what it was doing, and how the finished items went. */
+export function interruptedGateLines(
+  running: { name: string; position: number; of: number } | null,
+  done: readonly GateResult[],
+): string[] {
+  const where =
+    running === null ? "between items" : `during item ${running.position} of ${running.of} (${running.name})`;
+  const failed = done.filter((r) => !r.met);
+  const finished =
+    done.length === 0
+      ? "no item had finished"
+      : `of the ${done.length} item${done.length === 1 ? "" : "s"} finished, ${failed.length} failed`;
+  return [
+    `interrupted ${where}: the gate did not finish and wrote no report (nor JUnit); ${finished}`,
+    ...failed.map((r) => `  FAIL ${r.name}: ${failureText(r).message}`),
+  ];
 }
