@@ -1,4 +1,5 @@
 /** Importing a user's module (a gate config, a custom lock), JavaScript or TypeScript. */
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -29,8 +30,34 @@ export async function importModule(path: string): Promise<Result<Record<string, 
         : code === "ERR_MODULE_NOT_FOUND" && /Cannot find package/.test((e as Error).message)
           ? " (a module's imports resolve from its own folder upwards: install the package in the project that holds it)"
           : "";
-    return err({ file: path, message: `cannot import: ${(e as Error).message}${hint}` });
+    // Node says SyntaxError; vite (a module imported under vitest) words it otherwise.
+    const syntax = (e as Error).name === "SyntaxError" || /syntax/i.test((e as Error).message);
+    const at = syntax && !isTs ? syntaxErrorAt(path) : null;
+    const message = `cannot import: ${(e as Error).message}${hint}`;
+    if (at === null) return err({ file: path, message });
+    return err({
+      file: path,
+      line: at.line,
+      message: at.excerpt === "" ? message : `${message}\n${at.excerpt}`,
+    });
   }
+}
+
+/**
+ * Where a JavaScript module's syntax error is. Node 20's import() throws a SyntaxError without
+ * a line; `node --check` prints it, as `file:line`, the line and a caret under the spot.
+ */
+function syntaxErrorAt(path: string): { line: number; excerpt: string } | null {
+  const r = spawnSync(process.execPath, ["--check", path], { encoding: "utf8", timeout: 10_000 });
+  const lines = (r.stderr ?? "").split("\n");
+  const m = /:(\d+)$/.exec(lines[0] ?? "");
+  if (r.status === 0 || m === null) return null;
+  const excerpt = lines
+    .slice(1, 3)
+    .filter((l) => l.trim() !== "")
+    .map((l) => `  ${l}`)
+    .join("\n");
+  return { line: Number(m[1]), excerpt };
 }
 
 /**

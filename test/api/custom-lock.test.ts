@@ -264,4 +264,16 @@ describe("--target module:… on the command line", () => {
       expect(r.error.message).toContain("install the package in the project that holds it");
     }
   });
+
+  it("a module with a syntax error says on which line, and shows it (neither Node's import() nor vite's does)", async () => {
+    await writeFile(join(dir, "typo.mjs"), 'export default {\n  name: "typo",\n  connect( {\n};\n');
+    const r = await resolveTarget("module:./typo.mjs", dir);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.file).toBe(join(dir, "typo.mjs"));
+      expect(r.error.line, JSON.stringify(r.error)).toBe(4);
+      expect(r.error.message).toMatch(/^cannot import: /);
+      expect(r.error.message).toContain("\n  };");
+    }
+  });
 });

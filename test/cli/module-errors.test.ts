@@ -1,0 +1,36 @@
+/**
+ * A user's module with a syntax error, as `lockcheck` reports it (the built CLI, under plain
+ * Node: its import() gives no line, so lockcheck finds it): file, line, the line itself and a
+ * caret, exit 2. `npm test` builds first.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const CLI = join(import.meta.dirname, "../../dist/src/cli/main.js");
+const dir = mkdtempSync(join(tmpdir(), "lockcheck-cli-module-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+});
+
+describe("a module target that does not parse", () => {
+  it("names the file and line and shows the spot", () => {
+    writeFileSync(
+      join(dir, "typo.mjs"),
+      'export default {\n  name: "typo",\n  fencing: false,\n  x: (;\n};\n',
+    );
+    const r = spawnSync(process.execPath, [CLI, "fuzz", "--target", "module:./typo.mjs", "--runs", "1"], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      `error: ${join(dir, "typo.mjs")}:4: --target: cannot import: Unexpected token ';'\n    x: (;\n        ^\n`,
+    );
+  });
+});
