@@ -27,7 +27,7 @@ import { withPausesInCall } from "./pause-in-call.js";
 import { clientRecorder, closeOpenCalls } from "./recorder.js";
 import { runLoop } from "./scheduler.js";
 import { startClient } from "./sim-op.js";
-import { createWorld, type SimWorld, type WorldOptions } from "./world.js";
+import { createWorld, emptyWorld, type SimWorld, type WorldOptions } from "./world.js";
 
 export interface SimRun {
   ops: Op[];
@@ -62,18 +62,26 @@ export function simulate(
 ): Promise<SimRun> {
   // Built here, not in the async part: a schedule the world cannot host throws at once.
   const first = prepareSimulation(schedule, algorithm, { ...opts, strict: opts.strict === true });
-  if (opts.strict === true) return first.run();
+  if (opts.strict === true) return runAndEmpty(first);
   return runBatched(first, () => prepareSimulation(schedule, algorithm, { ...opts, strict: true }));
 }
 
 async function runBatched(batched: PreparedSimulation, strict: () => PreparedSimulation): Promise<SimRun> {
   try {
-    const r = await batched.run();
+    const r = await runAndEmpty(batched);
     if (!batched.world.core.late) return r;
   } catch {
     // Rerun strictly: a failure must be reported as the strict run meets it.
   }
-  return strict().run();
+  return runAndEmpty(strict());
+}
+
+/** Runs it, then empties its world (world.ts `emptyWorld`): the history returned is a copy. */
+async function runAndEmpty(p: PreparedSimulation): Promise<SimRun> {
+  const r = await p.run();
+  const copied: SimRun = { ops: r.ops.slice(), stats: r.stats };
+  emptyWorld(p.world);
+  return copied;
 }
 
 /**

@@ -104,3 +104,26 @@ export function resolveNodeRef(w: SimWorld, ref: string): SimNode | undefined {
   }
   return w.nodes.get(ref);
 }
+
+/**
+ * Empties the arrays a world fills as its run goes on (the history, the agenda, each raft
+ * member's log and pending answers), once the run is over and its history copied out
+ * (`simulate`). Measured with --trace-gc-nvp over 900 standard schedules: left full, they kept
+ * finished runs' objects alive through minor GCs until they were promoted, though nothing
+ * reached them (a full GC freed them). Promoted per loop: sim:lease 77 MB → 12 MB, sim:consensus
+ * 146 → 46 MB, sim:zk 118 → 54 MB; GC pauses of consensus 1.3–1.5 s → 0.6–0.7 s. Why those
+ * arrays were in the old generation by then was not found out.
+ */
+export function emptyWorld(w: SimWorld): void {
+  w.history.ops.length = 0;
+  w.history.openFields.length = 0;
+  w.history.openProcess.length = 0;
+  w.core.queue.heap.length = 0;
+  for (const cluster of [w.etcd?.cluster, w.zk?.cluster]) {
+    if (cluster === undefined) continue;
+    for (const m of cluster.members) {
+      m.log.length = 0;
+      m.pending.length = 0;
+    }
+  }
+}
