@@ -31,15 +31,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A search of sim:lease that finds its stale write. */
+const LEASE_SEED_4 = {
+  target: "sim:lease",
+  resource: "unfenced",
+  seed: 4,
+  runs: 300,
+  faults: ["pause"],
+} as const;
+
 describe("fuzz", () => {
   it("finds, shrinks and saves a violation; the matcher fails with the counterexample and the replay command", async () => {
     const out = join(dir, "lease");
     const report = await fuzz({
-      target: "sim:lease",
-      resource: "unfenced",
-      seed: 4,
-      runs: 300,
-      faults: ["pause"],
+      ...LEASE_SEED_4,
       save: out,
     });
     expect(report).toMatchObject({ kind: "fuzz", target: "sim:lease", violation: true, valid: false });
@@ -68,11 +73,7 @@ describe("fuzz", () => {
     const asFound = `${out}-unshrunk`;
     const seen: { foundAtRun: number; dir: string | null; files: string[] }[] = [];
     const report = await fuzz({
-      target: "sim:lease",
-      resource: "unfenced",
-      seed: 4,
-      runs: 300,
-      faults: ["pause"],
+      ...LEASE_SEED_4,
       save: out,
       onFound: (f) => {
         seen.push({ ...f, files: f.dir === null ? [] : readdirSync(f.dir).sort() });
@@ -95,11 +96,7 @@ describe("fuzz", () => {
     mkdirSync(`${mine}-unshrunk`);
     await writeFile(join(`${mine}-unshrunk`, "notes.txt"), "mine\n");
     await fuzz({
-      target: "sim:lease",
-      resource: "unfenced",
-      seed: 4,
-      runs: 300,
-      faults: ["pause"],
+      ...LEASE_SEED_4,
       save: mine,
     });
     expect(readdirSync(`${mine}-unshrunk`)).toEqual(["notes.txt"]);
@@ -132,11 +129,7 @@ describe("fuzz", () => {
 describe("run and check", () => {
   it("runs a schedule and gets the same verdict fuzz saw", async () => {
     const found = await fuzz({
-      target: "sim:lease",
-      resource: "unfenced",
-      seed: 4,
-      runs: 300,
-      faults: ["pause"],
+      ...LEASE_SEED_4,
       save: false,
     });
     const schedule = found.counterexample?.schedule;

@@ -9,7 +9,7 @@
  * At the moment of the kill a server and a client are SIGSTOPped, so "nothing stays paused"
  * is tested for real.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -55,18 +55,28 @@ const longRun = schedule(
 
 const cli = join(import.meta.dirname, "../../src/cli/main.ts");
 
-function startRunner(outDir: string): ChildProcess {
-  const file = join(work, "schedule.json");
-  writeFileSync(file, JSON.stringify(longRun));
-  return spawn(
-    process.execPath,
-    ["--import", "tsx", cli, "run", "--schedule", file, "--out", outDir, "--quiet"],
-    {
-      cwd: join(import.meta.dirname, "../.."),
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+/**
+ * The CLI (through tsx) run in `work` with its own TMPDIR, where every server dir, reaper file
+ * and per-run folder it makes lands: its stderr so far, and its exit status.
+ */
+function startCli(args: readonly string[], tmp: string) {
+  const runner = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), cli, ...args], {
+    cwd: work,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, TMPDIR: tmp, NO_COLOR: "1" },
+  });
+  let stderr = "";
+  runner.stderr?.on("data", (d) => {
+    stderr += String(d);
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
   );
+  return { runner, stderr: () => stderr, exited };
 }
+
+/** What is left in a CLI's TMPDIR (tsx keeps its compile cache there too: not lockcheck's). */
+const leftoverIn = (tmp: string) => (): string[] => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
 
 async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -76,29 +86,18 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
   }
 }
 
-/** Starts the runner and waits until the run is under way with its two processes paused. */
-async function runUntilPaused(
-  outDir: string,
-): Promise<{ runner: ChildProcess; runId: string; exited: Promise<number | null>; stderr: () => string }> {
-  const runner = startRunner(outDir);
-  let stderr = "";
-  runner.stderr?.on("data", (d) => {
-    stderr += String(d);
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
-  );
+/** Starts `lockcheck run` of `longRun` and waits until it is under way with its two processes paused. */
+async function runUntilPaused(outDir: string) {
+  const file = join(work, "schedule.json");
+  writeFileSync(file, JSON.stringify(longRun));
+  const started = startCli(["run", "--schedule", file, "--out", outDir, "--quiet"], tmpdir());
   const runFile = join(outDir, "run.json");
-  await until(`run.json (stderr: ${stderr})`, () => existsSync(runFile), 60_000);
+  await until("run.json", () => existsSync(runFile), 60_000);
   const { runId } = JSON.parse(readFileSync(runFile, "utf8")) as { runId: string };
-  await until(
-    `two paused processes (stderr: ${stderr})`,
-    () => stoppedProcessesMatching(runId).length === 2,
-    60_000,
-  );
+  await until("two paused processes", () => stoppedProcessesMatching(runId).length === 2, 60_000);
   // A history snapshot is written every second while clients run.
   await until("a history snapshot", () => existsSync(join(outDir, "history.jsonl")), 5_000);
-  return { runner, runId, exited, stderr: () => stderr };
+  return { ...started, runId };
 }
 
 describe.skipIf(missing.length > 0)("interrupting a real run", () => {
@@ -132,33 +131,10 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
   }, 120_000);
 
   it("SIGINT during fuzz of a real target: exits 130 and leaves nothing in its temp folder", async () => {
-    // Its own TMPDIR: every server dir, reaper file and per-run folder of the fuzz lands there.
     const tmp = mkdtempSync(join(work, "fuzz-tmp-"));
-    const runner = spawn(
-      process.execPath,
-      [
-        "--import",
-        import.meta.resolve("tsx"),
-        cli,
-        "fuzz",
-        "--target",
-        "redis:lease",
-        "--faults",
-        "pause",
-        "--runs",
-        "50",
-        "--seed",
-        "1",
-        "--quiet",
-      ],
-      { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp } },
-    );
-    let stderr = "";
-    runner.stderr?.on("data", (d) => {
-      stderr += String(d);
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+    const { runner, stderr, exited } = startCli(
+      ["fuzz", "--target", "redis:lease", "--faults", "pause", "--runs", "50", "--seed", "1", "--quiet"],
+      tmp,
     );
     const runFolder = (): string | undefined =>
       readdirSync(tmp).find((n) => n.endsWith("-out") && existsSync(join(tmp, n, "run.json")));
@@ -171,29 +147,16 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     runner.kill("SIGINT");
     expect(await exited).toBe(130);
     // Mid-run the search has found nothing yet, or (if this first run failed at once) is shrinking.
-    expect(stderr).toMatch(/^interrupted(: no violation in the \d+ runs of redis:lease| while shrinking)/m);
+    expect(stderr()).toMatch(/^interrupted(: no violation in the \d+ runs of redis:lease| while shrinking)/m);
     expect(await waitForNone(() => processesMatching(runId), 5000)).toEqual([]);
-    // (tsx keeps its compile cache there too: that one is not lockcheck's.)
-    const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
-    expect(await waitForNone(leftover, 5000)).toEqual([]);
+    expect(await waitForNone(leftoverIn(tmp), 5000)).toEqual([]);
   }, 120_000);
 
   it("SIGINT while a real fuzz shrinks: the failing run as found stays on disk, the message names it, nothing is left", async () => {
     const tmp = mkdtempSync(join(work, "shrink-tmp-"));
     const out = join(work, "found");
-    const runner = spawn(
-      process.execPath,
-      [
-        "--import",
-        import.meta.resolve("tsx"),
-        cli,
-        "fuzz",
-        "--target",
-        "redis:lease",
-        "--resource",
-        "unfenced",
-        "--faults",
-        "pause",
+    const { runner, stderr, exited } = startCli(
+      ["fuzz", "--target", "redis:lease", "--resource", "unfenced", "--faults", "pause"].concat([
         "--duration",
         "5s",
         "--runs",
@@ -202,30 +165,19 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
         "11",
         "--out",
         out,
-      ],
-      { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp, NO_COLOR: "1" } },
-    );
-    let stderr = "";
-    runner.stderr?.on("data", (d) => {
-      stderr += String(d);
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+      ]),
+      tmp,
     );
     const asFound = `${out}-unshrunk`;
-    await until(
-      `the run as found saved (stderr: ${stderr})`,
-      () => stderr.includes("the run as found is saved in"),
-      90_000,
-    );
-    expect(stderr).toContain(`the run as found is saved in ${asFound}/`);
-    // Shrinking on the same servers is under way: its runs' processes are ours, in tmp.
+    await until("the run as found saved", () => stderr().includes("the run as found is saved in"), 90_000);
+    expect(stderr()).toContain(`the run as found is saved in ${asFound}/`);
+    // Shrinking on the same servers is under way.
     runner.kill("SIGINT");
     expect(await exited).toBe(130);
-    expect(stderr).toMatch(
+    expect(stderr()).toMatch(
       /^interrupted while shrinking: the violation found in run \d+ of redis:lease \(unfenced\), seed 11 is saved as found in /m,
     );
-    expect(stderr).toContain(`replay: lockcheck replay ${asFound}/schedule.json`);
+    expect(stderr()).toContain(`replay: lockcheck replay ${asFound}/schedule.json`);
     const verdict = JSON.parse(readFileSync(join(asFound, "verdict.json"), "utf8")) as { valid: unknown };
     expect(verdict.valid).toBe(false);
     const history = await readHistoryFile(join(asFound, "history.jsonl"));
@@ -234,8 +186,7 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     // The minimal one was never saved: shrinking did not finish.
     expect(existsSync(out)).toBe(false);
     expect(await waitForNone(() => processesMatching(tmp), 5000)).toEqual([]);
-    const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
-    expect(await waitForNone(leftover, 5000)).toEqual([]);
+    expect(await waitForNone(leftoverIn(tmp), 5000)).toEqual([]);
   }, 180_000);
 
   it("SIGINT while shrinking on real servers: the smallest failure so far stays saved, the message names it", async () => {
@@ -259,29 +210,21 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     const input = join(work, "failing.json");
     writeFileSync(input, JSON.stringify(failing));
     const out = join(work, "shrunk");
-    const runner = spawn(
-      process.execPath,
-      ["--import", import.meta.resolve("tsx"), cli, "shrink", input, "--no-sim", "--runs", "1", "--out", out],
-      { cwd: work, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp, NO_COLOR: "1" } },
-    );
-    let stderr = "";
-    runner.stderr?.on("data", (d) => {
-      stderr += String(d);
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      runner.on("exit", (code, sig) => resolve(code ?? (sig === null ? null : -1))),
+    const { runner, stderr, exited } = startCli(
+      ["shrink", input, "--no-sim", "--runs", "1", "--out", out],
+      tmp,
     );
     await until(
-      `a smaller failure saved (stderr: ${stderr})`,
-      () => stderr.includes("failed on real servers; saved in"),
+      "a smaller failure saved",
+      () => stderr().includes("failed on real servers; saved in"),
       120_000,
     );
     runner.kill("SIGINT");
     expect(await exited).toBe(130);
-    expect(stderr).toMatch(
+    expect(stderr()).toMatch(
       /^interrupted after \d+ runs: the smallest schedule that failed so far \(\d+ clients \/ \d+ cycles \/ \d+ faults\) is saved in /m,
     );
-    expect(stderr).toContain(`run it again: lockcheck run --schedule ${out}`);
+    expect(stderr()).toContain(`run it again: lockcheck run --schedule ${out}`);
     const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as typeof failing;
     expect(saved.clients.length + saved.faults.length).toBeLessThan(
       failing.clients.length + failing.faults.length,
@@ -290,8 +233,7 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     expect(verdict.valid).toBe(false);
     const history = await readHistoryFile(join(out, "history.jsonl"));
     expect(history.ok && history.value.ops.length > 0).toBe(true);
-    const leftover = () => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
-    expect(await waitForNone(leftover, 5000)).toEqual([]);
+    expect(await waitForNone(leftoverIn(tmp), 5000)).toEqual([]);
   }, 180_000);
 
   it("SIGKILL of the runner: the reaper and the clients clean up by themselves; the history on disk is readable", async () => {
