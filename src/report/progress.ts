@@ -145,20 +145,20 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
   const rate = seconds > 0 ? s.done / seconds : 0;
   const bounded = s.total !== undefined && s.total > 0;
 
+  const shrinking = s.shrinkRuns !== null;
   const stats: Array<[string, string]> = [];
   const count = bounded ? `${s.done}/${s.total} ${s.unit}` : `${s.done} ${s.unit}`;
   stats.push([count, count]);
+  // While shrinking, the search's rate and ETA no longer move: not shown.
   const rateText = `${formatRate(rate)} ${s.unit}/s`;
-  stats.push([rateText, c.dim(rateText)]);
+  if (!shrinking) stats.push([rateText, c.dim(rateText)]);
   const violText = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
   stats.push([violText, s.violations > 0 ? c.bold(c.red(violText)) : c.green(violText)]);
   if (s.shrinkRuns !== null) {
-    const shrinking = `shrinking: ${s.shrinkRuns} run${s.shrinkRuns === 1 ? "" : "s"}`;
-    stats.splice(1, 1); // the search's rate: it has stopped
-    stats.push([shrinking, c.cyan(shrinking)]);
-    const elapsed = `${formatDuration(seconds)} elapsed`;
-    stats.push([elapsed, c.dim(elapsed)]);
-  } else if (bounded && s.total !== undefined) {
+    const shrinkText = `shrinking: ${s.shrinkRuns} run${s.shrinkRuns === 1 ? "" : "s"}`;
+    stats.push([shrinkText, c.cyan(shrinkText)]);
+  }
+  if (!shrinking && bounded && s.total !== undefined) {
     const remaining = Math.max(0, s.total - s.done);
     const eta = rate > 0 ? `ETA ${formatDuration(remaining / rate)}` : "ETA --";
     stats.push([eta, eta]);
@@ -168,7 +168,6 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
   }
 
   const render = (barWidth: number): { plain: string; styled: string } => {
-    const parts = stats;
     const sep = " · ";
     let plain = `${s.title}  `;
     let styled = `${c.bold(s.title)}  `;
@@ -179,8 +178,8 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
       plain += `${"█".repeat(full)}${"░".repeat(barWidth - full)} ${pct}  `;
       styled += `${c.cyan("█".repeat(full))}${c.dim("░".repeat(barWidth - full))} ${pct}  `;
     }
-    plain += parts.map((p) => p[0]).join(sep);
-    styled += parts.map((p) => p[1]).join(c.dim(sep));
+    plain += stats.map((p) => p[0]).join(sep);
+    styled += stats.map((p) => p[1]).join(c.dim(sep));
     return { plain, styled };
   };
 
