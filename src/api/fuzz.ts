@@ -63,6 +63,12 @@ export interface FuzzOptions {
    */
   onFound?: (found: { foundAtRun: number; dir: string | null }) => void;
   /**
+   * Real targets: called each time shrinking has kept a smaller schedule that failed on real
+   * servers and saved it, with its failing run, in the counterexample's folder (the final save
+   * writes over it): an interrupted shrink keeps the smallest failure so far there.
+   */
+  onSmallerSaved?: (dir: string, size: ScheduleSize) => void;
+  /**
    * Threads searching at once (default 1). Used for simulated targets given by name or module
    * (a Target or lock object made in the caller's code cannot be loaded by another thread);
    * the same seed gives the same result whatever the number.
@@ -214,6 +220,8 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
   o.onStart?.(plan);
   const options = o.runMs === undefined ? o.options : { ...o.options, horizonMs: o.runMs };
   const asFound = asFoundKeeper(target.value, seed, o);
+  const folderOf = counterexampleFolder(target.value, seed, o);
+  let foundAtRun = 0;
   const result = await fuzzOnCores(
     {
       target: target.value,
@@ -227,20 +235,23 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       ...searchOptions(o),
       ...(o.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
-      onFound: (f) => asFound.save(f),
+      onFound: (f) => {
+        foundAtRun = f.foundAtRun;
+        return asFound.save(f);
+      },
+      // Minutes apart on real servers: each smaller failure is on disk as soon as it is kept.
+      onSmaller: async (smaller, run) => {
+        const dir = await folderOf(foundAtRun);
+        if (dir === null) return;
+        const r = await saveReplayableRun(dir, { schedule: smaller, ...run }).catch(() => null);
+        if (r?.ok === true) o.onSmallerSaved?.(dir, scheduleSize(smaller));
+      },
     },
     o.workers ?? 1,
   );
   const ce = result.counterexample;
   if (result.error !== null || ce === null) return ok({ plan, result, saved: null });
-  // Unshrunk, it goes beside the shrunk one of the same run rather than over it.
-  const defaultDir =
-    defaultRunDir(result.target, seed, ce.foundAtRun) + (o.shrink === false ? "-unshrunk" : "");
-  // On real servers a campaign differs from one try to the next: keep counterexamples saved before.
-  const dir =
-    o.save === false
-      ? null
-      : (o.save ?? (target.value.deterministic ? defaultDir : await unusedRunDir(defaultDir)));
+  const dir = await folderOf(ce.foundAtRun);
   // A module target's saved schedule records the module's path: replay finds it from any folder.
   const replay =
     dir === null
@@ -262,6 +273,31 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       minimal: scheduleSize(ce.schedule),
     },
   });
+}
+
+/**
+ * The folder of the campaign's counterexample (null: saving is off), chosen once, when it is
+ * first asked for: at the end, or on real servers as soon as shrinking keeps a smaller
+ * failure, which is saved there at once.
+ */
+function counterexampleFolder(
+  target: Target,
+  seed: number,
+  o: Pick<FuzzOptions, "save" | "shrink">,
+): (foundAtRun: number) => Promise<string | null> {
+  let chosen: Promise<string | null> | undefined;
+  const choose = async (foundAtRun: number): Promise<string | null> => {
+    if (o.save === false) return null;
+    if (o.save !== undefined) return o.save;
+    // Unshrunk, it goes beside the shrunk one of the same run rather than over it.
+    const defaultDir = defaultRunDir(target.name, seed, foundAtRun) + (o.shrink === false ? "-unshrunk" : "");
+    // On real servers a campaign differs from one try to the next: keep counterexamples saved before.
+    return target.deterministic ? defaultDir : unusedRunDir(defaultDir);
+  };
+  return (foundAtRun) => {
+    chosen ??= choose(foundAtRun);
+    return chosen;
+  };
 }
 
 /**

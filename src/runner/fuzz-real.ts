@@ -156,6 +156,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
           kind,
           marginMs: margin,
           ...(o.realRuns === undefined ? {} : o.realRuns),
+          ...(o.onSmaller === undefined ? {} : { onSmaller: o.onSmaller }),
           budget: o.shrink ?? REAL_SHRINK,
           runOnServers: async (s, k) =>
             (await session.run(s, (ops) => checkOps(ops, [k]).some((v) => v.valid === false))).ops,

@@ -70,6 +70,12 @@ export interface FuzzOptions {
    */
   onFound?: (found: FoundViolation) => Promise<void>;
   /**
+   * Real targets: called (and waited for) each time shrinking keeps a smaller schedule that
+   * failed on real servers, with one of its failing runs — the smallest failure so far, which
+   * a caller saves so that an interrupted shrink keeps it (shrink-real.ts `onSmaller`).
+   */
+  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }) => Promise<void>;
+  /**
    * Start at this 0-based run index of the seed's sequence (fast-check's replay path), as if
    * the runs before it had passed; `runs` then counts from here. Used by `fuzz --shard` and to
    * shrink a failure that workers found (src/runner/workers/).

@@ -104,6 +104,26 @@ describe("what an interrupted fuzz says", () => {
     ]);
   });
 
+  it("while shrinking on real servers: the smallest failure so far, and the run as found", () => {
+    const size: ScheduleSize = {
+      clients: 2,
+      cycles: 3,
+      writes: 3,
+      faults: 1,
+      faultMs: 0,
+      workloadMs: 0,
+      clientIds: 0,
+      repeating: 0,
+    };
+    const smallest = { dir: "out/redis-lease-11-2", size };
+    const found = { foundAtRun: 2, dir: "out/redis-lease-11-2-unshrunk" };
+    expect(interruptedLines(plan, 2, found, smallest)).toEqual([
+      "interrupted while shrinking the violation found in run 2 of redis:lease (unfenced), seed 11: the smallest schedule that failed so far (2 clients, 3 lock cycles, 1 fault) is saved in out/redis-lease-11-2/, the run as found in out/redis-lease-11-2-unshrunk/",
+      "run it again: lockcheck run --schedule out/redis-lease-11-2",
+    ]);
+    expect(interruptedLines(plan, 2, { foundAtRun: 2, dir: null }, smallest)[0]).not.toContain("as found");
+  });
+
   it("while shrinking with saving off, or before the search began", () => {
     expect(interruptedLines(plan, 2, { foundAtRun: 2, dir: null })[0]).toContain("(it was not saved)");
     expect(interruptedLines(null, 0, null)).toEqual(["interrupted before the search started"]);

@@ -188,9 +188,10 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   let plan: FuzzPlan | null = null;
   let searched = 0;
   let found: { foundAtRun: number; dir: string | null } | null = null;
+  let smallest: SmallestSoFar | null = null;
   const stopListening = onInterrupt(() => {
     progress?.stop();
-    return interruptedLines(plan, searched, found);
+    return interruptedLines(plan, searched, found, smallest);
   });
   const campaign = await fuzzCampaign({
     target: flags.target,
@@ -240,6 +241,10 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
           `violation found in run ${f.foundAtRun}; the run as found is saved in ${f.dir}/ — shrinking it on the servers (Ctrl-C keeps that folder)`,
         );
     },
+    onSmallerSaved: (dir, size) => {
+      smallest = { dir, size };
+      progress?.say(`${sizeText(size)} failed on real servers; saved in ${dir}/ (Ctrl-C keeps it)`);
+    },
   }).finally(() => {
     stopListening();
     progress?.stop();
@@ -248,15 +253,30 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   return report(campaign.value, flags);
 }
 
-/** What an interrupted campaign says: how far the search got, or where the violation it found is. */
+/** The smallest schedule a real shrink has kept so far, and the folder it is saved in. */
+interface SmallestSoFar {
+  dir: string;
+  size: ScheduleSize;
+}
+
+/**
+ * What an interrupted campaign says: how far the search got, or where the violation it found
+ * is (and, on real servers, the smallest failure its shrinking kept so far).
+ */
 export function interruptedLines(
   plan: FuzzPlan | null,
   searched: number,
   found: { foundAtRun: number; dir: string | null } | null,
+  smallest: SmallestSoFar | null = null,
 ): string[] {
   if (plan === null) return ["interrupted before the search started"];
   const what = `${plan.target} (${plan.resource}), seed ${plan.seed}`;
   if (found === null) return [`interrupted: no violation in the ${searched} runs of ${what} that finished`];
+  if (smallest !== null)
+    return [
+      `interrupted while shrinking the violation found in run ${found.foundAtRun} of ${what}: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/${found.dir === null ? "" : `, the run as found in ${found.dir}/`}`,
+      `run it again: lockcheck run --schedule ${smallest.dir}`,
+    ];
   if (found.dir === null)
     return [
       `interrupted while shrinking the violation found in run ${found.foundAtRun} of ${what} (it was not saved)`,
