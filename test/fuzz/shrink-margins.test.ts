@@ -9,7 +9,7 @@ import type { Op } from "../../src/history/op.js";
 import { fuzz } from "../../src/runner/fuzz.js";
 import { probeViolation, violationKind } from "../../src/runner/same-violation.js";
 import { firedFaults, withoutUnfiredFaults } from "../../src/runner/shrink/fired-faults.js";
-import { perturbations, probeRobust } from "../../src/runner/shrink/robust-failure.js";
+import { clientLosesStartRace, perturbations, probeRobust } from "../../src/runner/shrink/robust-failure.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import { scheduleFor, target } from "./schedules.js";
 
@@ -138,6 +138,33 @@ describe("shrinking with timing margins", () => {
       durationMs: 1200,
     });
     expect(ps.map((p) => p.faults[1])).toContainEqual(expect.objectContaining({ durationMs: 850 }));
+  });
+});
+
+describe("clients that start together", () => {
+  const together = scheduleFor("sim:lease", {
+    resource: "unfenced",
+    clients: [
+      [{ thinkMs: 0, holdMs: 300, writes: 1 }],
+      [{ thinkMs: 0, holdMs: 300, writes: 1 }],
+      [{ thinkMs: 400, holdMs: 10, writes: 1 }],
+    ],
+    faults: [],
+  });
+  const firstHolder = async (s: Schedule) => {
+    const ops = (await lease.run(s)).ops;
+    return ops.find((op) => op.f === "acquire" && op.type === "ok")?.process;
+  };
+
+  it("each one that starts with another loses that race in a perturbation; one that starts alone does not", async () => {
+    expect(clientLosesStartRace(together, 2)).toBeNull();
+    for (const i of [0, 1]) {
+      const lost = clientLosesStartRace(together, i)!;
+      expect(lost.clients[i]!.cycles[0]!.thinkMs).toBe(together.options.latencyMs.max + 1);
+      // Whatever the latency draw, the other client's request gets there first.
+      for (const seed of [1, 2, 3, 4, 5]) expect(await firstHolder({ ...lost, seed })).toBe(1 - i);
+      expect(perturbations(together, 50)).toContainEqual(lost);
+    }
   });
 });
 

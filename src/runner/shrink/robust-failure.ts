@@ -35,11 +35,36 @@ export function clientLater(s: Schedule, index: number, byMs: number): Schedule 
   return { ...s, clients: s.clients.map((x, j) => (j === index ? later : x)) };
 }
 
+/** When client `index` starts: the think time of its first cycle (null if it has no cycle). */
+function startOf(s: Schedule, index: number): number | null {
+  return s.clients[index]?.cycles[0]?.thinkMs ?? null;
+}
+
+/**
+ * `s` with client `index` losing the race of its start: starting just after every client
+ * that starts within one message latency of it (so that their first requests reach the
+ * servers first), or null when no other client starts that close. Which of two clients that
+ * start together wins is decided in the simulator by a latency draw, and on real servers by
+ * which process ran first: a counterexample must fail either way.
+ */
+export function clientLosesStartRace(s: Schedule, index: number): Schedule | null {
+  const start = startOf(s, index);
+  if (start === null) return null;
+  const windowMs = s.options.latencyMs.max + 1;
+  let last = Number.NEGATIVE_INFINITY;
+  s.clients.forEach((_, j) => {
+    const t = startOf(s, j);
+    if (j !== index && t !== null && Math.abs(t - start) <= windowMs) last = Math.max(last, t);
+  });
+  return last === Number.NEGATIVE_INFINITY ? null : clientLater(s, index, last - start + windowMs);
+}
+
 /**
  * The perturbations of `s` with margin `marginMs` (distinct from `s` and from each other):
- * each timing moved alone, and then moved together — another latency draw with every fault's
- * effect `marginMs` smaller, alone and with each client starting `marginMs` later — since on
- * real servers everything is a little off at once.
+ * each timing moved alone (and each client that starts together with another losing that
+ * race), and then moved together — another latency draw with every fault's effect `marginMs`
+ * smaller, alone, with each client starting `marginMs` later and with each losing its start
+ * race — since on real servers everything is a little off at once.
  */
 export function perturbations(s: Schedule, marginMs: number): Schedule[] {
   const out: Schedule[] = [];
@@ -52,6 +77,10 @@ export function perturbations(s: Schedule, marginMs: number): Schedule[] {
   });
   for (let k = 1; k <= SEEDS; k++) out.push(reseeded(k));
   for (let i = 0; i < s.clients.length; i++) out.push(clientLater(s, i, marginMs));
+  for (let i = 0; i < s.clients.length; i++) {
+    const lost = clientLosesStartRace(s, i);
+    if (lost !== null) out.push(lost);
+  }
   s.faults.forEach((f, i) => {
     for (const g of perturbedFault(f, marginMs)) {
       out.push({ ...s, faults: s.faults.map((x, j) => (j === i ? g : x)) });
@@ -62,7 +91,11 @@ export function perturbations(s: Schedule, marginMs: number): Schedule[] {
     faults: s.faults.map((f) => perturbedFault(f, marginMs)[0] ?? f),
   };
   out.push(weaker);
-  for (let i = 0; i < s.clients.length; i++) out.push(clientLater(weaker, i, marginMs));
+  for (let i = 0; i < s.clients.length; i++) {
+    out.push(clientLater(weaker, i, marginMs));
+    const lost = clientLosesStartRace(weaker, i);
+    if (lost !== null) out.push(lost);
+  }
   const seen = new Set([JSON.stringify(s)]);
   return out.filter((p) => {
     const key = JSON.stringify(p);
