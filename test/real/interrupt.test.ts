@@ -25,6 +25,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readHistoryFile } from "../../src/history/read.js";
 import { writeHistory } from "../../src/history/write.js";
 import { mergeHistory } from "../../src/real/history.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
 import {
   missingBinaries,
   processesMatching,
@@ -188,6 +189,48 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     expect(await waitForNone(() => processesMatching(tmp), 5000)).toEqual([]);
     expect(await waitForNone(leftoverIn(tmp), 5000)).toEqual([]);
   }, 180_000);
+
+  it("SIGINT while a real fuzz of a library shrinks on the servers: the smallest failure so far is saved and named", async () => {
+    // A library adapter has no simulator twin: its failure is shrunk on the real servers.
+    const adapter = join(import.meta.dirname, "../../docs/examples/libraries/redis-semaphore-mutex.mjs");
+    const tmp = mkdtempSync(join(work, "fuzz-smaller-tmp-"));
+    const out = join(work, "fuzz-smaller");
+    const { runner, stderr, exited } = startCli(
+      ["fuzz", "--target", `module:${adapter}`, "--faults", "pause", "--duration", "5s"].concat([
+        "--runs",
+        "6",
+        "--seed",
+        "5",
+        "--out",
+        out,
+      ]),
+      tmp,
+    );
+    await until(
+      "a smaller failure saved",
+      () => stderr().includes("failed on real servers; saved in"),
+      200_000,
+    );
+    expect(stderr()).toContain(`failed on real servers; saved in ${out}/ (Ctrl-C keeps it)`);
+    runner.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr()).toMatch(
+      /^interrupted while shrinking the violation found in run \d+ of redis:redis-semaphore-mutex \(unfenced\), seed 5: the smallest schedule that failed so far \(\d+ clients?, \d+ lock cycles?, \d+ faults?\) is saved in /m,
+    );
+    expect(stderr()).toContain(`, the run as found in ${out}-unshrunk/`);
+    expect(stderr()).toContain(`run it again: lockcheck run --schedule ${out}`);
+    const size = (file: string) => {
+      const s = JSON.parse(readFileSync(file, "utf8")) as Schedule;
+      return s.clients.reduce((n, c) => n + c.cycles.length, 0) + s.faults.length;
+    };
+    expect(size(join(out, "schedule.json"))).toBeLessThan(size(join(`${out}-unshrunk`, "schedule.json")));
+    const verdict = JSON.parse(readFileSync(join(out, "verdict.json"), "utf8")) as { valid: unknown };
+    expect(verdict.valid).toBe(false);
+    const history = await readHistoryFile(join(out, "history.jsonl"));
+    expect(history.ok && history.value.ops.length > 0).toBe(true);
+    expect(await waitForNone(() => processesMatching(tmp), 5000)).toEqual([]);
+    expect(await waitForNone(leftoverIn(tmp), 5000)).toEqual([]);
+  }, 300_000);
 
   it("SIGINT while shrinking on real servers: the smallest failure so far stays saved, the message names it", async () => {
     // Client 0 pauses right after acquiring for 3 × TTL (a stale write); client 2 and a fault
