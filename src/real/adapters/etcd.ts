@@ -62,6 +62,51 @@ export function connectEtcd(ports: readonly number[], dialTimeoutMs: number): Et
 
 const key = (k: string): Buffer => Buffer.from(k);
 
+/** The part of etcd3's connection pool `warmEtcd` reaches: one gRPC client per service per member. */
+interface PoolHosts {
+  pool?: {
+    hosts?: readonly {
+      getServiceClient(service: string): Record<string, (req: unknown, opts: object, cb: () => void) => void>;
+    }[];
+  };
+}
+
+/** Services and cheap read-only calls that open them: KV (range) and Lease (list leases). */
+const WARM_CALLS = [
+  ["KV", "range", { key: key("lockcheck-warm-up") }],
+  ["Lease", "leaseLeases", {}],
+] as const;
+
+/**
+ * Makes one cheap call to every member on each service the lock uses, before the run
+ * starts. etcd3 connects a member's gRPC channel on its first call there, and a fresh
+ * channel takes milliseconds (connecting, picking) before a request leaves the process: a
+ * client paused at `acquire-sent` right after its first transaction to a member had not sent
+ * it yet, while the simulator's (and a long-running service's) requests are on the wire at
+ * once. Warm, a request is written within one turn of the event loop. Best effort: a member
+ * that does not answer within `timeoutMs` is left as it is. (It reaches into etcd3's pool,
+ * which has no public way to address one member; test/real/checkpoint-on-the-wire.test.ts
+ * fails if that changes.)
+ */
+export async function warmEtcd(client: Etcd3, timeoutMs: number): Promise<void> {
+  const hosts = (client as unknown as PoolHosts).pool?.hosts ?? [];
+  const deadline = Date.now() + timeoutMs;
+  await Promise.all(
+    hosts.flatMap((host) =>
+      WARM_CALLS.map(
+        ([service, method, request]) =>
+          new Promise<void>((resolve) => {
+            try {
+              host.getServiceClient(service)[method]!(request, { deadline }, () => resolve());
+            } catch {
+              resolve();
+            }
+          }),
+      ),
+    ),
+  );
+}
+
 /**
  * Errors etcd itself answered with (the request was rejected, so it did not take effect) are
  * `unreachable`; so are failures to connect at all. Anything else — deadline, connection

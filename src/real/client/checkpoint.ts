@@ -1,7 +1,9 @@
 /**
  * `env.checkpoint()` of a client process: at the `occurrence`-th time the client reaches a
  * checkpoint that one of its `pause-at` faults names, it tells the parent and then SIGSTOPs
- * itself; the parent SIGCONTs it later (src/real/faults/pause-at.ts).
+ * itself (about a millisecond later, see below); the parent SIGCONTs it later
+ * (src/real/faults/pause-at.ts). The lock algorithm waits for the checkpoint, so it does not
+ * go on in between.
  */
 import { NOT_PAUSED } from "../../env/env.js";
 import type { Checkpoint } from "../../schedule/schedule.js";
@@ -20,13 +22,24 @@ export function createCheckpoint(
     reached.set(point, occurrence + 1);
     const fault = pauseAt.find((p) => p.checkpoint === point && p.occurrence === occurrence);
     if (fault === undefined) return NOT_PAUSED;
-    const time = sinceStartNs();
-    // Stop only once the parent has the message, so it knows to resume us.
+    // The stop comes from a timer callback, a loop turn later (about 1 ms):
+    // - the requests the algorithm just made are written by then (gRPC writes a turn after the
+    //   call), so at `acquire-sent` they are on the wire, as the schedule means;
+    // - continued, the process reads the replies that came while it was stopped before it runs
+    //   the timers that came due, as the simulator's nodes do. Stopped in an I/O or
+    //   setImmediate callback, as the IPC callback alone would be, Node runs the timers first
+    //   (libuv runs them after the check phase), and a call's own deadline (gRPC's) beats its
+    //   reply. test/real/checkpoint-on-the-wire.test.ts shows both.
     return new Promise<void>((resolve) =>
-      send({ type: "pause-me", checkpoint: point, occurrence, durationMs: fault.durationMs, time }, () => {
-        process.kill(process.pid, "SIGSTOP");
-        resolve();
-      }),
+      setTimeout(() => {
+        const time = sinceStartNs();
+        // Stop only once the parent has the message, so it knows to resume us. (A write to the
+        // IPC channel that completes at once calls back in a tick: still in this timer callback.)
+        send({ type: "pause-me", checkpoint: point, occurrence, durationMs: fault.durationMs, time }, () => {
+          process.kill(process.pid, "SIGSTOP");
+          resolve();
+        });
+      }, 0),
     );
   };
 }

@@ -75,6 +75,7 @@ async function run(config: ChildConfig): Promise<void> {
   // etcd3 (gRPC, protobuf) takes a second to load: only etcd targets pay for it.
   const etcdAdapter = config.etcdPorts.length > 0 ? await import("../adapters/etcd.js") : null;
   const etcdClient = etcdAdapter?.connectEtcd(config.etcdPorts, 2000) ?? null;
+  if (etcdAdapter !== null && etcdClient !== null) await etcdAdapter.warmEtcd(etcdClient, 2000);
   const resourceConn = config.resource.port !== null ? connectRedis(config.resource.port) : null;
   await Promise.all(
     [...redisConns, ...(resourceConn === null ? [] : [resourceConn])].map((c) => c.connect()),

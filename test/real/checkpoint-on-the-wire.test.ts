@@ -1,0 +1,53 @@
+/**
+ * A client paused at `acquire-sent` on real etcd means what it means in the simulator: the
+ * request it just made is on the wire (the transaction goes through, and the frozen client
+ * holds the lock), and once it runs again it reads the reply that came while it was stopped
+ * before the call's deadline fires. Two things broke that before:
+ * - the client stopped itself a tick after the call, while etcd3 had not yet written the first
+ *   transaction to a member of its fresh client (a gRPC channel connects on its first call);
+ * - stopped in an I/O callback, Node on resume ran the timers that came due first, and gRPC's
+ *   own deadline beat the reply.
+ * sim:consensus found a stale write on this shape of schedule that etcd:lock showed on none of
+ * 6 runs; it needed both the warm-up (adapters/etcd.ts `warmEtcd`) and the stop from a timer
+ * callback (client/checkpoint.ts): with either one alone, 0 of 3 runs.
+ */
+import { describe, expect, it } from "vitest";
+import { runAndCheck } from "../../src/runner/execute.js";
+import { findTarget } from "../../src/targets/index.js";
+import { missingBinaries, schedule } from "./helpers.js";
+
+const missing = missingBinaries(["etcd"]);
+
+function target(name: string) {
+  const t = findTarget(name);
+  if (!t.ok) throw new Error(t.error.message);
+  return t.value;
+}
+
+/** Client 0 is frozen right after sending its first create-if-absent, for 2.5 s (lease: 1 s). */
+const pausedAfterSending = schedule(
+  "etcd:lock",
+  "unfenced",
+  { servers: 3, ttlMs: 1000, callTimeoutMs: 100, horizonMs: 6000, latencyMs: { min: 1, max: 5 } },
+  [
+    { id: 0, cycles: [{ thinkMs: 0, holdMs: 20, writes: 1 }] },
+    { id: 1, cycles: [{ thinkMs: 300, holdMs: 0, writes: 1 }] },
+  ],
+  [{ kind: "pause-at", client: 0, checkpoint: "acquire-sent", occurrence: 0, durationMs: 2500 }],
+);
+
+describe.skipIf(missing.length > 0)("a pause at acquire-sent on real etcd", () => {
+  it("the frozen client's transaction lands, its grant is read on resume, and its write is stale, as in sim:consensus", async () => {
+    const sim = await runAndCheck(target("sim:consensus"), {
+      ...pausedAfterSending,
+      target: "sim:consensus",
+    });
+    const real = await runAndCheck(target("etcd:lock"), pausedAfterSending);
+    for (const run of [sim, real]) {
+      const grant = run.ops.find((op) => op.process === 0 && op.f === "acquire" && op.type !== "invoke");
+      // Granted (its reply read before the deadline), not `info` with a timeout.
+      expect(grant).toMatchObject({ type: "ok", grant: "0:0" });
+      expect(run.verdicts.find((v) => v.checker === "stale-write")?.valid).toBe(false);
+    }
+  }, 60_000);
+});
