@@ -1,11 +1,13 @@
 /**
- * `node dist/bench/sim-to-real.bench.js [seeds] [replays] [faults]`: how often a shrunk
- * simulator counterexample also fails on real servers. For sim:lease → redis:lease and
- * sim:redlock → redis:redlock (unfenced; faults default `pause`, e.g. `pause,clock`), fuzz seeds 1..seeds (default 10) in the simulator,
+ * `node dist/bench/sim-to-real.bench.js [seeds] [replays] [faults] [pairs]`: how often a shrunk
+ * simulator counterexample also fails on real servers. For sim:lease → redis:lease,
+ * sim:redlock → redis:redlock and sim:consensus → etcd:lock (unfenced; faults default `pause`,
+ * e.g. `pause,clock`; clock faults are left out for etcd, which ignores them; `pairs` picks
+ * some by simulator target, e.g. `sim:consensus`), fuzz seeds 1..seeds (default 10) in the simulator,
  * shrunk to the bare minimum (`marginMs: false`, lockcheck's shrinking before timing margins)
  * and with margins (the default); each shrunk schedule is then replayed `replays` times
  * (default 1) on the real target. Prints one row per seed and the ratio of failing replays,
- * both ways measured in the same run. Needs redis-server and cc.
+ * both ways measured in the same run. Needs redis-server, cc and (for etcd:lock) etcd.
  */
 import type { FaultCategory } from "../src/generators/bounds.js";
 import { runAndCheck } from "../src/runner/execute.js";
@@ -21,12 +23,16 @@ function target(name: string) {
   return t.value;
 }
 
-const pairs = [
+const ALL_PAIRS = [
   ["sim:lease", "redis:lease"],
   ["sim:redlock", "redis:redlock"],
+  ["sim:consensus", "etcd:lock"],
 ] as const;
+const chosen = process.argv[5]?.split(",");
+const pairs = ALL_PAIRS.filter(([sim]) => chosen === undefined || chosen.includes(sim));
 
 for (const [simName, realName] of pairs) {
+  const pairFaults = realName.startsWith("etcd:") ? faults.filter((f) => f !== "clock") : faults;
   const sim = target(simName);
   const real = target(realName);
   const tally = { exact: { failed: 0, runs: 0 }, margins: { failed: 0, runs: 0 } };
@@ -36,7 +42,7 @@ for (const [simName, realName] of pairs) {
       const r = await fuzz({
         target: sim,
         resource: "unfenced",
-        faults,
+        faults: pairFaults,
         seed,
         runs: 5000,
         ...(mode === "exact" ? { marginMs: false as const } : {}),
