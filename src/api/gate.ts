@@ -3,15 +3,25 @@
  * the gate config, find its corpus, run this shard's items (src/runner/gate/gate.ts) and, if
  * asked, write the results as JUnit XML.
  */
-import type { GateReport, Shard } from "../report/gate-result.js";
+
+import { writeFileSync } from "node:fs";
+import type { GateReport, GateResult, Shard } from "../report/gate-result.js";
 import type { InputError, Result } from "../result.js";
 import { err, ok } from "../result.js";
-import { type GateEvents, gateJUnitSuites, planGate, runGate, shardItems } from "../runner/gate/gate.js";
+import {
+  type GateEvents,
+  type GateItem,
+  gateJUnitSuites,
+  interruptedGateJUnitSuites,
+  planGate,
+  runGate,
+  shardItems,
+} from "../runner/gate/gate.js";
 import { DEFAULT_CONFIG_FILES, findDefaultConfig, loadGateConfig } from "../runner/gate/gate-config.js";
 import { findCorpusEntries } from "../runner/gate/gate-corpus.js";
 import { writeJUnitFile } from "./junit-file.js";
 
-export type { GateEvents };
+export type { GateEvents, GateItem };
 export { DEFAULT_CONFIG_FILES };
 
 export interface GateOptions {
@@ -45,4 +55,29 @@ export async function gate(o: GateOptions = {}): Promise<Result<GateReport, Inpu
     if (!written.ok) return err([written.error]);
   }
   return ok(report);
+}
+
+/**
+ * For a gate with `junit` that may be interrupted: a function that writes, at once and
+ * synchronously (a signal handler cannot wait), the items that finished and the one that was
+ * running (as an error) to `file`, so that a CI job cancelled or timed out still shows them.
+ */
+export async function interruptedJUnitWriter(
+  file: string,
+): Promise<
+  (done: readonly GateResult[], running: GateItem | null, shard: Shard | null) => Result<void, InputError>
+> {
+  const { renderJUnit } = await import("../report/junit.js");
+  return (done, running, shard) => {
+    try {
+      writeFileSync(
+        file,
+        renderJUnit(interruptedGateJUnitSuites(done, running, shard), "lockcheck gate"),
+        "utf8",
+      );
+      return ok(undefined);
+    } catch (e) {
+      return err({ file, message: `cannot write: ${(e as Error).message}` });
+    }
+  };
 }

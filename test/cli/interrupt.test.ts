@@ -1,11 +1,13 @@
 /**
  * Ctrl-C (SIGINT) and SIGTERM in the middle of `lockcheck fuzz`: the command says how far the
  * search got before it exits 130 / 143, instead of dying silently. Spawns the built CLI, as
- * users run it (`npm test` builds first). The interrupt of a real fuzz while it shrinks, with
- * the run as found kept on disk, is tested with real servers in test/real/fuzz-interrupt.test.ts.
+ * users run it (`npm test` builds first), and of `lockcheck gate --junit`, whose JUnit keeps the
+ * items that finished. The interrupt of a real fuzz while it shrinks, with the run as found kept
+ * on disk, is tested with real servers in test/real/interrupt.test.ts.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FuzzPlan } from "../../src/api/fuzz.js";
@@ -130,6 +132,73 @@ describe("what an interrupted fuzz says", () => {
   });
 });
 
+describe("interrupting lockcheck gate --junit", () => {
+  it("SIGTERM during its second item: exits 143 and the JUnit has the finished item and the interrupted one as an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lockcheck-gate-interrupt-"));
+    try {
+      const config = join(dir, "gate.json");
+      writeFileSync(
+        config,
+        JSON.stringify({
+          corpus: [],
+          output: join(dir, "out"),
+          targets: [
+            {
+              target: "sim:lease",
+              resource: "unfenced",
+              expect: "unsafe",
+              runs: 500,
+              seed: 7,
+              faults: ["pause"],
+            },
+            {
+              target: "sim:lease-token",
+              resource: "fenced",
+              expect: "safe",
+              runs: 100_000_000,
+              faults: ["pause"],
+            },
+          ],
+        }),
+      );
+      const junit = join(dir, "gate.xml");
+      const child = spawn(
+        process.execPath,
+        [CLI, "gate", "--config", config, "--junit", junit, "--workers", "1"],
+        {
+          cwd: dir,
+          env: { ...process.env, NO_COLOR: "1" },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stderr = "";
+      child.stderr.on("data", (d) => {
+        stderr += String(d);
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      // The first item finds its violation in run 42 and shrinks it in about a second.
+      const deadline = Date.now() + 60_000;
+      while (cpuSeconds(child.pid!) < 6) {
+        if (Date.now() > deadline) throw new Error(`the gate did not get going (stderr: ${stderr})`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill("SIGTERM");
+      expect(await exited, stderr).toBe(143);
+      expect(stderr).toContain(
+        `interrupted during item 2 of 2 (sim:lease-token (fenced)): the gate did not finish and wrote no report; the JUnit in ${junit} has the finished items and this one as an error; of the 1 item finished, 0 failed`,
+      );
+      const xml = readFileSync(junit, "utf8");
+      expect(xml).toMatch(/<testcase name="sim:lease \(unfenced\) is unsafe"[^>]*>/);
+      expect(xml).toMatch(
+        /<testcase name="sim:lease-token \(fenced\) is safe"[\s\S]*<error message="interrupted/,
+      );
+      expect(xml).not.toContain("<failure");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
 describe("what an interrupted shrink and gate say", () => {
   it("shrink: where the smallest failure so far is, or that the input is untouched", () => {
     const size: ScheduleSize = {
@@ -178,5 +247,8 @@ describe("what an interrupted shrink and gate say", () => {
       "  FAIL a: expected safe, but a violation was found in run 9 of seed 1",
     ]);
     expect(interruptedGateLines({ name: "a", position: 1, of: 4 }, [])[0]).toContain("no item had finished");
+    expect(interruptedGateLines(null, [], { file: "out/g.xml", error: "EACCES" })[0]).toBe(
+      "interrupted between items: the gate did not finish and wrote no report, and could not write the JUnit (out/g.xml: EACCES); no item had finished",
+    );
   });
 });

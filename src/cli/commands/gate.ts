@@ -5,7 +5,7 @@
  */
 import { Command } from "commander";
 import { defaultWorkers } from "../../api/catalog.js";
-import { DEFAULT_CONFIG_FILES, gate } from "../../api/gate.js";
+import { DEFAULT_CONFIG_FILES, type GateItem, gate, interruptedJUnitWriter } from "../../api/gate.js";
 import { colorsFor } from "../../report/colors.js";
 import { failureText, type GateResult, type Shard } from "../../report/gate-result.js";
 import { formatGateReport } from "../../report/gate-table.js";
@@ -56,11 +56,23 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   }
   const quiet = flags.quiet === true || flags.json === true;
   let progress: Progress | null = null;
-  let running: { name: string; position: number; of: number } | null = null;
+  let running: { item: GateItem; position: number; of: number } | null = null;
   const done: GateResult[] = [];
+  const writeJUnit = flags.junit === undefined ? null : await interruptedJUnitWriter(flags.junit);
   const stopListening = onInterrupt(() => {
     progress?.stop();
-    return interruptedGateLines(running, done);
+    const junit = writeJUnit?.(done, running?.item ?? null, shard) ?? null;
+    const wrote =
+      junit === null || flags.junit === undefined
+        ? null
+        : junit.ok
+          ? { file: flags.junit }
+          : { file: flags.junit, error: junit.error.message };
+    return interruptedGateLines(
+      running === null ? null : { name: running.item.name, position: running.position, of: running.of },
+      done,
+      wrote,
+    );
   });
   const report = await gate({
     ...(flags.config === undefined ? {} : { config: flags.config }),
@@ -69,7 +81,7 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
     ...(flags.junit === undefined ? {} : { junit: flags.junit }),
     events: {
       itemStart(item, position, of) {
-        running = { name: item.name, position, of };
+        running = { item, position, of };
         if (item.kind !== "target") return;
         progress = startProgress({ title: `gate ${position}/${of} ${item.name}`, quiet });
       },
@@ -90,10 +102,14 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   return report.value.ok ? 0 : 1;
 }
 
-/** What an interrupted gate says: what it was doing, and how the finished items went. */
+/**
+ * What an interrupted gate says: what it was doing, how the finished items went, and whether
+ * their JUnit was written (`junit`: null when not asked for).
+ */
 export function interruptedGateLines(
   running: { name: string; position: number; of: number } | null,
   done: readonly GateResult[],
+  junit: { file: string; error?: string } | null = null,
 ): string[] {
   const where =
     running === null ? "between items" : `during item ${running.position} of ${running.of} (${running.name})`;
@@ -102,8 +118,14 @@ export function interruptedGateLines(
     done.length === 0
       ? "no item had finished"
       : `of the ${done.length} item${done.length === 1 ? "" : "s"} finished, ${failed.length} failed`;
+  const written =
+    junit === null
+      ? "wrote no report (nor JUnit)"
+      : junit.error === undefined
+        ? `wrote no report; the JUnit in ${junit.file} has the finished items${running === null ? "" : " and this one as an error"}`
+        : `wrote no report, and could not write the JUnit (${junit.file}: ${junit.error})`;
   return [
-    `interrupted ${where}: the gate did not finish and wrote no report (nor JUnit); ${finished}`,
+    `interrupted ${where}: the gate did not finish and ${written}; ${finished}`,
     ...failed.map((r) => `  FAIL ${r.name}: ${failureText(r).message}`),
   ];
 }

@@ -230,6 +230,28 @@ export function gateJUnitSuites(report: GateReport): JUnitSuite[] {
   return [suite("lockcheck targets", "target"), suite("lockcheck corpus", "corpus")];
 }
 
+/**
+ * The JUnit suites of a gate that was interrupted: the items that finished, as in
+ * `gateJUnitSuites`, and the item that was running as an error (it has no result).
+ */
+export function interruptedGateJUnitSuites(
+  done: readonly GateResult[],
+  running: GateItem | null,
+  shard: Shard | null,
+): JUnitSuite[] {
+  const suites = gateJUnitSuites({ version: 1, shard, results: [...done], ok: false, elapsedMs: 0 });
+  if (running === null) return suites;
+  const target = running.kind === "target";
+  suites[target ? 0 : 1]!.cases.push({
+    name: target ? `${running.name} is ${running.config.expect}` : running.name,
+    classname: target ? "lockcheck.targets" : "lockcheck.corpus",
+    timeSeconds: 0,
+    outcome: "error",
+    message: "interrupted (SIGINT or SIGTERM) before this item finished: no result",
+  });
+  return suites;
+}
+
 /** Combines the reports of the shards of one gate. */
 export function mergeGateReports(reports: readonly GateReport[]): GateReport {
   const id = (r: GateResult) => `${r.kind}:${r.name}`;
