@@ -85,7 +85,7 @@ const WARM_CALLS = [
  * it yet, while the simulator's (and a long-running service's) requests are on the wire at
  * once. Warm, a request is written within one turn of the event loop. Best effort: a member
  * that does not answer within `timeoutMs` is left as it is. (It reaches into etcd3's pool,
- * which has no public way to address one member; test/real/checkpoint-on-the-wire.test.ts
+ * which has no public way to address one member; test/real/etcd-pauses.test.ts
  * fails if that changes.)
  */
 export async function warmEtcd(client: Etcd3, timeoutMs: number): Promise<void> {
@@ -125,8 +125,18 @@ export function classifyEtcdError(node: string, e: unknown): CallError {
   return { kind: "timeout", node, detail };
 }
 
+/**
+ * How much later than lockcheck's own deadline (callWithDeadline) gRPC's gives up. Ours decides
+ * what the call returns, after one more read of the sockets (call.ts): after a pause, Node runs
+ * timers that came due before it reads replies that came, so a gRPC deadline as short as ours
+ * failed a call whose reply was already there (a client stopped by a pause-in-call with
+ * afterMs 0 had its lease grant time out on resume; the simulator's was granted). gRPC's only
+ * frees a call nobody waits for any more.
+ */
+const GRPC_DEADLINE_SLACK_MS = 30_000;
+
 function deadlineOf(ms: number): { deadline: Date } {
-  return { deadline: new Date(Date.now() + ms) };
+  return { deadline: new Date(Date.now() + ms + GRPC_DEADLINE_SLACK_MS) };
 }
 
 const createRevisionIs = (k: string, revision: bigint | 0): ICompare => ({

@@ -29,7 +29,7 @@ export function createCheckpoint(
     //   the timers that came due, as the simulator's nodes do. Stopped in an I/O or
     //   setImmediate callback, as the IPC callback alone would be, Node runs the timers first
     //   (libuv runs them after the check phase), and a call's own deadline (gRPC's) beats its
-    //   reply. test/real/checkpoint-on-the-wire.test.ts shows both.
+    //   reply. test/real/etcd-pauses.test.ts shows both.
     return new Promise<void>((resolve) =>
       setTimeout(() => {
         const time = sinceStartNs();

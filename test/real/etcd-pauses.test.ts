@@ -1,8 +1,9 @@
 /**
- * A client paused at `acquire-sent` on real etcd means what it means in the simulator: the
- * request it just made is on the wire (the transaction goes through, and the frozen client
- * holds the lock), and once it runs again it reads the reply that came while it was stopped
- * before the call's deadline fires. Two things broke that before:
+ * Pauses of a real etcd:lock client mean what they mean in the simulator.
+ *
+ * At `acquire-sent` the request it just made is on the wire (the transaction goes through,
+ * and the frozen client holds the lock), and once it runs again it reads the reply that came
+ * while it was stopped before the call's deadline fires. Two things broke that before:
  * - the client stopped itself a tick after the call, while etcd3 had not yet written the first
  *   transaction to a member of its fresh client (a gRPC channel connects on its first call);
  * - stopped in an I/O callback, Node on resume ran the timers that came due first, and gRPC's
@@ -10,6 +11,11 @@
  * sim:consensus found a stale write on this shape of schedule that etcd:lock showed on none of
  * 6 runs; it needed both the warm-up (adapters/etcd.ts `warmEtcd`) and the stop from a timer
  * callback (client/checkpoint.ts): with either one alone, 0 of 3 runs.
+ *
+ * A pause inside a call (`pause-in-call`, afterMs 0) stops the client from a setImmediate
+ * callback, where on resume Node also runs due timers first: gRPC's deadline, as short as
+ * lockcheck's own, failed the lease grant whose reply was waiting (2 of 2 runs), where the
+ * simulator grants it. gRPC's deadline is now well past lockcheck's (adapters/etcd.ts).
  */
 import { describe, expect, it } from "vitest";
 import { runAndCheck } from "../../src/runner/execute.js";
@@ -36,7 +42,16 @@ const pausedAfterSending = schedule(
   [{ kind: "pause-at", client: 0, checkpoint: "acquire-sent", occurrence: 0, durationMs: 2500 }],
 );
 
-describe.skipIf(missing.length > 0)("a pause at acquire-sent on real etcd", () => {
+/** Client 0 alone, frozen right after it invoked acquire (its lease grant on the way), for 600 ms (lease: 2 s). */
+const pausedInAcquire = schedule(
+  "etcd:lock",
+  "unfenced",
+  { servers: 3, ttlMs: 2000, callTimeoutMs: 100, horizonMs: 5000, latencyMs: { min: 1, max: 5 } },
+  [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 100, writes: 1 }] }],
+  [{ kind: "pause-in-call", client: 0, call: "acquire", occurrence: 0, afterMs: 0, durationMs: 600 }],
+);
+
+describe.skipIf(missing.length > 0)("pauses of a real etcd client", () => {
   it("the frozen client's transaction lands, its grant is read on resume, and its write is stale, as in sim:consensus", async () => {
     const sim = await runAndCheck(target("sim:consensus"), {
       ...pausedAfterSending,
@@ -48,6 +63,17 @@ describe.skipIf(missing.length > 0)("a pause at acquire-sent on real etcd", () =
       // Granted (its reply read before the deadline), not `info` with a timeout.
       expect(grant).toMatchObject({ type: "ok", grant: "0:0" });
       expect(run.verdicts.find((v) => v.checker === "stale-write")?.valid).toBe(false);
+    }
+  }, 60_000);
+
+  it("paused in its acquire: the lease grant's reply that came meanwhile is read on resume and the lock granted, as in sim:consensus", async () => {
+    const sim = await runAndCheck(target("sim:consensus"), { ...pausedInAcquire, target: "sim:consensus" });
+    const real = await runAndCheck(target("etcd:lock"), pausedInAcquire);
+    for (const run of [sim, real]) {
+      const paused = run.ops.find((op) => op.process === "nemesis" && op.f === "pause");
+      expect(paused?.value).toMatchObject({ call: "acquire", inCall: true });
+      const grant = run.ops.find((op) => op.process === 0 && op.f === "acquire" && op.type !== "invoke");
+      expect(grant).toMatchObject({ type: "ok", grant: "0:0" });
     }
   }, 60_000);
 });
