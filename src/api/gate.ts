@@ -3,7 +3,6 @@
  * the gate config, find its corpus, run this shard's items (src/runner/gate/gate.ts) and, if
  * asked, write the results as JUnit XML.
  */
-
 import { writeFileSync } from "node:fs";
 import type { GateReport, GateResult, Shard } from "../report/gate-result.js";
 import type { InputError, Result } from "../result.js";
@@ -60,12 +59,17 @@ export async function gate(o: GateOptions = {}): Promise<Result<GateReport, Inpu
 /**
  * For a gate with `junit` that may be interrupted: a function that writes, at once and
  * synchronously (a signal handler cannot wait), the items that finished and the one that was
- * running (as an error) to `file`, so that a CI job cancelled or timed out still shows them.
+ * running (as an error) to `file`, so that a CI job cancelled or timed out still shows them;
+ * it says where, or why it could not.
  */
 export async function interruptedJUnitWriter(
   file: string,
 ): Promise<
-  (done: readonly GateResult[], running: GateItem | null, shard: Shard | null) => Result<void, InputError>
+  (
+    done: readonly GateResult[],
+    running: GateItem | null,
+    shard: Shard | null,
+  ) => { file: string; error?: string }
 > {
   const { renderJUnit } = await import("../report/junit.js");
   return (done, running, shard) => {
@@ -75,9 +79,9 @@ export async function interruptedJUnitWriter(
         renderJUnit(interruptedGateJUnitSuites(done, running, shard), "lockcheck gate"),
         "utf8",
       );
-      return ok(undefined);
+      return { file };
     } catch (e) {
-      return err({ file, message: `cannot write: ${(e as Error).message}` });
+      return { file, error: (e as Error).message };
     }
   };
 }

@@ -23,6 +23,18 @@ beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
 });
 
+/** A schedule size with the counts the interrupt lines show (the rest zero). */
+const sizeOf = (clients: number, cycles: number, faults: number): ScheduleSize => ({
+  clients,
+  cycles,
+  writes: 0,
+  faults,
+  faultMs: 0,
+  workloadMs: 0,
+  clientIds: 0,
+  repeating: 0,
+});
+
 /** CPU seconds a process has used (user + system), from /proc. */
 function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -107,17 +119,7 @@ describe("what an interrupted fuzz says", () => {
   });
 
   it("while shrinking on real servers: the smallest failure so far, and the run as found", () => {
-    const size: ScheduleSize = {
-      clients: 2,
-      cycles: 3,
-      writes: 3,
-      faults: 1,
-      faultMs: 0,
-      workloadMs: 0,
-      clientIds: 0,
-      repeating: 0,
-    };
-    const smallest = { dir: "out/redis-lease-11-2", size };
+    const smallest = { dir: "out/redis-lease-11-2", size: sizeOf(2, 3, 1) };
     const found = { foundAtRun: 2, dir: "out/redis-lease-11-2-unshrunk" };
     expect(interruptedLines(plan, 2, found, smallest)).toEqual([
       "interrupted while shrinking the violation found in run 2 of redis:lease (unfenced), seed 11: the smallest schedule that failed so far (2 clients, 3 lock cycles, 1 fault) is saved in out/redis-lease-11-2/, the run as found in out/redis-lease-11-2-unshrunk/",
@@ -201,16 +203,7 @@ describe("interrupting lockcheck gate --junit", () => {
 
 describe("what an interrupted shrink and gate say", () => {
   it("shrink: where the smallest failure so far is, or that the input is untouched", () => {
-    const size: ScheduleSize = {
-      clients: 2,
-      cycles: 4,
-      writes: 0,
-      faults: 1,
-      faultMs: 0,
-      workloadMs: 0,
-      clientIds: 0,
-      repeating: 0,
-    };
+    const size = sizeOf(2, 4, 1);
     expect(interruptedShrinkLines("in.json", 7, { dir: "out/x-shrunk", size })).toEqual([
       "interrupted after 7 runs: the smallest schedule that failed so far (2 clients / 4 cycles / 1 faults) is saved in out/x-shrunk/",
       "run it again: lockcheck run --schedule out/x-shrunk",

@@ -61,17 +61,10 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   const writeJUnit = flags.junit === undefined ? null : await interruptedJUnitWriter(flags.junit);
   const stopListening = onInterrupt(() => {
     progress?.stop();
-    const junit = writeJUnit?.(done, running?.item ?? null, shard) ?? null;
-    const wrote =
-      junit === null || flags.junit === undefined
-        ? null
-        : junit.ok
-          ? { file: flags.junit }
-          : { file: flags.junit, error: junit.error.message };
     return interruptedGateLines(
       running === null ? null : { name: running.item.name, position: running.position, of: running.of },
       done,
-      wrote,
+      writeJUnit?.(done, running?.item ?? null, shard) ?? null,
     );
   });
   const report = await gate({
