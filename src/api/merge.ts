@@ -88,6 +88,15 @@ export async function mergeResults(
       errors.push({ file, message: `neither JUnit XML nor JSON: ${(e as Error).message}` });
       continue;
     }
+    // What `fuzz --json` prints when a signal stops it: a shard that never finished.
+    const signal = (data as { signal?: unknown } | null)?.signal;
+    if (typeof signal === "string") {
+      errors.push({
+        file,
+        message: `a search stopped by ${signal} before it finished: run that shard again`,
+      });
+      continue;
+    }
     if ((data as { kind?: unknown } | null)?.kind === "fuzz-shard") {
       const shard = fuzzShardSchema.safeParse(data);
       if (shard.success) fuzzShards.push(shard.data);

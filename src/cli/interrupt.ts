@@ -7,16 +7,24 @@
  * The handler is added before anything real starts, so it runs before the undo list's own
  * (src/real/hygiene/undo.ts), which process.exit then leaves with nothing to do.
  */
+import { writeSync } from "node:fs";
 import { undoRealWorldNow } from "../api/run-real.js";
 
 const EXIT_CODE = { SIGINT: 130, SIGTERM: 143 } as const;
 
+export type InterruptSignal = keyof typeof EXIT_CODE;
+
 /**
  * Until the returned function is called, a SIGINT or SIGTERM undoes the real world now,
  * prints `lines()` (computed then, so they can say what is on disk) on stderr, and exits.
+ * With `json` (a command run with --json), it also prints `json(signal)` on stdout, one
+ * line, so that a script reading stdout gets an answer rather than nothing.
  */
-export function onInterrupt(lines: () => readonly string[]): () => void {
-  const handle = (signal: keyof typeof EXIT_CODE): void => {
+export function onInterrupt(
+  lines: () => readonly string[],
+  json?: (signal: InterruptSignal) => unknown,
+): () => void {
+  const handle = (signal: InterruptSignal): void => {
     remove();
     undoRealWorldNow();
     let text: readonly string[];
@@ -26,6 +34,14 @@ export function onInterrupt(lines: () => readonly string[]): () => void {
       text = [`interrupted (${String(e)})`];
     }
     process.stderr.write(text.map((l) => `${l}\n`).join(""));
+    if (json !== undefined) {
+      // Written at once: process.exit does not wait for a write to a pipe to finish.
+      try {
+        writeSync(1, `${JSON.stringify(json(signal))}\n`);
+      } catch {
+        // stdout closed: the lines on stderr are all there is.
+      }
+    }
     process.exit(EXIT_CODE[signal]);
   };
   const onSigint = (): void => handle("SIGINT");

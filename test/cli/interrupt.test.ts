@@ -5,13 +5,13 @@
  * items that finished. The interrupt of a real fuzz while it shrinks, with the run as found kept
  * on disk, is tested with real servers in test/real/interrupt.test.ts.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { FuzzPlan } from "../../src/api/fuzz.js";
-import { interruptedLines } from "../../src/cli/commands/fuzz.js";
+import { interruptedJson, interruptedLines } from "../../src/cli/commands/fuzz.js";
 import { interruptedGateLines } from "../../src/cli/commands/gate.js";
 import { interruptedShrinkLines } from "../../src/cli/commands/shrink.js";
 import type { TargetResult } from "../../src/report/gate-result.js";
@@ -46,7 +46,7 @@ function cpuSeconds(pid: number): number {
  * Starts a search that would run for hours, waits until it has spent `cpu` seconds (well past
  * start-up: the handler is in place before the search begins), then sends `signal`.
  */
-async function interruptSearch(signal: "SIGINT" | "SIGTERM", cpu = 2) {
+async function interruptSearch(signal: "SIGINT" | "SIGTERM", cpu = 2, extra: readonly string[] = []) {
   const child = spawn(
     process.execPath,
     [CLI, "fuzz", "--target", "sim:lease-token", "--resource", "fenced", "--faults", "pause,delay"].concat([
@@ -56,6 +56,7 @@ async function interruptSearch(signal: "SIGINT" | "SIGTERM", cpu = 2) {
       "3",
       "--workers",
       "1",
+      ...extra,
     ]),
     { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -98,6 +99,33 @@ describe("interrupting lockcheck fuzz", () => {
     expect(r.code, r.stderr).toBe(143);
     expect(r.stderr).toMatch(/^interrupted: no violation in the \d+ runs of /m);
   }, 90_000);
+
+  it("with --json: one JSON line on stdout says it was interrupted; merge refuses that shard", async () => {
+    const r = await interruptSearch("SIGTERM", 2, ["--shard", "1/2", "--json"]);
+    expect(r.code, r.stderr).toBe(143);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const summary = JSON.parse(lines[0]!) as { runs: number };
+    expect(summary).toMatchObject({
+      target: "sim:lease-token",
+      resource: "fenced",
+      seed: 3,
+      interrupted: true,
+      signal: "SIGTERM",
+      violation: false,
+    });
+    expect(summary.runs).toBeGreaterThan(0);
+    const dir = mkdtempSync(join(tmpdir(), "lockcheck-interrupted-shard-"));
+    try {
+      const file = join(dir, "shard-1.json");
+      writeFileSync(file, r.stdout);
+      const merged = spawnSync(process.execPath, [CLI, "merge", file], { encoding: "utf8" });
+      expect(merged.status).toBe(2);
+      expect(merged.stderr).toContain("a search stopped by SIGTERM before it finished: run that shard again");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 describe("what an interrupted fuzz says", () => {
@@ -126,6 +154,32 @@ describe("what an interrupted fuzz says", () => {
       "run it again: lockcheck run --schedule out/redis-lease-11-2",
     ]);
     expect(interruptedLines(plan, 2, { foundAtRun: 2, dir: null }, smallest)[0]).not.toContain("as found");
+  });
+
+  it("with --json: where the run as found and the smallest failure so far are", () => {
+    const found = { foundAtRun: 2, dir: "out/redis-lease-11-2-unshrunk" };
+    const smallest = { dir: "out/redis-lease-11-2", size: sizeOf(2, 3, 1) };
+    expect(interruptedJson(plan, 2, found, smallest, 5000, "SIGINT")).toEqual({
+      target: "redis:lease",
+      resource: "unfenced",
+      seed: 11,
+      runs: 2,
+      elapsedMs: 5000,
+      interrupted: true,
+      signal: "SIGINT",
+      violation: true,
+      foundAtRun: 2,
+      asFound: "out/redis-lease-11-2-unshrunk",
+      dir: "out/redis-lease-11-2",
+      minimal: sizeOf(2, 3, 1),
+    });
+    expect(interruptedJson(null, 0, null, null, 10, "SIGTERM")).toEqual({
+      runs: 0,
+      elapsedMs: 10,
+      interrupted: true,
+      signal: "SIGTERM",
+      violation: false,
+    });
   });
 
   it("while shrinking with saving off, or before the search began", () => {

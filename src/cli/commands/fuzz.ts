@@ -39,7 +39,7 @@ import {
   positiveIntArg,
   seedArg,
 } from "../flags.js";
-import { onInterrupt } from "../interrupt.js";
+import { type InterruptSignal, onInterrupt } from "../interrupt.js";
 
 export interface FuzzFlags {
   target: string;
@@ -189,10 +189,16 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   let searched = 0;
   let found: { foundAtRun: number; dir: string | null } | null = null;
   let smallest: SmallestSoFar | null = null;
-  const stopListening = onInterrupt(() => {
-    progress?.stop();
-    return interruptedLines(plan, searched, found, smallest);
-  });
+  const started = Date.now();
+  const stopListening = onInterrupt(
+    () => {
+      progress?.stop();
+      return interruptedLines(plan, searched, found, smallest);
+    },
+    flags.json === true
+      ? (signal) => interruptedJson(plan, searched, found, smallest, Date.now() - started, signal)
+      : undefined,
+  );
   const campaign = await fuzzCampaign({
     target: flags.target,
     ...(resource === undefined ? {} : { resource }),
@@ -285,6 +291,36 @@ export function interruptedLines(
     `interrupted while shrinking: the violation found in run ${found.foundAtRun} of ${what} is saved as found in ${found.dir}/`,
     `replay: lockcheck replay ${found.dir}/schedule.json`,
   ];
+}
+
+/**
+ * What an interrupted campaign prints on stdout with --json: the summary's fields as far as
+ * they are known, the signal, and where the violation found is, if one was.
+ */
+export function interruptedJson(
+  plan: FuzzPlan | null,
+  searched: number,
+  found: { foundAtRun: number; dir: string | null } | null,
+  smallest: SmallestSoFar | null,
+  elapsedMs: number,
+  signal: InterruptSignal,
+) {
+  return {
+    ...(plan === null ? {} : { target: plan.target, resource: plan.resource, seed: plan.seed }),
+    runs: searched,
+    elapsedMs,
+    interrupted: true,
+    signal,
+    violation: found !== null,
+    ...(found === null
+      ? {}
+      : {
+          foundAtRun: found.foundAtRun,
+          asFound: found.dir,
+          dir: smallest?.dir ?? null,
+          minimal: smallest?.size ?? null,
+        }),
+  };
 }
 
 function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
