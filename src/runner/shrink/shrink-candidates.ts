@@ -1,6 +1,7 @@
 /**
  * Smaller variants of a schedule, biggest cuts first: drop a client (and the faults aimed
- * at it), drop chunks of faults, drop cycles, start every client earlier together, then
+ * at it), merge a call's chained pauses into one (merge-pauses.ts), drop chunks of faults,
+ * drop cycles, start every client earlier together, then
  * shrink numbers (durations, offsets, think and hold times, writes) toward their minimum and
  * partitions toward fewer nodes (each kind's moves: `smaller` in src/schedule/faults/<kind>.ts).
  * Candidates are produced lazily; the shrinker keeps the first that still fails. (Candidates
@@ -13,6 +14,7 @@ import {
   smallerInts,
 } from "../../schedule/faults/index.js";
 import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../../schedule/schedule.js";
+import { withChainedPausesMerged } from "./merge-pauses.js";
 
 export { smallerInts };
 
@@ -253,6 +255,8 @@ function* stopRepeating(s: Schedule): Generator<Schedule> {
 export function* shrinkCandidates(s: Schedule, aimed: Iterable<Schedule> = []): Generator<Schedule> {
   yield* dropClients(s);
   yield* aimed;
+  const merged = withChainedPausesMerged(s);
+  if (merged !== null) yield merged;
   yield* dropFaults(s);
   yield* pausesToCheckpoints(s);
   yield* dropCycles(s);
