@@ -7,18 +7,8 @@ import { describe, expect, it } from "vitest";
 import { type FuzzFlags, shrinkLines } from "../../src/cli/commands/fuzz.js";
 import { colorsFor } from "../../src/report/colors.js";
 import type { FuzzCounterexample } from "../../src/runner/fuzz.js";
-import type { ScheduleSize } from "../../src/runner/schedule-size.js";
+import { sizeOf as size } from "./schedule-sizes.js";
 
-const size = (clients: number, cycles: number, faults: number): ScheduleSize => ({
-  clients,
-  cycles,
-  writes: 0,
-  faults,
-  faultMs: 0,
-  workloadMs: 0,
-  clientIds: 0,
-  repeating: 0,
-});
 const plain = colorsFor({ isTTY: false }, {});
 const flags = { margin: 50 } as FuzzFlags;
 const ce = (shrink: FuzzCounterexample["shrink"]) =>

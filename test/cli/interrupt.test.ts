@@ -15,24 +15,12 @@ import { interruptedJson, interruptedLines } from "../../src/cli/commands/fuzz.j
 import { interruptedGateLines } from "../../src/cli/commands/gate.js";
 import { interruptedShrinkLines } from "../../src/cli/commands/shrink.js";
 import type { TargetResult } from "../../src/report/gate-result.js";
-import type { ScheduleSize } from "../../src/runner/schedule-size.js";
+import { sizeOf } from "./schedule-sizes.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/src/cli/main.js");
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
-});
-
-/** A schedule size with the counts the interrupt lines show (the rest zero). */
-const sizeOf = (clients: number, cycles: number, faults: number): ScheduleSize => ({
-  clients,
-  cycles,
-  writes: 0,
-  faults,
-  faultMs: 0,
-  workloadMs: 0,
-  clientIds: 0,
-  repeating: 0,
 });
 
 /** CPU seconds a process has used (user + system), from /proc. */
