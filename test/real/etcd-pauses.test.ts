@@ -9,8 +9,9 @@
  * - stopped in an I/O callback, Node on resume ran the timers that came due first, and gRPC's
  *   own deadline beat the reply.
  * sim:consensus found a stale write on this shape of schedule that etcd:lock showed on none of
- * 6 runs; it needed both the warm-up (adapters/etcd.ts `warmEtcd`) and the stop from a timer
- * callback (client/checkpoint.ts): with either one alone, 0 of 3 runs.
+ * 4 runs (2 by hand, 2 in bench:sim-to-real); it needed both the warm-up (adapters/etcd.ts
+ * `warmEtcd`) and the stop from a timer callback (client/checkpoint.ts): with the warm-up
+ * alone 0 of 3 runs, with the timer stop alone 0 of 4.
  *
  * A pause inside a call (`pause-in-call`, afterMs 0) stops the client from a setImmediate
  * callback, where on resume Node also runs due timers first: gRPC's deadline, as short as
