@@ -34,3 +34,8 @@ export function scheduleFor(name: string, spec: ScheduleSpec): Schedule {
     faults: spec.faults ?? [],
   };
 }
+
+/** Client 0 paused `afterMs` into its `occurrence`-th acquire, for `durationMs`. */
+export function pauseInAcquire(afterMs: number, durationMs: number, occurrence = 0): Fault {
+  return { kind: "pause-in-call", client: 0, call: "acquire", occurrence, afterMs, durationMs };
+}

@@ -9,23 +9,13 @@ import { checkOps } from "../../src/checkers/index.js";
 import { redlock } from "../../src/locks/redlock.js";
 import { redlockNocheck } from "../../src/locks/redlock-nocheck.js";
 import { fuzz } from "../../src/runner/fuzz.js";
-import type { Fault } from "../../src/schedule/schedule.js";
 import { simulate } from "../../src/sim/simulate.js";
-import { target } from "../fuzz/schedules.js";
+import { pauseInAcquire, target } from "../fuzz/schedules.js";
 import { completion, invocation, MS, nemesisOps, scheduleOf, setOnce } from "./helpers.js";
-
-const inAcquire = (afterMs: number, durationMs: number, occurrence = 0): Fault => ({
-  kind: "pause-in-call",
-  client: 0,
-  call: "acquire",
-  occurrence,
-  afterMs,
-  durationMs,
-});
 
 describe("pause-in-call (simulator)", () => {
   it("pauses the client afterMs after the invoke, while the call is in flight; its reply waits", async () => {
-    const s = scheduleOf({ faults: [inAcquire(5, 500)] });
+    const s = scheduleOf({ faults: [pauseInAcquire(5, 500)] });
     const { ops } = await simulate(s, setOnce);
     const invoked = invocation(ops, 0, "acquire").time;
     const [pause, resume] = nemesisOps(ops);
@@ -45,7 +35,7 @@ describe("pause-in-call (simulator)", () => {
   it("counts occurrences per call kind, and a pause after the call completed says so", async () => {
     const s = scheduleOf({
       clients: [{ id: 0, cycles: Array.from({ length: 4 }, () => ({ thinkMs: 100, holdMs: 0, writes: 0 })) }],
-      faults: [inAcquire(50, 10, 2)],
+      faults: [pauseInAcquire(50, 10, 2)],
     });
     const { ops } = await simulate(s, setOnce);
     const third = invocation(ops, 0, "acquire", 2).time;
@@ -57,7 +47,7 @@ describe("pause-in-call (simulator)", () => {
   it("a client already paused when the timer comes due is paused again once it resumes", async () => {
     // Timed pause [105, 305) covers +5 ms after the acquire invoked at 100 ms.
     const s = scheduleOf({
-      faults: [{ kind: "pause", node: "client:0", at: 102, durationMs: 200 }, inAcquire(5, 100)],
+      faults: [{ kind: "pause", node: "client:0", at: 102, durationMs: 200 }, pauseInAcquire(5, 100)],
     });
     const { ops } = await simulate(s, setOnce);
     const pauses = nemesisOps(ops).filter((o) => o.f === "pause");
@@ -71,7 +61,7 @@ describe("pause-in-call (simulator)", () => {
     ];
     const options = { ttlMs: 1000, callTimeoutMs: 100, latencyMs: { min: 1, max: 1 } };
     const s = {
-      ...scheduleOf({ servers: 5, clients, options, faults: [inAcquire(0, 2500)] }),
+      ...scheduleOf({ servers: 5, clients, options, faults: [pauseInAcquire(0, 2500)] }),
       target: "sim:redlock-nocheck",
     };
     const unsafe = checkOps((await simulate(s, redlockNocheck)).ops);
