@@ -40,6 +40,7 @@ import {
   seedArg,
 } from "../flags.js";
 import { type InterruptSignal, onInterrupt } from "../interrupt.js";
+import { runAgainLine, type SmallestSoFar, smallerSavedLine } from "../smallest-so-far.js";
 
 export interface FuzzFlags {
   target: string;
@@ -249,7 +250,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
     },
     onSmallerSaved: (dir, size) => {
       smallest = { dir, size };
-      progress?.say(`${sizeText(size)} failed on real servers; saved in ${dir}/ (Ctrl-C keeps it)`);
+      progress?.say(smallerSavedLine(sizeText(size), dir));
     },
   }).finally(() => {
     stopListening();
@@ -257,12 +258,6 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   });
   if (!campaign.ok) return printInputError(campaign.error);
   return report(campaign.value, flags);
-}
-
-/** The smallest schedule a real shrink has kept so far, and the folder it is saved in. */
-interface SmallestSoFar {
-  dir: string;
-  size: ScheduleSize;
 }
 
 /**
@@ -281,7 +276,7 @@ export function interruptedLines(
   if (smallest !== null)
     return [
       `interrupted while shrinking the violation found in run ${found.foundAtRun} of ${what}: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/${found.dir === null ? "" : `, the run as found in ${found.dir}/`}`,
-      `run it again: lockcheck run --schedule ${smallest.dir}`,
+      runAgainLine(smallest),
     ];
   if (found.dir === null)
     return [

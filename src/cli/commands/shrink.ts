@@ -21,6 +21,7 @@ import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
 import { onInterrupt } from "../interrupt.js";
+import { runAgainLine, type SmallestSoFar, smallerSavedLine } from "../smallest-so-far.js";
 
 interface ShrinkFlags {
   target?: string;
@@ -43,13 +44,13 @@ function sizeText(z: ScheduleSize): string {
 export function interruptedShrinkLines(
   input: string,
   runs: number,
-  smallest: { dir: string; size: ScheduleSize } | null,
+  smallest: SmallestSoFar | null,
 ): string[] {
   if (smallest === null)
     return [`interrupted after ${runs} runs: no smaller schedule had failed yet; ${input} is as it was`];
   return [
     `interrupted after ${runs} runs: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/`,
-    `run it again: lockcheck run --schedule ${smallest.dir}`,
+    runAgainLine(smallest),
   ];
 }
 
@@ -111,7 +112,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   let progress: ReturnType<typeof startProgress> | null = null;
   let runs = 0;
   let started = Date.now();
-  let smallest: { dir: string; size: ScheduleSize } | null = null;
+  let smallest: SmallestSoFar | null = null;
   const stopListening = onInterrupt(() => {
     progress?.stop();
     return interruptedShrinkLines(path, runs, smallest);
@@ -136,7 +137,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     onRun: () => progress?.update({ done: ++runs }),
     onSmallerSaved: (dir, size) => {
       smallest = { dir, size };
-      progress?.say(`${sizeText(size)} failed on real servers; saved in ${dir}/ (Ctrl-C keeps it)`);
+      progress?.say(smallerSavedLine(sizeText(size), dir));
     },
   }).finally(() => {
     stopListening();

@@ -1,0 +1,21 @@
+/**
+ * The smallest failure a shrink on real servers has kept so far (`lockcheck shrink`, and
+ * `lockcheck fuzz` of a real target): what the commands say as each one is saved, and when
+ * they are interrupted. Each command gives the size in its own words.
+ */
+import type { ScheduleSize } from "../api/fuzz.js";
+
+export interface SmallestSoFar {
+  dir: string;
+  size: ScheduleSize;
+}
+
+/** Said as soon as a smaller failure is saved. */
+export function smallerSavedLine(sizeText: string, dir: string): string {
+  return `${sizeText} failed on real servers; saved in ${dir}/ (Ctrl-C keeps it)`;
+}
+
+/** The command that runs the smallest failure again. */
+export function runAgainLine(smallest: SmallestSoFar): string {
+  return `run it again: lockcheck run --schedule ${smallest.dir}`;
+}
