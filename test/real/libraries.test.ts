@@ -7,7 +7,10 @@
  *   they are in flight, longer than the TTL; the keys expire, another client takes the lock and
  *   writes; the paused one wakes, reads the quorum of old "yes" replies and, without a validity
  *   check, believes it holds the lock: a double grant, and its write interleaves the other's.
- *   The same schedule with the validity check added in the adapter is safe.
+ *   The same schedule with the validity check added in the adapter is safe — unless the
+ *   client's wall clock steps back during the acquire: the check reads Date.now(), which the
+ *   client's clock faults reach (src/real/client/process-clock.ts). Measured on the monotonic
+ *   clock (performance.now()), the check holds.
  * - redis-semaphore's Mutex and etcd3's lock: a holder SIGSTOPped for longer than the TTL (its
  *   refresh / keep-alive timers frozen too) writes after the next holder: a stale write. Fenced
  *   variants (token checked by lockcheck's fenced resource) are safe on the same schedule.
@@ -60,6 +63,9 @@ const acquiresOk = (ops: readonly Op[], process: number) =>
  * for 3 s: its keys expire at ~1.6 s, client 1 takes the lock at ~3.5 s and writes every
  * 150 ms; client 0 wakes at ~4.2 s with a quorum of "yes" replies and writes at once.
  *
+ * acquisition-clock-step.json: the same, and client 0's wall clock steps back 4 s at 1 s,
+ * while its acquire waits for the held replies.
+ *
  * paused-holder.json (-etcd: 3 servers, -redlock: 5): client 0 acquires at once and holds 4 s, writing every
  * second; it is SIGSTOPped at 0.5 s for 3 s (its lease refresh / keep-alive frozen too). Client 1
  * acquires at 2 s, after the lease ran out (etcd revokes an expired lease within half a second),
@@ -72,6 +78,8 @@ async function docSchedule(file: string, target: string, resource: Schedule["res
 }
 
 const acquisitionPause = (target: string) => docSchedule("acquisition-pause.json", target, "unfenced");
+const acquisitionClockStep = (target: string) =>
+  docSchedule("acquisition-clock-step.json", target, "unfenced");
 const PAUSED_HOLDER: Record<number, string> = {
   1: "paused-holder.json",
   3: "paused-holder-etcd.json",
@@ -95,6 +103,23 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
   it("redlock 5.0.0-beta.2 with the validity check added: the same schedule is safe", async () => {
     const r = await run(await acquisitionPause(await adapter("redlock-v5-checked.mjs")));
     // The stalled acquire is refused (its lock had expired), so client 0 never holds it twice.
+    expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toEqual([]);
+  });
+
+  it("redlock with the validity check on Date.now(): a step back of the client's clock gives the double grant again", async () => {
+    const r = await run(await acquisitionClockStep(await adapter("redlock-v5-checked.mjs")));
+    const [late] = acquiresOk(r.run.ops, 0).slice(1);
+    const [other] = acquiresOk(r.run.ops, 1);
+    expect(late, r.timeline).toBeDefined();
+    expect(other, r.timeline).toBeDefined();
+    expect(late!.index, r.timeline).toBeGreaterThan(other!.index);
+    expect(r.violations, r.timeline).toContain("mutual-exclusion");
+  });
+
+  it("redlock with the validity check on the monotonic clock: the same clock step is safe", async () => {
+    const r = await run(await acquisitionClockStep(await adapter("redlock-v5-monotonic.mjs")));
     expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
     expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
     expect(r.violations, r.timeline).toEqual([]);

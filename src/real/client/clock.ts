@@ -1,34 +1,57 @@
 /**
- * A client process's own wall clock: the machine's clock plus an offset the schedule can
- * step (clock-jump) or make drift (clock-drift). Lock algorithms read it through env.now()
- * and wait on it through env.sleep(), as real clients use their host's clock.
+ * A client process's own clocks: the machine's plus what the schedule's client clock faults did
+ * to them, modelled as the simulator models a node's (src/sim/clock.ts):
+ * - the wall clock (`now`) steps with a clock-jump and runs at (1 + rate) × true speed under a
+ *   clock-drift;
+ * - the monotonic clock (`mono`, and every wait: `sleep`, `delay`) runs at the same rate but
+ *   does not step.
+ * Lock algorithms read it through env.now() and wait on it through env.sleep(), as real clients
+ * use their host's clock; a library client installs it as the whole process's (process-clock.ts).
  */
 export interface ClientClock {
+  /** Wall-clock ms since the epoch, as this client's clock reads. */
   now(): number;
-  /** Waits `ms` by this clock (a drifting clock makes real waits shorter or longer). */
+  /** Monotonic ms (an arbitrary origin), as this client's clock reads. */
+  mono(): number;
+  /** How many real ms pass while this clock counts `ms` (a drifting clock makes waits shorter or longer). */
+  delay(ms: number): number;
+  /** Waits `ms` by this clock. */
   sleep(ms: number): Promise<void>;
   jump(deltaMs: number): void;
   drift(rate: number): void;
 }
 
-export function createClientClock(realNow: () => number = Date.now): ClientClock {
+/** Taken when this module loads, before process-clock.ts may replace the globals. */
+const realSetTimeout = globalThis.setTimeout;
+const realDateNow = Date.now;
+const realPerfNow = performance.now.bind(performance);
+
+export function createClientClock(
+  realNow: () => number = realDateNow,
+  realMono: () => number = realPerfNow,
+): ClientClock {
   let offset = 0;
   let rate = 0;
-  let anchor = realNow();
-  const offsetAt = (t: number): number => offset + rate * (t - anchor);
+  let anchor = realMono();
+  let mono0 = anchor;
+  const monoAt = (m: number): number => mono0 + (m - anchor) * (1 + rate);
+  const delay = (ms: number): number => (rate === 0 ? ms : Math.max(0, ms / (1 + rate)));
   return {
+    // wall = real wall + (how far the monotonic clock has run ahead of the real one) + steps
     now: () => {
-      const t = realNow();
-      return t + offsetAt(t);
+      const m = realMono();
+      return realNow() + (monoAt(m) - m) + offset;
     },
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms / (1 + rate)))),
+    mono: () => monoAt(realMono()),
+    delay,
+    sleep: (ms) => new Promise((resolve) => realSetTimeout(resolve, delay(ms))),
     jump(deltaMs) {
       offset += deltaMs;
     },
     drift(newRate) {
-      const t = realNow();
-      offset = offsetAt(t);
-      anchor = t;
+      const m = realMono();
+      mono0 = monoAt(m);
+      anchor = m;
       rate = newRate;
     },
   };
