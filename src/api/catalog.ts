@@ -3,7 +3,7 @@
  * checkers, linearizability models, the default timing margin and worker count. The cli's
  * flags and help texts read them here, so each list is written once, below.
  */
-import { resourceModeSchema } from "../schedule/schedule.js";
+import { partitionModeSchema, resourceModeSchema } from "../schedule/schedule.js";
 
 export { CHECKER_NAMES, type CheckerName, isCheckerName } from "../checkers/index.js";
 export { isLinModelName, LIN_MODEL_NAMES } from "../checkers/linearizable/model-names.js";
@@ -11,9 +11,12 @@ export { MODULE_PREFIX } from "../custom/module-target.js";
 export { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 export { DEFAULT_MARGIN_MS } from "../runner/shrink/robust-failure.js";
 export { defaultWorkers } from "../runner/workers/pool.js";
-export type { ResourceMode } from "../schedule/schedule.js";
+export type { PartitionMode, ResourceMode } from "../schedule/schedule.js";
 export { targetNames } from "../targets/index.js";
 export { REAL_TARGETS } from "../targets/real.js";
 
 /** The resource modes (`--resource`): unfenced, fenced, fenced-txn. */
 export const RESOURCE_MODES = resourceModeSchema.options;
+
+/** What a two-way partition does to TCP on real servers (`--partition-mode`): cut, blackhole. */
+export const PARTITION_MODES = partitionModeSchema.options;

@@ -22,12 +22,13 @@ import type {
   FuzzProgress,
   FuzzResult,
   LibraryCrashes,
+  FuzzOptions as RunnerFuzzOptions,
 } from "../runner/fuzz.js";
 import { type RunRange, shardRange } from "../runner/fuzz-shard.js";
 import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
-import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import type { PartitionMode, ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import { supportedResource, type Target } from "../targets/target.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
@@ -80,10 +81,14 @@ export interface FuzzOptions {
   runMs?: number;
   /** Real targets: where servers run, local processes (default) or Docker containers. */
   cluster?: "process" | "docker";
+  /** Real targets: what two-way partitions do to TCP (default cut); saved in every schedule. */
+  partitionMode?: PartitionMode;
   /** Called once the search is planned (seed drawn, the shard's runs known), before it starts. */
   onStart?: (plan: FuzzPlan) => void;
   /** How errors name these options (the cli passes its flags, e.g. `{ target: "--target" }`). */
-  fieldNames?: Partial<Record<"target" | "resource" | "shard" | "runMs" | "cluster", string>>;
+  fieldNames?: Partial<
+    Record<"target" | "resource" | "shard" | "runMs" | "cluster" | "partitionMode", string>
+  >;
 }
 
 /** Which part of a campaign a sharded search tries. */
@@ -169,6 +174,14 @@ function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) 
   };
 }
 
+/** How a real campaign's servers run and its partitions act. */
+function realOptions(o: FuzzOptions): NonNullable<RunnerFuzzOptions["real"]> {
+  return {
+    ...(o.cluster === "docker" ? { cluster: "docker" as const } : {}),
+    ...(o.partitionMode === undefined ? {} : { partitionMode: o.partitionMode }),
+  };
+}
+
 /**
  * The search `lockcheck fuzz` and `fuzz()` both run: bad options are an InputError value; a
  * failure of lockcheck itself is `result.error`; a counterexample is saved (unless
@@ -181,6 +194,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
     shard: "shard",
     runMs: "runMs",
     cluster: "cluster",
+    partitionMode: "partitionMode",
     ...o.fieldNames,
   };
   const target = await targetFrom(o.target, field.target);
@@ -191,9 +205,17 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       message: "needs --runs: the shards split that many schedules between them",
     });
   const real = target.value.openSession !== undefined;
-  if (!real && (o.runMs !== undefined || (o.cluster ?? "process") !== "process")) {
+  if (
+    !real &&
+    (o.runMs !== undefined || (o.cluster ?? "process") !== "process" || o.partitionMode !== undefined)
+  ) {
     return err({
-      field: o.runMs !== undefined ? field.runMs : field.cluster,
+      field:
+        o.runMs !== undefined
+          ? field.runMs
+          : o.partitionMode !== undefined
+            ? field.partitionMode
+            : field.cluster,
       message: `only for real targets (redis:…, etcd:…); ${target.value.name} runs in the simulator`,
     });
   }
@@ -233,7 +255,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
       ...(options === undefined ? {} : { options }),
       ...searchOptions(o),
-      ...(o.cluster === "docker" ? { real: { cluster: "docker" as const } } : {}),
+      ...(real ? { real: realOptions(o) } : {}),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
       onFound: (f) => {
         foundAtRun = f.foundAtRun;

@@ -30,7 +30,13 @@ import {
   unusedRunDir,
   VERDICT_FILE,
 } from "../runner/run-folder.js";
-import type { Fault, ResourceMode, Schedule } from "../schedule/schedule.js";
+import {
+  type Fault,
+  type PartitionMode,
+  type ResourceMode,
+  type Schedule,
+  withPartitionMode,
+} from "../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../targets/real.js";
 import { supportedResource, type Target } from "../targets/target.js";
 import { generateSchedule } from "./generate-schedule.js";
@@ -184,6 +190,8 @@ export interface RealRunAsk extends LibraryRunFlags {
   out?: string;
   /** Servers in Docker containers: repeated in the command that runs it again. */
   docker?: boolean;
+  /** What two-way partitions do (default: the schedule's, else cut); saved in the schedule. */
+  partitionMode?: PartitionMode;
 }
 
 export interface RealRunPlan {
@@ -260,7 +268,8 @@ async function draftPlan(
 export async function planRealRun(ask: RealRunAsk): Promise<Result<RealRunPlan, InputError>> {
   const drafted = await draftPlan(ask);
   if (!drafted.ok) return drafted;
-  const { target, schedule, categories } = drafted.value;
+  const { target, categories } = drafted.value;
+  const schedule = withPartitionMode(drafted.value.schedule, ask.partitionMode);
   const external = externalServersOf(ask, target);
   if (!external.ok) return external;
   const moduleOptions = moduleOptionsOf(ask, target);

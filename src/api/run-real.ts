@@ -19,10 +19,7 @@ export type { DockerRunOptions } from "../real/docker/world.js";
 export type { RealRunAsk, RealRunPlan };
 
 export interface RealRunRequest
-  extends Pick<
-    RealRunOptions,
-    "outDir" | "partitionMode" | "redisServer" | "etcd" | "cluster" | "docker" | "externalServers"
-  > {
+  extends Pick<RealRunOptions, "outDir" | "redisServer" | "etcd" | "cluster" | "docker" | "externalServers"> {
   /** Shown in the saved report: the command that runs the schedule again. */
   rerunCommand: string;
   onProgress?: (p: RealProgress) => void;

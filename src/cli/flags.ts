@@ -4,7 +4,14 @@
  * values (they return an InputError naming the flag).
  */
 import { InvalidArgumentError } from "commander";
-import { FAULT_CATEGORIES, type FaultCategory, RESOURCE_MODES, type ResourceMode } from "../api/catalog.js";
+import {
+  FAULT_CATEGORIES,
+  type FaultCategory,
+  PARTITION_MODES,
+  type PartitionMode,
+  RESOURCE_MODES,
+  type ResourceMode,
+} from "../api/catalog.js";
 import type { Shard } from "../report/gate-result.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 
@@ -59,6 +66,19 @@ export function parseClusterFlag(text: string): Result<"process" | "docker", Inp
   if (text !== "process" && text !== "docker")
     return err({ field: "--cluster", message: `expected process or docker, got "${text}"` });
   return ok(text);
+}
+
+/** `--partition-mode <mode>`, if given: what a two-way partition does on real servers. */
+export function parsePartitionModeFlag(
+  text: string | undefined,
+): Result<PartitionMode | undefined, InputError> {
+  if (text === undefined) return ok(undefined);
+  if (!(PARTITION_MODES as readonly string[]).includes(text))
+    return err({
+      field: "--partition-mode",
+      message: `expected ${PARTITION_MODES.join(" or ")}, got "${text}"`,
+    });
+  return ok(text as PartitionMode);
 }
 
 /** `--shard <i/n>`: the i-th of n parts, 1 ≤ i ≤ n. */

@@ -6,10 +6,10 @@
  */
 import type { NemesisF } from "../history/op.js";
 import { faultEffectMs } from "../schedule/faults/index.js";
-import type { Fault, Schedule } from "../schedule/schedule.js";
+import type { Fault, PartitionMode, Schedule } from "../schedule/schedule.js";
 import type { ClientFleet, PauseRequest } from "./clients.js";
 import { startClockFault } from "./faults/clock.js";
-import { type FaultContext, type PartitionMode, resolveNode } from "./faults/context.js";
+import { type FaultContext, resolveNode } from "./faults/context.js";
 import { startCrash } from "./faults/crash.js";
 import { startDelay } from "./faults/delay.js";
 import { startPartition } from "./faults/partition.js";

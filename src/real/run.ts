@@ -19,7 +19,6 @@ import type { Schedule } from "../schedule/schedule.js";
 import { type ClientFleet, type LibraryCrash, startClients } from "./clients.js";
 import { findBinary } from "./cluster/binaries.js";
 import type { DockerRunOptions } from "./docker/world.js";
-import type { PartitionMode } from "./faults/context.js";
 import { mergeHistory, writeHistoryAtomically } from "./history.js";
 import type { Reaper } from "./hygiene/reaper.js";
 import { startReaper } from "./hygiene/reaper.js";
@@ -37,7 +36,6 @@ export interface RealTargetSpec {
 export interface RealRunOptions {
   /** Folder for schedule.json, events/ and history.jsonl (created if missing). */
   outDir: string;
-  partitionMode?: PartitionMode;
   redisServer?: string;
   etcd?: string;
   cc?: string;
@@ -239,7 +237,7 @@ export async function runReal(
       world: world.value,
       eventsDir,
       t0,
-      partitionMode: opts.partitionMode ?? "cut",
+      partitionMode: schedule.partitionMode ?? "cut",
     });
     nemesis = faults;
     await faults.start(clients);

@@ -19,7 +19,12 @@ import type { FaultCategory } from "../generators/bounds.js";
 import { huntScheduleArb } from "../generators/hunt.js";
 import { firstOfSeed } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
-import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import {
+  type ResourceMode,
+  type Schedule,
+  type ScheduleOptions,
+  withPartitionMode,
+} from "../schedule/schedule.js";
 import type { Target, TargetSession } from "../targets/target.js";
 import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult, LibraryCrashes } from "./fuzz.js";
 import { type ViolationKind, violationKind } from "./same-violation.js";
@@ -114,7 +119,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   let schedule: Schedule | null = null;
   try {
     while (runs < maxRuns && Date.now() < deadline) {
-      schedule = realRunSchedule(arb, o.seed, runs);
+      schedule = withPartitionMode(realRunSchedule(arb, o.seed, runs), o.real?.partitionMode);
       runs++;
       const run = await session.run(schedule, violated);
       noteCrashes(run.libraryCrashes);

@@ -23,7 +23,7 @@ import type { FaultBounds, FaultCategory, WorkloadBounds } from "../generators/b
 import { scheduleArb } from "../generators/schedule.js";
 import { seedSequence } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
-import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
+import type { PartitionMode, ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
 import { probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
@@ -82,7 +82,7 @@ export interface FuzzOptions {
    */
   startAt?: number;
   /** Real targets: where their servers run (fuzz-real.ts). */
-  real?: { cluster?: "process" | "docker"; docker?: Record<string, unknown> };
+  real?: { cluster?: "process" | "docker"; docker?: Record<string, unknown>; partitionMode?: PartitionMode };
 }
 
 /** A failing search run, as found (before any shrinking). */

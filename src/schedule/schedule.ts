@@ -99,6 +99,9 @@ export const scheduleOptionsSchema = z.strictObject({
 });
 export type ScheduleOptions = z.infer<typeof scheduleOptionsSchema>;
 
+export const partitionModeSchema = z.enum(["cut", "blackhole"]);
+export type PartitionMode = z.infer<typeof partitionModeSchema>;
+
 export const scheduleSchema = z.strictObject({
   version: z.literal(1),
   /** World and lock, e.g. "sim:redlock", "redis:lease", "etcd:lock". */
@@ -110,6 +113,14 @@ export const scheduleSchema = z.strictObject({
   clients: z.array(clientPlanSchema).min(1),
   faults: z.array(faultSchema),
   /**
+   * Real targets: what a two-way partition does to a cut link's TCP proxy. `cut` (the default,
+   * when absent) resets its connections and refuses new ones (messages are lost, as in the
+   * simulator); `blackhole` accepts but forwards nothing until the heal (a silent drop with
+   * TCP retransmission: held requests may still arrive after it). A one-way partition always
+   * black-holes its one direction. The simulator loses a cut link's messages either way.
+   */
+  partitionMode: partitionModeSchema.optional(),
+  /**
    * For a target from a user's module (docs/custom-locks.md, docs/libraries.md): the module's
    * absolute path, loaded again when the schedule is replayed, and the adapter options the run
    * was given (handed to a library adapter's `connect`). Absent for built-in targets.
@@ -119,3 +130,10 @@ export const scheduleSchema = z.strictObject({
     .optional(),
 });
 export type Schedule = z.infer<typeof scheduleSchema>;
+
+/** `s` with partitions acting as `mode` (absent: as `s` says); `cut`, the default, is left unsaid. */
+export function withPartitionMode(s: Schedule, mode: PartitionMode | undefined): Schedule {
+  const { partitionMode, ...rest } = s;
+  const m = mode ?? partitionMode;
+  return m === undefined || m === "cut" ? rest : { ...rest, partitionMode: m };
+}

@@ -1,6 +1,7 @@
 /**
  * `lockcheck run --schedule <folder>` of a run that failed: the plan says so, so that a rerun
- * on real servers that happens to pass is printed as "passed this time", not as a plain valid.
+ * on real servers that happens to pass is printed as "passed this time", not as a plain valid;
+ * and how its partitions act (--partition-mode) is saved with it.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -63,5 +64,31 @@ describe("RealRunPlan.failedBefore", () => {
     await writeFile(loose, JSON.stringify(schedule));
     await writeFile(join(dir, "verdict.json"), JSON.stringify({ verdicts: [verdict(false)] }));
     expect(await failedBefore(loose)).toBeNull();
+  });
+});
+
+describe("RealRunPlan: how partitions act", () => {
+  const plan = async (name: string, saved: Schedule, ask: { partitionMode?: "cut" | "blackhole" }) => {
+    const folder = join(dir, name);
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, "schedule.json"), JSON.stringify(saved));
+    const p = await planRealRun({ schedule: folder, out: join(dir, `${name}-again`), ...ask });
+    if (!p.ok) throw new Error(JSON.stringify(p.error));
+    return p.value;
+  };
+
+  it("is saved in the schedule, so the plain command runs it again the same way", async () => {
+    const asked = await plan("bh-asked", schedule, { partitionMode: "blackhole" });
+    expect(asked.schedule.partitionMode).toBe("blackhole");
+    expect(asked.rerunCommand).toBe(`lockcheck run --schedule ${join(dir, "bh-asked-again")}`);
+    const kept = await plan("bh-saved", { ...schedule, partitionMode: "blackhole" }, {});
+    expect(kept.schedule.partitionMode).toBe("blackhole");
+  });
+
+  it("--partition-mode overrides the schedule's; cut, the default, is left out", async () => {
+    const cut = await plan("bh-cut", { ...schedule, partitionMode: "blackhole" }, { partitionMode: "cut" });
+    expect("partitionMode" in cut.schedule).toBe(false);
+    const plain = await plan("plain", schedule, {});
+    expect("partitionMode" in plain.schedule).toBe(false);
   });
 });

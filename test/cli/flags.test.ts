@@ -6,6 +6,7 @@ import {
   marginArg,
   parseClusterFlag,
   parseFaultsFlag,
+  parsePartitionModeFlag,
   parseResourceFlag,
   positiveIntArg,
   seedArg,
@@ -46,6 +47,15 @@ describe("flag text parsers", () => {
       expect(bad.error.field).toBe("--faults");
       expect(bad.error.message).toContain('unknown fault category "gremlins"');
     }
+  });
+
+  it("--partition-mode: absent, cut or blackhole", () => {
+    expect(parsePartitionModeFlag(undefined)).toEqual({ ok: true, value: undefined });
+    expect(parsePartitionModeFlag("blackhole")).toEqual({ ok: true, value: "blackhole" });
+    expect(parsePartitionModeFlag("drop")).toEqual({
+      ok: false,
+      error: { field: "--partition-mode", message: 'expected cut or blackhole, got "drop"' },
+    });
   });
 
   it("--resource and --cluster", () => {

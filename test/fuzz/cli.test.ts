@@ -161,6 +161,9 @@ describe("lockcheck fuzz / replay / shrink", () => {
     const resource = lockcheck("fuzz", "--target", "sim:lease", "--resource", "fenced-txn");
     expect(resource.code).toBe(2);
     expect(resource.stderr).toContain("sim:lease supports unfenced, fenced, not fenced-txn");
+    const partitions = lockcheck("fuzz", "--target", "sim:lease", "--partition-mode", "blackhole");
+    expect(partitions.code).toBe(2);
+    expect(partitions.stderr).toContain("--partition-mode: only for real targets");
     writeFileSync(join(cwd, "bad.json"), '{"version": 2}');
     const bad = lockcheck("replay", "bad.json");
     expect(bad.code).toBe(2);

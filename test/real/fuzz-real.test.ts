@@ -53,6 +53,27 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(ce.schedule.faults.length).toBeGreaterThan(0);
   }, 120_000);
 
+  it("with partitions that black-hole: every run's schedule says so, and its partitions did", async () => {
+    const r = await fuzz({
+      target: target("redis:lease"),
+      resource: "unfenced",
+      seed: 11,
+      runs: 6,
+      faults: ["pause", "partition"],
+      options: { horizonMs: 5000 },
+      shrink: false,
+      real: { partitionMode: "blackhole" },
+    });
+    expect(r.error).toBeNull();
+    expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
+    const ce = r.counterexample!;
+    expect(ce.schedule.partitionMode).toBe("blackhole");
+    const cuts = ce.ops.filter((o) => o.process === "nemesis" && o.f === "partition");
+    // Two-way ones among them (a one-way partition black-holes whatever the mode).
+    expect(cuts.filter((o) => (o.value as { oneWay?: boolean }).oneWay === false).length).toBeGreaterThan(0);
+    expect(cuts.map((o) => (o.value as { mode?: string }).mode)).toEqual(cuts.map(() => "blackhole"));
+  }, 120_000);
+
   it("a user's LockAlgorithm module on real servers (redis:my-lease) fuzzes the same way", async () => {
     const docs = fileURLToPath(new URL("../../docs/", import.meta.url));
     const loaded = await loadModule("module:./examples/my-lock.mjs", docs);

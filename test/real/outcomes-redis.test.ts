@@ -130,4 +130,36 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     // The replies did arrive (a majority said yes), but too late: the lease was already spent.
     expect(first, r.timeline).toMatchObject({ type: "fail", error: "validity-expired" });
   });
+
+  /**
+   * The schedule's `partitionMode` decides what a two-way partition does to the client's TCP
+   * connection: cut resets it, so client 0's acquire fails at once as unreachable (nothing was
+   * sent); blackhole holds its request, so the acquire times out (it may have been applied).
+   */
+  const cutOffAcquire = (mode: Schedule["partitionMode"]): Schedule => ({
+    ...schedule(
+      "redis:lease",
+      "unfenced",
+      { servers: 1, ttlMs: 3000, callTimeoutMs: 300, horizonMs: 2500 },
+      [
+        { id: 0, cycles: [{ thinkMs: 100, holdMs: 0, writes: 0 }] },
+        { id: 1, cycles: [{ thinkMs: 900, holdMs: 0, writes: 0 }] },
+      ],
+      [{ kind: "partition", at: 50, durationMs: 600, a: ["client:0"], b: ["server:0"], oneWay: false }],
+    ),
+    ...(mode === undefined ? {} : { partitionMode: mode }),
+  });
+
+  it.each([
+    [undefined, "fail", "unreachable"],
+    ["blackhole", "info", "timeout"],
+  ] as const)("partitionMode %s: the cut-off client's acquire ends %s (%s)", async (mode, type, error) => {
+    const r = await runChecked(cutOffAcquire(mode));
+    track(r.runId);
+    expect(r.run.warnings).toEqual([]);
+    const cut = r.run.ops.find((o) => o.process === "nemesis" && o.f === "partition");
+    expect(cut?.value, r.timeline).toMatchObject({ mode: mode ?? "cut" });
+    const acquired = r.run.ops.find((o) => o.process === 0 && o.f === "acquire" && o.type !== "invoke");
+    expect(acquired, r.timeline).toMatchObject({ type, error });
+  });
 });

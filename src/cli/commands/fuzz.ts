@@ -23,7 +23,7 @@ import {
   type Shard,
   type ShardPart,
 } from "../../api/fuzz.js";
-import type { ResourceMode } from "../../api/types.js";
+import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { type Progress, startProgress } from "../../report/progress.js";
@@ -34,6 +34,7 @@ import {
   marginArg,
   parseClusterFlag,
   parseFaultsFlag,
+  parsePartitionModeFlag,
   parseResourceFlag,
   parseShardFlag,
   positiveIntArg,
@@ -59,6 +60,7 @@ export interface FuzzFlags {
   shard?: string;
   duration?: string;
   cluster: string;
+  partitionMode?: string;
 }
 
 export function fuzzCommand(): Command {
@@ -114,6 +116,10 @@ export function fuzzCommand(): Command {
       "real targets: where servers run: process (started once, reused by every run) or docker",
       "process",
     )
+    .option(
+      "--partition-mode <mode>",
+      "real targets: what a two-way partition does to TCP: cut (reset; messages lost, the default) or blackhole (held until the heal); saved in every schedule",
+    )
     .option("--quiet", "no progress line")
     .option("--json", "print a JSON summary on stdout instead of the human report")
     .addHelpText(
@@ -139,6 +145,7 @@ interface ParsedFlags {
   /** Length of each real run (--duration). */
   runMs: number | undefined;
   cluster: "process" | "docker";
+  partitionMode: PartitionMode | undefined;
 }
 
 function parseFlags(flags: FuzzFlags): Result<ParsedFlags, InputError> {
@@ -166,6 +173,8 @@ function parseFlags(flags: FuzzFlags): Result<ParsedFlags, InputError> {
   }
   const cluster = parseClusterFlag(flags.cluster);
   if (!cluster.ok) return cluster;
+  const partitionMode = parsePartitionModeFlag(flags.partitionMode);
+  if (!partitionMode.ok) return partitionMode;
   return ok({
     resource: resource.value,
     faults: faults.value,
@@ -173,6 +182,7 @@ function parseFlags(flags: FuzzFlags): Result<ParsedFlags, InputError> {
     shard,
     runMs,
     cluster: cluster.value,
+    partitionMode: partitionMode.value,
   });
 }
 
@@ -183,7 +193,7 @@ function sizeText(z: ScheduleSize): string {
 async function runFuzz(flags: FuzzFlags): Promise<number> {
   const parsed = parseFlags(flags);
   if (!parsed.ok) return printInputError(parsed.error);
-  const { resource, faults, timeLimitMs, shard, runMs, cluster } = parsed.value;
+  const { resource, faults, timeLimitMs, shard, runMs, cluster, partitionMode } = parsed.value;
   let progress: Progress | null = null;
   let from = 0;
   let plan: FuzzPlan | null = null;
@@ -215,12 +225,14 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
     ...(shard === undefined ? {} : { shard }),
     ...(runMs === undefined ? {} : { runMs }),
     cluster,
+    ...(partitionMode === undefined ? {} : { partitionMode }),
     fieldNames: {
       target: "--target",
       resource: "--resource",
       shard: "--shard",
       runMs: "--duration",
       cluster: "--cluster",
+      partitionMode: "--partition-mode",
     },
     onStart: (planned) => {
       plan = planned;

@@ -27,6 +27,7 @@ import { exitCodeOf, printInputError } from "../errors.js";
 import {
   parseClusterFlag,
   parseFaultsFlag,
+  parsePartitionModeFlag,
   parseResourceFlag,
   positiveIntArg,
   seedArg,
@@ -45,7 +46,7 @@ interface RunFlags extends LibraryRunFlags {
   attempts: number;
   schedule?: string;
   out?: string;
-  partitionMode: string;
+  partitionMode?: string;
   redisServer?: string;
   etcd?: string;
   quiet?: boolean;
@@ -100,8 +101,7 @@ export function runCommand(): Command {
     )
     .option(
       "--partition-mode <mode>",
-      "what a two-way partition does to TCP: cut (reset; messages lost) or blackhole (held until the heal)",
-      "cut",
+      "what a two-way partition does to TCP: cut (reset; messages lost) or blackhole (held until the heal); saved in the schedule (default: the schedule's, else cut)",
     )
     .option("--redis-server <path>", "redis-server binary (default: $LOCKCHECK_REDIS_SERVER, then PATH)")
     .option("--etcd <path>", "etcd binary (default: $LOCKCHECK_ETCD, then PATH)")
@@ -177,19 +177,13 @@ function dockerOptions(flags: RunFlags, say: (line: string) => void): DockerRunO
 }
 
 /** What to run, from the flags; the faults and length of a generated schedule only without --schedule. */
-function askOf(
-  flags: RunFlags,
-): Result<RealRunAsk & { partitionMode: "cut" | "blackhole"; docker: boolean }, InputError> {
+function askOf(flags: RunFlags): Result<RealRunAsk & { docker: boolean }, InputError> {
   const resource = parseResourceFlag(flags.resource);
   if (!resource.ok) return resource;
   const cluster = parseClusterFlag(flags.cluster);
   if (!cluster.ok) return cluster;
-  if (flags.partitionMode !== "cut" && flags.partitionMode !== "blackhole") {
-    return err({
-      field: "--partition-mode",
-      message: `expected cut or blackhole, got "${flags.partitionMode}"`,
-    });
-  }
+  const partitionMode = parsePartitionModeFlag(flags.partitionMode);
+  if (!partitionMode.ok) return partitionMode;
   let generate: RealRunAsk["generate"];
   if (flags.schedule === undefined) {
     const faults = parseFaultsFlag(flags.faults);
@@ -213,7 +207,7 @@ function askOf(
     ...(flags.etcdEndpoints === undefined ? {} : { etcdEndpoints: flags.etcdEndpoints }),
     ...(flags.allowIgnoredFaults === undefined ? {} : { allowIgnoredFaults: flags.allowIgnoredFaults }),
     ...(flags.moduleOptions === undefined ? {} : { moduleOptions: flags.moduleOptions }),
-    partitionMode: flags.partitionMode,
+    ...(partitionMode.value === undefined ? {} : { partitionMode: partitionMode.value }),
     docker: cluster.value === "docker",
   });
 }
@@ -222,7 +216,7 @@ async function runReal(flags: RunFlags): Promise<number> {
   const errc = colorsFor(process.stderr);
   const asked = askOf(flags);
   if (!asked.ok) return printInputError(asked.error);
-  const { partitionMode, docker, ...ask } = asked.value;
+  const { docker, ...ask } = asked.value;
   const quiet = flags.quiet === true || flags.json === true;
   const say = (line: string): void => {
     if (!quiet) process.stderr.write(`${line}\n`);
@@ -232,7 +226,6 @@ async function runReal(flags: RunFlags): Promise<number> {
   let runDir: string | null = null;
   const stopListening = onInterrupt(() => interruptedRunLines(runDir));
   const r = await realRunAttempts(ask, flags.attempts, {
-    partitionMode,
     ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
     ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
     ...(docker ? { cluster: "docker" as const, docker: dockerOptions(flags, say) } : {}),
@@ -241,7 +234,7 @@ async function runReal(flags: RunFlags): Promise<number> {
       const { target, schedule, outDir } = plan;
       runDir = outDir;
       say(
-        `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults → ${outDir}`,
+        `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults${schedule.partitionMode === "blackhole" ? " (partitions black-hole)" : ""} → ${outDir}`,
       );
     },
     onProgress: (p) =>

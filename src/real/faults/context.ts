@@ -6,6 +6,7 @@
  * that same node.
  */
 import type { NemesisF } from "../../history/op.js";
+import type { PartitionMode } from "../../schedule/schedule.js";
 import type { ClientFleet } from "../clients.js";
 import type { EtcdMember } from "../cluster/etcd.js";
 import type { RedisNode } from "../cluster/redis.js";
@@ -17,14 +18,6 @@ export type RealNode =
   | { kind: "etcd"; name: string; member: EtcdMember }
   /** The `fenced-txn` resource lives in the etcd cluster: there is no separate process to hit. */
   | { kind: "etcd-resource"; name: "resource" };
-
-/**
- * How a two-way partition acts on a link's TCP proxy: `cut` resets connections and refuses new
- * ones (messages are lost, as in the simulator); `blackhole` accepts but forwards nothing until
- * the heal (a silent drop with TCP retransmission: held requests may still arrive after it).
- * A one-way partition always black-holes its one direction.
- */
-export type PartitionMode = "cut" | "blackhole";
 
 export interface FaultContext {
   readonly world: RealWorld;

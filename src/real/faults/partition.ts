@@ -1,7 +1,8 @@
 /**
  * partition: cut the links between every node of `a` and every node of `b` for `durationMs`
- * (or only a→b traffic when `oneWay`), through the links' TCP proxies. See PartitionMode for
- * what a cut does to TCP. Overlapping partitions nest: each heal undoes only its own cut.
+ * (or only a→b traffic when `oneWay`), through the links' TCP proxies. The schedule's
+ * `partitionMode` says what a cut does to TCP. Overlapping partitions nest: each heal undoes
+ * only its own cut.
  */
 import type { Fault } from "../../schedule/schedule.js";
 import type { FaultContext, RealNode } from "./context.js";
