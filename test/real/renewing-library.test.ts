@@ -1,6 +1,6 @@
 /**
  * A lock library that renews its lease in the background (`renews: true`), caught by
- * partitions alone: test/fixtures/libraries/watchdog-lock.mjs, a home-grown Redis lock whose
+ * partitions alone (and, last, by a slow client clock): test/fixtures/libraries/watchdog-lock.mjs, a home-grown Redis lock whose
  * watchdog pushes the key's expiry back every TTL/3 and retries silently when that fails.
  *
  * The schedule is what `lockcheck run --target module:… --faults partition --seed <s>
@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { generateSchedule } from "../../src/api/generate-schedule.js";
 import { loadModule } from "../../src/custom/module-target.js";
 import { isNemesisOp, type WriteOp } from "../../src/history/op.js";
-import { missingBinaries } from "./helpers.js";
+import { missingBinaries, schedule } from "./helpers.js";
 import { type CheckedRealRun, expectNothingLeftAfterEach, leftovers, runChecked } from "./run-helpers.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
@@ -75,5 +75,35 @@ describe.skipIf(missingRedis.length > 0)("a lock that renews its lease, under pa
       );
     });
     expect(cut, found.timeline).toBeDefined();
+  });
+
+  /**
+   * Client clock faults reach the library's own timers (src/real/client/process-clock.ts): a
+   * holder whose clock runs at a fifth of true speed fires its watchdog every 1.67 s instead of
+   * every 333 ms, so its 1 s key expires between two refreshes; client 1, trying every 300 ms,
+   * takes the lock and writes, and client 0's hold — 1 s by its own clock, 5 s of true time —
+   * goes on writing. With the watchdog on the machine's timers the key never expires.
+   */
+  it("a holder whose clock runs slow renews too late: the watchdog runs on the client's clock", async () => {
+    const loaded = await loadModule("module:./watchdog-lock.mjs", FIXTURES);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const r = await runChecked(
+      schedule(
+        loaded.value.target.name,
+        "unfenced",
+        { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 6000 },
+        [
+          { id: 0, cycles: [{ thinkMs: 0, holdMs: 1000, writes: 4 }] },
+          { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 300, holdMs: 100, writes: 1 })) },
+        ],
+        [{ kind: "clock-drift", node: "client:0", at: 0, rate: -0.8 }],
+      ),
+    );
+    track(r.runId);
+    expect(r.run.warnings, r.timeline).toEqual([]);
+    const grants = r.run.ops.filter((o) => o.f === "acquire" && o.type === "ok");
+    expect(grants[0], r.timeline).toMatchObject({ process: 0 });
+    expect(grants.some((g) => g.process === 1)).toBe(true);
+    expect(r.violations, r.timeline).toContain("stale-write");
   });
 });
