@@ -5,7 +5,10 @@
  * After every run nothing of it is left: no process, nothing paused, no temp dir.
  */
 import { describe, expect, it } from "vitest";
+import type { Op } from "../../src/history/op.js";
+import { runAndCheck } from "../../src/runner/execute.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { findTarget } from "../../src/targets/index.js";
 import { expectSeqOnAcceptedWrites } from "./apply-order.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
@@ -14,6 +17,12 @@ import { pauseAfterAcquire } from "./schedules.js";
 const missing = missingBinaries(["redis-server", "cc"]);
 
 const track = expectNothingLeftAfterEach();
+
+function simLease() {
+  const t = findTarget("sim:lease");
+  if (!t.ok) throw new Error(t.error.message);
+  return t.value;
+}
 
 describe.skipIf(missing.length > 0)("real redis targets", () => {
   it("redis:lease, unfenced: a client paused longer than the TTL writes after the next holder (violation)", async () => {
@@ -161,5 +170,39 @@ describe.skipIf(missing.length > 0)("real redis targets", () => {
     expect(cut?.value, r.timeline).toMatchObject({ mode: mode ?? "cut" });
     const acquired = r.run.ops.find((o) => o.process === 0 && o.f === "acquire" && o.type !== "invoke");
     expect(acquired, r.timeline).toMatchObject({ type, error });
+  });
+
+  /**
+   * A client's clock drift reaches the deadlines of its calls, as in the simulator: client 0's
+   * clock runs at a fifth of true speed and its acquire, black-holed, waits out its timeout by
+   * that clock, about 2 s of true time in sim:lease. (On the machine's timers it gave up after
+   * 0.4 s.)
+   */
+  it("a client whose clock runs slow waits longer for a call, by its own clock, as in sim:lease", async () => {
+    const slow: Schedule = {
+      ...schedule(
+        "redis:lease",
+        "unfenced",
+        { servers: 1, ttlMs: 1000, callTimeoutMs: 200, horizonMs: 6000 },
+        [{ id: 0, cycles: [{ thinkMs: 100, holdMs: 0, writes: 0 }] }],
+        [
+          { kind: "clock-drift", node: "client:0", at: 0, rate: -0.8 },
+          { kind: "partition", at: 0, durationMs: 5000, a: ["client:0"], b: ["server:0"], oneWay: false },
+        ],
+      ),
+      partitionMode: "blackhole",
+    };
+    const waited = (ops: readonly Op[]): number => {
+      const mine = ops.filter((o) => o.process === 0 && o.f === "acquire");
+      expect(mine.map((o) => o.type)).toEqual(["invoke", "info"]);
+      return (mine[1]!.time - mine[0]!.time) / 1e6;
+    };
+    const sim = await runAndCheck(simLease(), { ...slow, target: "sim:lease" });
+    const real = await runChecked(slow);
+    track(real.runId);
+    expect(real.run.warnings).toEqual([]);
+    const simMs = waited(sim.ops);
+    expect(simMs).toBeGreaterThan(1500);
+    expect(waited(real.run.ops), real.timeline).toBeGreaterThan(0.75 * simMs);
   });
 });

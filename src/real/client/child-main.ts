@@ -21,6 +21,7 @@ import { redisResourceApi } from "../adapters/resource.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { createClientClock } from "./clock.js";
 import { withPausesInCall } from "./pause-in-call.js";
+import { installProcessClock } from "./process-clock.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
 
@@ -35,6 +36,10 @@ const send = (msg: ChildMessage, then?: () => void): void => {
 process.on("disconnect", () => process.exit(0));
 
 const clock = createClientClock();
+// The client's clock is the whole process's, before a library or an adapter reads the time:
+// clock faults reach Date.now() and the timers of a library (library-client.ts) and of the
+// adapters' calls here (their deadlines run on the client's clock, as in the simulator).
+installProcessClock(clock);
 let startGun: ((t0: bigint) => void) | null = null;
 const started = new Promise<bigint>((resolve) => {
   startGun = resolve;

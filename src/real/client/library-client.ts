@@ -5,7 +5,8 @@
  * (src/workload/client.ts) through the library's own acquire / release / write.
  *
  * The library runs inside this process, so a pause (SIGSTOP) freezes its timers too, and the
- * client's clock is the process's (process-clock.ts), so clock faults reach the library. Calls
+ * client's clock is the process's (child-main.ts installs it), so clock faults reach the
+ * library's Date.now() and timers. Calls
  * get lockcheck's deadline (callWithDeadline, which still counts replies that arrived during
  * a pause): an acquire that has not answered within max(callTimeoutMs, 2 × TTL) is recorded
  * as `info`, and if it is granted later the grant is given back at once, so that an
@@ -31,7 +32,6 @@ import type { Send } from "./checkpoint.js";
 import { createCheckpoint } from "./checkpoint.js";
 import type { ClientClock } from "./clock.js";
 import { withPausesInCall } from "./pause-in-call.js";
-import { installProcessClock } from "./process-clock.js";
 import type { ChildConfig, LibraryChildConfig } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
 
@@ -152,8 +152,6 @@ export async function runLibraryClient(
   io: ChildIo,
 ): Promise<void> {
   reportStrayErrors(io.send);
-  // Before the library loads: its Date.now() and timers follow this client's clock faults.
-  installProcessClock(io.clock);
   const lock = await importLibrary(library.module, config.algorithm);
   const client = await lock.connect({
     clientId: config.clientId,

@@ -1,6 +1,7 @@
 /**
- * clock-jump and clock-drift. A client's clock is its own process's (the child applies the
- * offset to env.now()). A redis-server's wall clock is shifted through the LD_PRELOAD clock
+ * clock-jump and clock-drift. A client's clock is its own process's: the child applies the
+ * fault to its clock, which is env.now() and, installed as the process's (client/process-clock.ts),
+ * Date.now() and the timers of its library and adapters. A redis-server's wall clock is shifted through the LD_PRELOAD clock
  * shim: the parent rewrites the node's clock file and the server's next clock read sees it,
  * so a forward jump expires its keys early (the published Redlock clock-jump timeline).
  * etcd members ignore clock faults: Go does not read the clock through libc, and etcd leases
