@@ -55,6 +55,17 @@ describe("a client's clock", () => {
   });
 });
 
+describe("a client's sleep", () => {
+  it("ends when its clock says so: a drift that starts while it waits moves its end", async () => {
+    // 10^7 ms by a clock that then runs 10^7 times faster: it ends only if it was timed again.
+    const clock = createClientClock();
+    const slept = clock.sleep(10_000_000);
+    clock.drift(9_999_999);
+    await slept;
+    expect(clock.mono()).toBeGreaterThan(10_000_000);
+  });
+});
+
 describe("the client's clock as the process's", () => {
   let uninstall: (() => void) | null = null;
   afterEach(() => {

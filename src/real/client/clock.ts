@@ -6,7 +6,8 @@
  * - the monotonic clock (`mono`, and every wait: `sleep`, `delay`) runs at the same rate but
  *   does not step.
  * Lock algorithms read it through env.now() and wait on it through env.sleep(), as real clients
- * use their host's clock; a library client installs it as the whole process's (process-clock.ts).
+ * use their host's clock; the client process installs it as the whole process's
+ * (process-clock.ts, from child-main.ts), so a library's Date.now() and timers read it too.
  */
 export interface ClientClock {
   /** Wall-clock ms since the epoch, as this client's clock reads. */
@@ -15,7 +16,7 @@ export interface ClientClock {
   mono(): number;
   /** How many real ms pass while this clock counts `ms` (a drifting clock makes waits shorter or longer). */
   delay(ms: number): number;
-  /** Waits `ms` by this clock. */
+  /** Waits `ms` by this clock (a drift that starts meanwhile moves the end, as in the simulator). */
   sleep(ms: number): Promise<void>;
   jump(deltaMs: number): void;
   drift(rate: number): void;
@@ -23,8 +24,15 @@ export interface ClientClock {
 
 /** Taken when this module loads, before process-clock.ts may replace the globals. */
 const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
 const realDateNow = Date.now;
 const realPerfNow = performance.now.bind(performance);
+
+interface Sleeper {
+  readonly deadlineMono: number;
+  readonly wake: () => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
 
 export function createClientClock(
   realNow: () => number = realDateNow,
@@ -36,6 +44,18 @@ export function createClientClock(
   let mono0 = anchor;
   const monoAt = (m: number): number => mono0 + (m - anchor) * (1 + rate);
   const delay = (ms: number): number => (rate === 0 ? ms : Math.max(0, ms / (1 + rate)));
+  // A sleep ends when the monotonic clock reaches its deadline: a drift that starts while it
+  // waits moves its end, as a simulated client's timer's (src/sim/node.ts).
+  const sleeping = new Set<Sleeper>();
+  const arm = (s: Sleeper): void => {
+    s.timer = realSetTimeout(
+      () => {
+        sleeping.delete(s);
+        s.wake();
+      },
+      delay(Math.max(0, s.deadlineMono - monoAt(realMono()))),
+    );
+  };
   return {
     // wall = real wall + (how far the monotonic clock has run ahead of the real one) + steps
     now: () => {
@@ -44,7 +64,12 @@ export function createClientClock(
     },
     mono: () => monoAt(realMono()),
     delay,
-    sleep: (ms) => new Promise((resolve) => realSetTimeout(resolve, delay(ms))),
+    sleep: (ms) =>
+      new Promise<void>((wake) => {
+        const s: Sleeper = { deadlineMono: monoAt(realMono()) + ms, wake, timer: undefined };
+        sleeping.add(s);
+        arm(s);
+      }),
     jump(deltaMs) {
       offset += deltaMs;
     },
@@ -53,6 +78,10 @@ export function createClientClock(
       mono0 = monoAt(m);
       anchor = m;
       rate = newRate;
+      for (const s of sleeping) {
+        realClearTimeout(s.timer);
+        arm(s);
+      }
     },
   };
 }

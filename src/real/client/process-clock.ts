@@ -1,8 +1,9 @@
 /**
  * Makes a client's clock (clock.ts) the clock of its whole process, as libfaketime does for a
- * C program, so that the schedule's client clock faults reach a lock library running in it: a
- * library reads `Date.now()` (redlock's validity check, redis-semaphore's timeouts, etcd3's
- * deadlines), not lockcheck's `env.now()`.
+ * C program, so that the schedule's client clock faults reach what runs in it: a lock library
+ * reads `Date.now()` (redlock's validity check, redis-semaphore's timeouts, etcd3's deadlines),
+ * not lockcheck's `env.now()`, and the adapters' call deadlines are timers, which run on the
+ * client's monotonic clock in the simulator too.
  *
  * - `Date.now()`, `new Date()` and `Date()` read the client's wall clock: a clock-jump steps it,
  *   a clock-drift changes its rate. `new Date(x)`, `Date.parse` and `Date.UTC` are untouched.
