@@ -80,6 +80,7 @@ describe("the client's clock as the process's", () => {
     sleep: async () => {},
     jump() {},
     drift() {},
+    onDrift() {},
     ...over,
   });
 
@@ -133,12 +134,50 @@ describe("the client's clock as the process's", () => {
     expect(asked).toHaveLength(3);
   });
 
+  it("a drift that starts while a timer waits moves its end; a cleared timer stays cleared", async () => {
+    // Timers of 10^7 ms, then the clock runs 10^7 times faster: they fire only if re-timed.
+    const clock = createClientClock();
+    uninstall = installProcessClock(clock);
+    const fired: string[] = [];
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 10_000_000));
+    const viaModule = new Promise<void>((resolve) => timers.setTimeout(resolve, 10_000_000));
+    const cleared = setTimeout(() => fired.push("cleared"), 10_000_000);
+    const clearedInterval = setInterval(() => fired.push("cleared interval"), 10_000_000);
+    const ticks = new Promise<number>((resolve) => {
+      let n = 0;
+      const h = setInterval(() => {
+        if (++n === 3) {
+          clearInterval(h);
+          resolve(n);
+        }
+      }, 10_000_000);
+    });
+    clearTimeout(cleared);
+    clearInterval(clearedInterval);
+    clock.drift(9_999_999);
+    await timeout;
+    await viaModule;
+    expect(await ticks).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 10_000_000 * 20));
+    expect(fired).toEqual([]);
+  });
+
   it("puts everything back", () => {
-    const before = { Date, setTimeout, setInterval, t: timers.setTimeout, perf: performance.now };
+    const before = {
+      Date,
+      setTimeout,
+      setInterval,
+      clearTimeout,
+      clearInterval,
+      t: timers.setTimeout,
+      perf: performance.now,
+    };
     installProcessClock(stub({ now: () => 0 }))();
     expect(Date).toBe(before.Date);
     expect(setTimeout).toBe(before.setTimeout);
     expect(setInterval).toBe(before.setInterval);
+    expect(clearTimeout).toBe(before.clearTimeout);
+    expect(clearInterval).toBe(before.clearInterval);
     expect(timers.setTimeout).toBe(before.t);
     expect(performance.now).toBe(before.perf);
     expect(Math.abs(Date.now() - new before.Date().getTime())).toBeLessThan(60_000);

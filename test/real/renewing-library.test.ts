@@ -79,8 +79,9 @@ describe.skipIf(missingRedis.length > 0)("a lock that renews its lease, under pa
 
   /**
    * Client clock faults reach the library's own timers (src/real/client/process-clock.ts): a
-   * holder whose clock runs at a fifth of true speed fires its watchdog every 1.67 s instead of
-   * every 333 ms, so its 1 s key expires between two refreshes; client 1, trying every 300 ms,
+   * holder whose clock runs at a fifth of true speed from 200 ms on — after its watchdog's
+   * interval was set — fires it every 1.67 s instead of every 333 ms, so its 1 s key expires
+   * between two refreshes; client 1, trying every 300 ms,
    * takes the lock and writes, and client 0's hold — 1 s by its own clock, 5 s of true time —
    * goes on writing. With the watchdog on the machine's timers the key never expires.
    */
@@ -96,7 +97,7 @@ describe.skipIf(missingRedis.length > 0)("a lock that renews its lease, under pa
           { id: 0, cycles: [{ thinkMs: 0, holdMs: 1000, writes: 4 }] },
           { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 300, holdMs: 100, writes: 1 })) },
         ],
-        [{ kind: "clock-drift", node: "client:0", at: 0, rate: -0.8 }],
+        [{ kind: "clock-drift", node: "client:0", at: 200, rate: -0.8 }],
       ),
     );
     track(r.runId);

@@ -20,6 +20,8 @@ export interface ClientClock {
   sleep(ms: number): Promise<void>;
   jump(deltaMs: number): void;
   drift(rate: number): void;
+  /** Calls `listener` after every change of rate (a drift), to move timers set on this clock. */
+  onDrift(listener: () => void): void;
 }
 
 /** Taken when this module loads, before process-clock.ts may replace the globals. */
@@ -47,9 +49,12 @@ export function createClientClock(
   // A sleep ends when the monotonic clock reaches its deadline: a drift that starts while it
   // waits moves its end, as a simulated client's timer's (src/sim/node.ts).
   const sleeping = new Set<Sleeper>();
+  const driftListeners: (() => void)[] = [];
   const arm = (s: Sleeper): void => {
     s.timer = realSetTimeout(
       () => {
+        // Node's timers may fire a fraction of a millisecond early: never before the deadline.
+        if (monoAt(realMono()) < s.deadlineMono) return arm(s);
         sleeping.delete(s);
         s.wake();
       },
@@ -82,6 +87,10 @@ export function createClientClock(
         realClearTimeout(s.timer);
         arm(s);
       }
+      for (const listener of driftListeners) listener();
+    },
+    onDrift(listener) {
+      driftListeners.push(listener);
     },
   };
 }

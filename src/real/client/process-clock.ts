@@ -9,8 +9,8 @@
  *   a clock-drift changes its rate. `new Date(x)`, `Date.parse` and `Date.UTC` are untouched.
  * - `performance.now()` reads its monotonic clock: drift changes its rate, jumps do not.
  * - `setTimeout` and `setInterval` (the globals and node:timers') wait by the monotonic clock:
- *   under a drift of rate r a 1,000 ms timer fires after 1,000 / (1 + r) real ms. The rate is
- *   read when the timer is set (an interval keeps it).
+ *   under a drift of rate r a 1,000 ms timer fires after 1,000 / (1 + r) real ms, and a drift
+ *   that starts while it waits moves its end (drifting-timers.ts).
  *
  * `process.hrtime` is left alone: it is the history's time base (the recorder stamps events
  * with it), shared with the parent. Without a clock fault every reading equals the machine's.
@@ -18,8 +18,7 @@
 import { syncBuiltinESMExports } from "node:module";
 import timers from "node:timers";
 import type { ClientClock } from "./clock.js";
-
-type TimerFn = typeof globalThis.setTimeout;
+import { driftingTimers } from "./drifting-timers.js";
 
 /** Installs `clock` as the process's clock; returns the function that puts the originals back. */
 export function installProcessClock(clock: ClientClock): () => void {
@@ -27,10 +26,18 @@ export function installProcessClock(clock: ClientClock): () => void {
   const real = {
     Date: RealDate,
     perfNow: Object.getOwnPropertyDescriptor(performance, "now"),
-    setTimeout: globalThis.setTimeout,
-    setInterval: globalThis.setInterval,
-    timersSetTimeout: timers.setTimeout,
-    timersSetInterval: timers.setInterval,
+    timers: {
+      setTimeout: globalThis.setTimeout,
+      setInterval: globalThis.setInterval as unknown as typeof setTimeout,
+      clearTimeout: globalThis.clearTimeout,
+      clearInterval: globalThis.clearInterval as unknown as typeof clearTimeout,
+    },
+    moduleTimers: {
+      setTimeout: timers.setTimeout,
+      setInterval: timers.setInterval,
+      clearTimeout: timers.clearTimeout,
+      clearInterval: timers.clearInterval,
+    },
   };
   const now = (): number => clock.now();
   const ClientDate = new Proxy(RealDate, {
@@ -39,11 +46,14 @@ export function installProcessClock(clock: ClientClock): () => void {
     apply: () => new RealDate(now()).toString(),
     get: (target, prop, receiver) => (prop === "now" ? now : Reflect.get(target, prop, receiver)),
   });
-  const scaled = (set: TimerFn): TimerFn => {
-    const wrapped = (fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) =>
-      set(fn, typeof ms === "number" && ms > 0 ? clock.delay(ms) : ms, ...args);
-    // Keeps util.promisify.custom and the like.
-    return Object.assign(wrapped, set) as unknown as TimerFn;
+  const drifting = driftingTimers(clock, real.timers);
+  let installed = true;
+  clock.onDrift(() => {
+    if (installed) drifting.retime();
+  });
+  const setTimers = (t: typeof real.moduleTimers): void => {
+    for (const target of [globalThis, timers] as Record<string, unknown>[]) Object.assign(target, t);
+    syncBuiltinESMExports();
   };
 
   globalThis.Date = ClientDate;
@@ -52,20 +62,18 @@ export function installProcessClock(clock: ClientClock): () => void {
     configurable: true,
     writable: true,
   });
-  globalThis.setTimeout = scaled(real.setTimeout);
-  globalThis.setInterval = scaled(real.setInterval as unknown as TimerFn) as unknown as typeof setInterval;
-  timers.setTimeout = globalThis.setTimeout;
-  timers.setInterval = globalThis.setInterval;
-  syncBuiltinESMExports();
+  setTimers({
+    setTimeout: drifting.setTimeout,
+    setInterval: drifting.setInterval as unknown as typeof setInterval,
+    clearTimeout: drifting.clearTimeout,
+    clearInterval: drifting.clearInterval as unknown as typeof clearInterval,
+  });
 
   return () => {
+    installed = false;
     globalThis.Date = real.Date;
     if (real.perfNow === undefined) delete (performance as { now?: unknown }).now;
     else Object.defineProperty(performance, "now", real.perfNow);
-    globalThis.setTimeout = real.setTimeout;
-    globalThis.setInterval = real.setInterval;
-    timers.setTimeout = real.timersSetTimeout;
-    timers.setInterval = real.timersSetInterval;
-    syncBuiltinESMExports();
+    setTimers(real.moduleTimers);
   };
 }
