@@ -9,7 +9,7 @@ import { type ClientClock, createClientClock } from "../../src/real/client/clock
 import { installProcessClock } from "../../src/real/client/process-clock.js";
 
 /** A client clock over hand-driven real clocks. */
-function handClock(): { clock: ClientClock; advance(ms: number): void } {
+function handClock(): { clock: ClientClock; advance(ms: number): void; stepMachine(ms: number): void } {
   let wall = 1_700_000_000_000;
   let mono = 5_000;
   return {
@@ -20,6 +20,9 @@ function handClock(): { clock: ClientClock; advance(ms: number): void } {
     advance(ms) {
       wall += ms;
       mono += ms;
+    },
+    stepMachine(ms) {
+      wall += ms;
     },
   };
 }
@@ -34,6 +37,15 @@ describe("a client's clock", () => {
     expect(clock.now() - wall0).toBe(-2_900);
     expect(clock.mono() - mono0).toBe(100);
     expect(clock.delay(1_000)).toBe(1_000);
+  });
+
+  it("reads the machine's wall clock at its start, then runs on the monotonic clock: a step of the machine's clock does not reach it", () => {
+    const { clock, advance, stepMachine } = handClock();
+    const wall0 = clock.now();
+    expect(wall0).toBe(1_700_000_000_000);
+    stepMachine(10_000);
+    advance(100);
+    expect(clock.now() - wall0).toBe(100);
   });
 
   it("a drift changes the rate of both clocks and of waits, from the moment it starts", () => {
@@ -65,6 +77,18 @@ describe("a client's sleep", () => {
     expect(clock.mono()).toBeGreaterThan(10_000_000);
   });
 });
+
+/** Resolves with 3 once an interval of `ms` (set through the global setInterval) has ticked three times. */
+const threeTicks = (ms: number): Promise<number> =>
+  new Promise<number>((resolve) => {
+    let n = 0;
+    const h = setInterval(() => {
+      if (++n === 3) {
+        clearInterval(h);
+        resolve(n);
+      }
+    }, ms);
+  });
 
 describe("the client's clock as the process's", () => {
   let uninstall: (() => void) | null = null;
@@ -117,15 +141,7 @@ describe("the client's clock as the process's", () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 10_000_000));
     await new Promise((resolve) => timers.setTimeout(resolve, 10_000_000));
-    const ticks = await new Promise<number>((resolve) => {
-      let n = 0;
-      const h = setInterval(() => {
-        if (++n === 3) {
-          clearInterval(h);
-          resolve(n);
-        }
-      }, 10_000_000);
-    });
+    const ticks = await threeTicks(10_000_000);
     expect(ticks).toBe(3);
     expect(asked).toEqual([10_000_000, 10_000_000, 10_000_000]);
     // No delay (or none given) is passed on as it is.
@@ -143,15 +159,7 @@ describe("the client's clock as the process's", () => {
     const viaModule = new Promise<void>((resolve) => timers.setTimeout(resolve, 10_000_000));
     const cleared = setTimeout(() => fired.push("cleared"), 10_000_000);
     const clearedInterval = setInterval(() => fired.push("cleared interval"), 10_000_000);
-    const ticks = new Promise<number>((resolve) => {
-      let n = 0;
-      const h = setInterval(() => {
-        if (++n === 3) {
-          clearInterval(h);
-          resolve(n);
-        }
-      }, 10_000_000);
-    });
+    const ticks = threeTicks(10_000_000);
     clearTimeout(cleared);
     clearInterval(clearedInterval);
     clock.drift(9_999_999);

@@ -44,6 +44,11 @@ export function createClientClock(
   let rate = 0;
   let anchor = realMono();
   let mono0 = anchor;
+  // The wall clock runs from the machine's reading at the start, on the monotonic clock (as a
+  // simulated node's: wall = mono + offset): a step of the machine's clock during the run, which
+  // no schedule asked for, does not reach the client (a step forward would, for one, make its
+  // workload believe the run's horizon had passed).
+  const wallAtMono0 = realNow() - mono0;
   const monoAt = (m: number): number => mono0 + (m - anchor) * (1 + rate);
   const delay = (ms: number): number => (rate === 0 ? ms : Math.max(0, ms / (1 + rate)));
   // A sleep ends when the monotonic clock reaches its deadline: a drift that starts while it
@@ -62,11 +67,7 @@ export function createClientClock(
     );
   };
   return {
-    // wall = real wall + (how far the monotonic clock has run ahead of the real one) + steps
-    now: () => {
-      const m = realMono();
-      return realNow() + (monoAt(m) - m) + offset;
-    },
+    now: () => wallAtMono0 + monoAt(realMono()) + offset,
     mono: () => monoAt(realMono()),
     delay,
     sleep: (ms) =>
