@@ -79,10 +79,19 @@ function startCli(args: readonly string[], tmp: string) {
 /** What is left in a CLI's TMPDIR (tsx keeps its compile cache there too: not lockcheck's). */
 const leftoverIn = (tmp: string) => (): string[] => readdirSync(tmp).filter((n) => !n.startsWith("tsx-"));
 
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+/** Waits for `check`; a timeout names `what` and, given `seen`, what the command printed so far. */
+async function until(
+  what: string,
+  check: () => boolean,
+  timeoutMs: number,
+  seen?: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}${seen === undefined ? "" : `; it printed:\n${seen().slice(-4000)}`}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -170,7 +179,12 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
       tmp,
     );
     const asFound = `${out}-unshrunk`;
-    await until("the run as found saved", () => stderr().includes("the run as found is saved in"), 90_000);
+    await until(
+      "the run as found saved",
+      () => stderr().includes("the run as found is saved in"),
+      90_000,
+      stderr,
+    );
     expect(stderr()).toContain(`the run as found is saved in ${asFound}/`);
     // Shrinking on the same servers is under way.
     runner.kill("SIGINT");
@@ -210,6 +224,7 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
       "a smaller failure saved",
       () => stderr().includes("failed on real servers; saved in"),
       200_000,
+      stderr,
     );
     expect(stderr()).toContain(`failed on real servers; saved in ${out}/ (Ctrl-C keeps it)`);
     runner.kill("SIGINT");
