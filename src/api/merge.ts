@@ -88,12 +88,13 @@ export async function mergeResults(
       errors.push({ file, message: `neither JUnit XML nor JSON: ${(e as Error).message}` });
       continue;
     }
-    // What `fuzz --json` prints when a signal stops it: a shard that never finished.
+    // What `fuzz --json` and `gate --json` print when a signal stops them: a shard that never finished.
     const signal = (data as { signal?: unknown } | null)?.signal;
     if (typeof signal === "string") {
+      const what = (data as { kind?: unknown }).kind === "gate" ? "a gate" : "a search";
       errors.push({
         file,
-        message: `a search stopped by ${signal} before it finished: run that shard again`,
+        message: `${what} stopped by ${signal} before it finished: run that shard again`,
       });
       continue;
     }

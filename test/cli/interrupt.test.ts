@@ -176,8 +176,8 @@ describe("what an interrupted fuzz says", () => {
   });
 });
 
-describe("interrupting lockcheck gate --junit", () => {
-  it("SIGTERM during its second item: exits 143 and the JUnit has the finished item and the interrupted one as an error", async () => {
+describe("interrupting lockcheck gate --junit --json", () => {
+  it("SIGTERM during its second item: exits 143, the JUnit has the finished item and the interrupted one as an error, stdout one JSON line that merge refuses", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lockcheck-gate-interrupt-"));
     try {
       const config = join(dir, "gate.json");
@@ -208,7 +208,7 @@ describe("interrupting lockcheck gate --junit", () => {
       const junit = join(dir, "gate.xml");
       const child = spawn(
         process.execPath,
-        [CLI, "gate", "--config", config, "--junit", junit, "--workers", "1"],
+        [CLI, "gate", "--config", config, "--junit", junit, "--json", "--workers", "1"],
         {
           cwd: dir,
           env: { ...process.env, NO_COLOR: "1" },
@@ -216,8 +216,12 @@ describe("interrupting lockcheck gate --junit", () => {
         },
       );
       let stderr = "";
+      let stdout = "";
       child.stderr.on("data", (d) => {
         stderr += String(d);
+      });
+      child.stdout.on("data", (d) => {
+        stdout += String(d);
       });
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
       // The first item finds its violation in run 42 and shrinks it in about a second.
@@ -237,6 +241,21 @@ describe("interrupting lockcheck gate --junit", () => {
         /<testcase name="sim:lease-token \(fenced\) is safe"[\s\S]*<error message="interrupted/,
       );
       expect(xml).not.toContain("<failure");
+      const lines = stdout.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({
+        kind: "gate",
+        interrupted: true,
+        signal: "SIGTERM",
+        shard: null,
+        running: "sim:lease-token (fenced)",
+        results: [{ name: "sim:lease (unfenced)", met: true }],
+      });
+      const shardFile = join(dir, "shard.json");
+      writeFileSync(shardFile, stdout);
+      const merged = spawnSync(process.execPath, [CLI, "merge", shardFile], { encoding: "utf8" });
+      expect(merged.status).toBe(2);
+      expect(merged.stderr).toContain("a gate stopped by SIGTERM before it finished: run that shard again");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -12,7 +12,7 @@ import { formatGateReport } from "../../report/gate-table.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { printInputError } from "../errors.js";
 import { parseShardFlag, positiveIntArg } from "../flags.js";
-import { onInterrupt } from "../interrupt.js";
+import { type InterruptSignal, onInterrupt } from "../interrupt.js";
 
 interface GateFlags {
   config?: string;
@@ -59,14 +59,19 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   let running: { item: GateItem; position: number; of: number } | null = null;
   const done: GateResult[] = [];
   const writeJUnit = flags.junit === undefined ? null : await interruptedJUnitWriter(flags.junit);
-  const stopListening = onInterrupt(() => {
-    progress?.stop();
-    return interruptedGateLines(
-      running === null ? null : { name: running.item.name, position: running.position, of: running.of },
-      done,
-      writeJUnit?.(done, running?.item ?? null, shard) ?? null,
-    );
-  });
+  const stopListening = onInterrupt(
+    () => {
+      progress?.stop();
+      return interruptedGateLines(
+        running === null ? null : { name: running.item.name, position: running.position, of: running.of },
+        done,
+        writeJUnit?.(done, running?.item ?? null, shard) ?? null,
+      );
+    },
+    flags.json === true
+      ? (signal) => interruptedGateJson(running?.item.name ?? null, done, shard, signal)
+      : undefined,
+  );
   const report = await gate({
     ...(flags.config === undefined ? {} : { config: flags.config }),
     shard,
@@ -93,6 +98,31 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
   if (flags.json === true) process.stdout.write(`${JSON.stringify(report.value)}\n`);
   else process.stdout.write(`${formatGateReport(report.value, colorsFor(process.stdout)).join("\n")}\n`);
   return report.value.ok ? 0 : 1;
+}
+
+/**
+ * What an interrupted `gate --json` prints on stdout instead of its report: one line that says
+ * so, with the items that finished, so that a script (or `lockcheck merge`) does not mistake an
+ * empty or partial output for a shard that passed.
+ */
+export interface InterruptedGate {
+  kind: "gate";
+  interrupted: true;
+  signal: InterruptSignal;
+  shard: Shard | null;
+  /** The item it was on, if any. */
+  running: string | null;
+  /** The items that finished. */
+  results: readonly GateResult[];
+}
+
+export function interruptedGateJson(
+  running: string | null,
+  done: readonly GateResult[],
+  shard: Shard | null,
+  signal: InterruptSignal,
+): InterruptedGate {
+  return { kind: "gate", interrupted: true, signal, shard, running, results: done };
 }
 
 /**
