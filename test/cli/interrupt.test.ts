@@ -69,6 +69,14 @@ async function interruptSearch(signal: "SIGINT" | "SIGTERM", cpu = 2, extra: rea
   return { ...end, stderr, stdout };
 }
 
+/** `lockcheck merge` of a shard whose output is `stdout` (saved as `file`) exits 2: "<what> before it finished: run that shard again". */
+function expectMergeRefuses(file: string, stdout: string, what: string): void {
+  writeFileSync(file, stdout);
+  const merged = spawnSync(process.execPath, [CLI, "merge", file], { encoding: "utf8" });
+  expect(merged.status).toBe(2);
+  expect(merged.stderr).toContain(`${what} before it finished: run that shard again`);
+}
+
 describe("interrupting lockcheck fuzz", () => {
   it("SIGINT while searching: says how many runs passed, exits 130", async () => {
     const r = await interruptSearch("SIGINT");
@@ -105,11 +113,7 @@ describe("interrupting lockcheck fuzz", () => {
     expect(summary.runs).toBeGreaterThan(0);
     const dir = mkdtempSync(join(tmpdir(), "lockcheck-interrupted-shard-"));
     try {
-      const file = join(dir, "shard-1.json");
-      writeFileSync(file, r.stdout);
-      const merged = spawnSync(process.execPath, [CLI, "merge", file], { encoding: "utf8" });
-      expect(merged.status).toBe(2);
-      expect(merged.stderr).toContain("a search stopped by SIGTERM before it finished: run that shard again");
+      expectMergeRefuses(join(dir, "shard-1.json"), r.stdout, "a search stopped by SIGTERM");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -251,11 +255,7 @@ describe("interrupting lockcheck gate --junit --json", () => {
         running: "sim:lease-token (fenced)",
         results: [{ name: "sim:lease (unfenced)", met: true }],
       });
-      const shardFile = join(dir, "shard.json");
-      writeFileSync(shardFile, stdout);
-      const merged = spawnSync(process.execPath, [CLI, "merge", shardFile], { encoding: "utf8" });
-      expect(merged.status).toBe(2);
-      expect(merged.stderr).toContain("a gate stopped by SIGTERM before it finished: run that shard again");
+      expectMergeRefuses(join(dir, "shard.json"), stdout, "a gate stopped by SIGTERM");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
