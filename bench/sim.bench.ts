@@ -328,9 +328,11 @@ if (roundArg >= 0) {
 
 /**
  * `npm run bench:sim -- throughput` runs only the throughput sections (per core, all cores);
- * `-- scaling` only the all-core one.
+ * `-- scaling` only the all-core one; `-- per-core` only the per-core one (for comparing two
+ * builds, one after the other).
  */
-const onlyThroughput = process.argv.includes("throughput");
+const onlyPerCore = process.argv.includes("per-core");
+const onlyThroughput = onlyPerCore || process.argv.includes("throughput");
 const onlyScaling = process.argv.includes("scaling");
 
 console.log("lockcheck simulator benchmark (rates per CPU second of one process, except where said)\n");
@@ -349,6 +351,8 @@ for (const r of onlyScaling ? [] : throughputs(200, ROUNDS)) {
       `[${fmt(r.eventsPerSchedule)} events, ${fmt(r.virtualSPerSchedule, 1)} virtual s, ${fmt(r.faultsPerSchedule, 1)} faults per schedule]`,
   );
 }
+
+if (onlyPerCore) process.exit(0);
 
 const cores = availableParallelism();
 const load = () =>

@@ -7,13 +7,12 @@
  * (The counter lives on the lock node, which has no persistence: a crash of that node resets
  * it, and the token-order checker will rightly flag the repeated tokens.)
  */
-import { acquireLease, type LeaseState, lockKey, releaseLease } from "./lease.js";
+import { acquireLease, keyPerLock, type LeaseState, lockKey, releaseLease } from "./lease.js";
 import type { LockAlgorithm, LockHandle } from "./lock.js";
 import { steppedLock } from "./step-lock.js";
 
-export function tokenKey(lock: string): string {
-  return `${lockKey(lock)}:token`;
-}
+/** The Redis key of a lock's fencing-token counter. */
+export const tokenKey = keyPerLock((lock) => `${lockKey(lock)}:token`);
 
 export const leaseToken: LockAlgorithm = steppedLock(
   { servers: "redis", fencing: true },

@@ -13,10 +13,27 @@ import type { LockAlgorithm, LockHandle, LockRequest, ReleaseOutcome } from "./l
 import { acquireWaitMs, retryDelayMs } from "./retry.js";
 import { steppedLock } from "./step-lock.js";
 
-/** The Redis key a lock lives under. */
-export function lockKey(lock: string): string {
-  return `lock:${lock}`;
+/**
+ * `build(lock)`, the same string object for the same lock. A key built anew for every
+ * acquire made a simulated Redis node hash it and compare it character by character with its
+ * stored key at each request; one object hashes once and compares by identity.
+ */
+export function keyPerLock(build: (lock: string) => string): (lock: string) => string {
+  const keys = new Map<string, string>();
+  return (lock) => {
+    let key = keys.get(lock);
+    if (key === undefined) {
+      // A run uses one lock name; a process that sees many keeps only the latest few.
+      if (keys.size >= 64) keys.clear();
+      key = build(lock);
+      keys.set(lock, key);
+    }
+    return key;
+  };
 }
+
+/** The Redis key a lock lives under. */
+export const lockKey = keyPerLock((lock) => `lock:${lock}`);
 
 export interface LeaseState {
   key: string;

@@ -22,15 +22,46 @@ export interface SimEvent {
 }
 
 export interface EventQueue {
-  /** A 4-ary min-heap of events (shallower than a binary one: fewer moves per pop). */
-  heap: SimEvent[];
+  /**
+   * A 4-ary min-heap of events (shallower than a binary one: fewer moves per pop): the first
+   * `size` slots; the rest are null. Counted rather than pushed and popped: Array push and pop
+   * are calls into builtins, and the agenda does one of each per event.
+   */
+  heap: (SimEvent | null)[];
+  size: number;
   /** times[i] is the time of heap[i]; kept apart so that sifting compares plain numbers. */
   times: Float64Array;
   nextSeq: number;
 }
 
+const INITIAL_CAPACITY = 256;
+
 export function createEventQueue(): EventQueue {
-  return { heap: [], times: new Float64Array(256), nextSeq: 0 };
+  return {
+    heap: new Array<SimEvent | null>(INITIAL_CAPACITY).fill(null),
+    size: 0,
+    times: new Float64Array(INITIAL_CAPACITY),
+    nextSeq: 0,
+  };
+}
+
+/** Events in the agenda. */
+export function queueSize(q: EventQueue): number {
+  return q.size;
+}
+
+/** Empties the agenda (the events' slots are cleared, so nothing they refer to is kept). */
+export function clearQueue(q: EventQueue): void {
+  q.heap.fill(null, 0, q.size);
+  q.size = 0;
+}
+
+/** Removes and returns the last slot's event (the heap has at least one). */
+function takeLast(q: EventQueue): SimEvent {
+  const n = --q.size;
+  const last = q.heap[n]!;
+  q.heap[n] = null;
+  return last;
 }
 
 /** Takes `ev` out of the agenda; harmless if it already ran or was cancelled. */
@@ -39,8 +70,8 @@ export function cancelEvent(q: EventQueue, ev: SimEvent): void {
   if (i < 0) return;
   ev.index = -1;
   const heap = q.heap;
-  const last = heap.pop()!;
-  const n = heap.length;
+  const last = takeLast(q);
+  const n = q.size;
   if (i === n) return; // it was the last one
   const time = q.times[n]!;
   // The moved event goes up if it is earlier than its new parent, else down.
@@ -110,10 +141,9 @@ export function pushAgain(q: EventQueue, time: number, ev: SimEvent): void {
 }
 
 function insert(q: EventQueue, time: number, ev: SimEvent): void {
-  const heap = q.heap;
-  const i = heap.length;
+  const i = q.size;
   if (i === q.times.length) grow(q);
-  heap.push(ev);
+  q.size = i + 1;
   siftUp(q, i, ev, time);
 }
 
@@ -139,14 +169,18 @@ function siftUp(q: EventQueue, start: number, ev: SimEvent, time: number): void 
 }
 
 function grow(q: EventQueue): void {
-  const times = new Float64Array(q.times.length * 2);
+  const capacity = q.times.length * 2;
+  const times = new Float64Array(capacity);
   times.set(q.times);
   q.times = times;
+  const heap = new Array<SimEvent | null>(capacity).fill(null);
+  for (let i = 0; i < q.size; i++) heap[i] = q.heap[i]!;
+  q.heap = heap;
 }
 
 /** The earliest event, without removing it. */
 export function peekEvent(q: EventQueue): SimEvent | undefined {
-  return q.heap[0];
+  return q.size === 0 ? undefined : q.heap[0]!;
 }
 
 /** The time of the event peekEvent returned. */
@@ -156,10 +190,9 @@ export function topTime(q: EventQueue): number {
 
 /** Removes the earliest event (call after peekEvent returned it). */
 export function dropTop(q: EventQueue): void {
-  const heap = q.heap;
-  heap[0]!.index = -1;
-  const last = heap.pop()!;
-  const n = heap.length;
+  q.heap[0]!.index = -1;
+  const last = takeLast(q);
+  const n = q.size;
   if (n > 0) siftDown(q, 0, last, q.times[n]!);
 }
 
@@ -167,7 +200,7 @@ export function dropTop(q: EventQueue): void {
 function siftDown(q: EventQueue, start: number, ev: SimEvent, time: number): void {
   const heap = q.heap;
   const times = q.times;
-  const n = heap.length;
+  const n = q.size;
   let i = start;
   for (;;) {
     const first = 4 * i + 1;

@@ -5,6 +5,7 @@
 
 import type { LockAlgorithm } from "../locks/lock.js";
 import type { Schedule } from "../schedule/schedule.js";
+import { clearQueue } from "./event-queue.js";
 import { createNetwork, type Network } from "./network.js";
 import { createNode, type SimNode } from "./node.js";
 import { createHistoryRecorder, type HistoryRecorder } from "./recorder.js";
@@ -118,7 +119,7 @@ export function emptyWorld(w: SimWorld): void {
   w.history.ops.length = 0;
   w.history.openFields.length = 0;
   w.history.openProcess.length = 0;
-  w.core.queue.heap.length = 0;
+  clearQueue(w.core.queue);
   for (const cluster of [w.etcd?.cluster, w.zk?.cluster]) {
     if (cluster === undefined) continue;
     for (const m of cluster.members) {

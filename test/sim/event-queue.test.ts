@@ -11,11 +11,13 @@ import {
   peekEvent,
   pushEvent,
   pushOwnEvent,
+  queueSize,
 } from "../../src/sim/event-queue.js";
 
 /** Every event is due no earlier than its parent (ties: created later), and knows its place. */
 function expectHeapOrder(q: EventQueue): void {
-  for (let i = 0; i < q.heap.length; i++) {
+  for (let i = 0; i < queueSize(q); i++) {
+    expect(q.heap[i]).not.toBeNull();
     expect(q.heap[i]!.index).toBe(i);
     if (i === 0) continue;
     const p = (i - 1) >> 2;
@@ -40,7 +42,8 @@ describe("the event queue", () => {
             else live.push({ time: spec.time, id });
           });
           // Cancelled events left the heap at once.
-          expect(q.heap.length).toBe(live.length);
+          expect(queueSize(q)).toBe(live.length);
+          expect(q.heap.slice(queueSize(q)).every((e) => e === null)).toBe(true);
           const out: number[] = [];
           for (let ev = peekEvent(q); ev !== undefined; ev = peekEvent(q)) {
             out.push(ev.a as number);
@@ -52,6 +55,22 @@ describe("the event queue", () => {
       ),
       { numRuns: 200, seed: 3 },
     );
+  });
+
+  it("grows past its first capacity and keeps every event", () => {
+    const q = createEventQueue();
+    const n = 3 * q.times.length + 5;
+    // Latest first, so that every push moves up the whole heap.
+    for (let i = 0; i < n; i++) pushEvent(q, n - i, () => {}, n - i, undefined);
+    expect(queueSize(q)).toBe(n);
+    expectHeapOrder(q);
+    const out: number[] = [];
+    for (let ev = peekEvent(q); ev !== undefined; ev = peekEvent(q)) {
+      out.push(ev.a as number);
+      dropTop(q);
+    }
+    expect(out).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    expect(q.heap.every((e) => e === null)).toBe(true);
   });
 
   it("keeps (time, creation) order when events are cancelled between pops, also ones that already ran", () => {
@@ -90,7 +109,8 @@ describe("the event queue", () => {
               dropTop(q);
             }
           }
-          expect(q.heap.length).toBe(live.length);
+          expect(queueSize(q)).toBe(live.length);
+          expect(q.heap.slice(queueSize(q)).every((e) => e === null)).toBe(true);
         },
       ),
       { numRuns: 300, seed: 9 },
@@ -102,7 +122,7 @@ describe("the event queue", () => {
     const q = createEventQueue();
     const times = [0, 50, 1, 1, 1, 60, 60, 60, 60, 2];
     const events = times.map((t, id) => pushEvent(q, t, () => {}, id, undefined));
-    expect(q.heap.map((e) => e.a)).toEqual(times.map((_, id) => id));
+    expect(q.heap.slice(0, queueSize(q)).map((e) => e!.a)).toEqual(times.map((_, id) => id));
     cancelEvent(q, events[5]!); // the last event (time 2) takes its place, under 50
     expectHeapOrder(q);
     const out: unknown[] = [];

@@ -21,7 +21,7 @@ import {
 import { type DockerRunOptions, type RealAttempts, realRunAttempts } from "../../api/run-real.js";
 import type { Fault } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
-import { err, type InputError, ok, type Result } from "../../result.js";
+import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import { exitCodeOf, printInputError } from "../errors.js";
 import {

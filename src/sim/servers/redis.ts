@@ -34,17 +34,27 @@ export function createRedisNode(node: SimNode): RedisNode {
 
 function live(r: RedisNode, key: string): Entry | undefined {
   const e = r.keys.get(key);
-  if (e === undefined || !e.present) return undefined;
-  if (e.expireAt !== null && wallAt(r.node.clock, r.node.core.now) > e.expireAt) {
-    e.present = false;
-    return undefined;
-  }
-  return e;
+  return e !== undefined && isLive(r, e) ? e : undefined;
 }
 
-/** Sets `key` (absent or not), reusing its slot. */
-function store(r: RedisNode, key: string, value: string | bigint, expireAt: number | null): void {
-  const e = r.keys.get(key);
+/** Whether the slot holds its key now (an expired one is marked absent on the way). */
+function isLive(r: RedisNode, e: Entry): boolean {
+  if (!e.present) return false;
+  if (e.expireAt !== null && wallAt(r.node.clock, r.node.core.now) > e.expireAt) {
+    e.present = false;
+    return false;
+  }
+  return true;
+}
+
+/** Sets `key` (absent or not), reusing its slot `e` (the key's, if it has one). */
+function store(
+  r: RedisNode,
+  e: Entry | undefined,
+  key: string,
+  value: string | bigint,
+  expireAt: number | null,
+): void {
   if (e === undefined) r.keys.set(key, { present: true, value, expireAt });
   else {
     e.present = true;
@@ -55,8 +65,9 @@ function store(r: RedisNode, key: string, value: string | bigint, expireAt: numb
 
 /** SET key value NX PX ttlMs */
 export function setNxPx(r: RedisNode, key: string, value: string, ttlMs: number): boolean {
-  if (live(r, key) !== undefined) return false;
-  store(r, key, value, wallAt(r.node.clock, r.node.core.now) + ttlMs);
+  const e = r.keys.get(key);
+  if (e !== undefined && isLive(r, e)) return false;
+  store(r, e, key, value, wallAt(r.node.clock, r.node.core.now) + ttlMs);
   return true;
 }
 
@@ -70,7 +81,8 @@ export function delIfEquals(r: RedisNode, key: string, value: string): boolean {
 
 /** INCR key; a missing key counts as 0. Null if the key holds a non-integer (Redis errors). */
 export function incr(r: RedisNode, key: string): bigint | null {
-  const e = live(r, key);
+  const slot = r.keys.get(key);
+  const e = slot !== undefined && isLive(r, slot) ? slot : undefined;
   let current = 0n;
   if (e !== undefined) {
     if (typeof e.value === "bigint") current = e.value;
@@ -78,6 +90,6 @@ export function incr(r: RedisNode, key: string): bigint | null {
     else return null;
   }
   const next = current + 1n;
-  store(r, key, next, e?.expireAt ?? null);
+  store(r, slot, key, next, e?.expireAt ?? null);
   return next;
 }
