@@ -28,6 +28,7 @@ export type { CallError, CallResult, EtcdApi, LockEnv, RedisApi, ResourceApi, Zk
 export {
   clientsArb,
   cycleArb,
+  DEFAULT_FAULT_CATEGORIES,
   FAULT_CATEGORIES,
   type FaultBounds,
   type FaultCategory,

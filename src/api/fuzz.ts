@@ -10,7 +10,7 @@
 import { randomInt } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
-import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
+import { DEFAULT_FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatTimeline } from "../report/console-timeline.js";
@@ -249,7 +249,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       target: target.value,
       resource,
       seed,
-      faults: o.faults ?? FAULT_CATEGORIES,
+      faults: o.faults ?? DEFAULT_FAULT_CATEGORIES,
       ...(runs === undefined ? {} : { runs }),
       ...(range === null ? {} : { startAt: range.from }),
       ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),

@@ -3,7 +3,7 @@
  * given, or generated from `seed` with the same generators as `fuzz`.
  */
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
-import { FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
+import { DEFAULT_FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
 import { formatTimeline } from "../report/console-timeline.js";
@@ -56,7 +56,7 @@ export async function run(o: RunOptions): Promise<RunReport> {
   if (schedule === undefined) {
     schedule = generateSchedule(target.value, {
       seed: o.seed ?? 1,
-      faults: o.faults ?? FAULT_CATEGORIES,
+      faults: o.faults ?? DEFAULT_FAULT_CATEGORIES,
       ...(o.resource === undefined ? {} : { resource: o.resource }),
     });
   } else if (schedule.target !== target.value.name) {

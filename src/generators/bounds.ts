@@ -6,9 +6,24 @@
  */
 import { type Checkpoint, checkpointSchema, type ScheduleOptions } from "../schedule/schedule.js";
 
-/** Groups of faults, as `lockcheck fuzz --faults` names them. */
-export const FAULT_CATEGORIES = ["pause", "clock", "partition", "crash", "delay"] as const;
+/**
+ * Groups of faults, as `lockcheck fuzz --faults` names them. `suspend`: a client paused with
+ * its clocks stopped (a suspended VM: `pause-at` and `pause-in-call` with `clocks: "stopped"`).
+ */
+export const FAULT_CATEGORIES = ["pause", "clock", "partition", "crash", "delay", "suspend"] as const;
 export type FaultCategory = (typeof FAULT_CATEGORIES)[number];
+
+/**
+ * The categories used when none are given. `suspend` is asked for by name: adding it here
+ * would change every schedule generated from a given seed.
+ */
+export const DEFAULT_FAULT_CATEGORIES: readonly FaultCategory[] = [
+  "pause",
+  "clock",
+  "partition",
+  "crash",
+  "delay",
+];
 
 /**
  * Kinds of pause: a client at a time, a client at a checkpoint (`pause-at`), a server, a

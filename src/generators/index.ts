@@ -1,6 +1,7 @@
 /** fast-check arbitraries for lockcheck schedules: workloads, faults and whole schedules. */
 export {
   checkBounds,
+  DEFAULT_FAULT_CATEGORIES,
   DEFAULT_PAUSE_KINDS,
   defaultFaultBounds,
   defaultWorkloadBounds,

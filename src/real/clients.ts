@@ -113,7 +113,14 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
       resource: { mode: schedule.resource, port: ports.resourcePort },
       pauseAt: schedule.faults.flatMap((f) =>
         f.kind === "pause-at" && f.client === plan.id
-          ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence, durationMs: f.durationMs }]
+          ? [
+              {
+                checkpoint: f.checkpoint,
+                occurrence: f.occurrence,
+                durationMs: f.durationMs,
+                ...(f.clocks === undefined ? {} : { clocks: f.clocks }),
+              },
+            ]
           : [],
       ),
       pauseInCall: pauseInCallSpecs(schedule.faults, plan.id),
@@ -136,9 +143,9 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             return;
           case "pause-me": {
             proc.notePausedBySelf();
-            const { checkpoint, occurrence, durationMs, time } = msg;
-            const value = { checkpoint, occurrence, durationMs };
-            const label = `pause-at client:${plan.id}@${checkpoint}`;
+            const { checkpoint, occurrence, durationMs, time, clocks } = msg;
+            const value = { checkpoint, occurrence, durationMs, ...(clocks === undefined ? {} : { clocks }) };
+            const label = `pause-at client:${plan.id}@${checkpoint}${clocks === undefined ? "" : ", clocks stopped"}`;
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;
           }

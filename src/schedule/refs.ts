@@ -27,3 +27,12 @@ export const positiveMs = z.number().int().positive();
 /** Client calls a `pause-in-call` fault can aim at (the ops of the history). */
 export const callKindSchema = z.enum(["acquire", "release", "write"]);
 export type CallKind = z.infer<typeof callKindSchema>;
+
+/**
+ * What a client pause does to the client's clocks: absent, they run on (a GC pause, SIGSTOP);
+ * "stopped", they stand still while it is paused and go on from where they stopped (a
+ * suspended VM whose clocks were not corrected): on resume the client reads the time it read
+ * when it stopped, on its wall clock and its monotonic clock alike.
+ */
+export const pauseClocksSchema = z.literal("stopped");
+export type PauseClocks = z.infer<typeof pauseClocksSchema>;

@@ -26,6 +26,8 @@ export {
   checkpointSchema,
   type NodeRef,
   nodeRefSchema,
+  type PauseClocks,
+  pauseClocksSchema,
 } from "./refs.js";
 export {
   clockDriftFaultSchema,

@@ -10,10 +10,19 @@
  * - Partitions and delays are reference counted per directed link, so overlapping faults
  *   compose and each heal undoes only its own cut.
  */
-import type { Checkpoint, Fault } from "../schedule/schedule.js";
-import { jumpClock } from "./clock.js";
+import type { Checkpoint, Fault, PauseClocks } from "../schedule/schedule.js";
+import { jumpClock, monoAt } from "./clock.js";
 import { cutLink, delayLink } from "./network.js";
-import { crashNode, driftNode, pauseNode, restartNode, resumeNode, type SimNode, setTimer } from "./node.js";
+import {
+  crashNode,
+  driftNode,
+  pauseNode,
+  restartNode,
+  resumeNode,
+  rewindClock,
+  type SimNode,
+  setTimer,
+} from "./node.js";
 import { recordNemesis } from "./recorder.js";
 import { after, at } from "./scheduler.js";
 import { completeOp, SimOp } from "./sim-op.js";
@@ -97,16 +106,24 @@ function startFault(w: SimWorld, fault: TimedFault): void {
   }
 }
 
+/**
+ * Pauses `node` for `durationMs`; with `clocks` "stopped" its clocks stand still meanwhile
+ * (`rewindClock`). The pause and resume ops carry `clocks` then.
+ */
 export function pauseFor(
   w: SimWorld,
   node: SimNode,
   durationMs: number,
   value: Record<string, unknown>,
+  clocks?: PauseClocks,
 ): void {
-  recordNemesis(w.history, "pause", node.name, value);
+  const recorded = clocks === undefined ? value : { ...value, clocks };
+  recordNemesis(w.history, "pause", node.name, recorded);
   pauseNode(node);
+  const monoAtPause = monoAt(node.clock, w.core.now);
   after(w.core, durationMs, () => {
-    recordNemesis(w.history, "resume", node.name, value);
+    recordNemesis(w.history, "resume", node.name, recorded);
+    if (clocks === "stopped") rewindClock(node, monoAtPause);
     resumeNode(node);
   });
 }
@@ -155,7 +172,7 @@ export function pauseAtCheckpoint(
       continue;
     }
     matched = true;
-    pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs });
+    pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs }, f.clocks);
   }
   if (!matched) return null;
   // A zero-length timer comes due at once and waits, like everything else, for the resume.

@@ -277,11 +277,34 @@ export function restartNode(node: SimNode): void {
   node.onRestart?.();
 }
 
-/** Changes the node's clock rate and moves its pending timers accordingly. */
-export function driftNode(node: SimNode, rate: number): void {
-  setClockRate(node.clock, node.core.now, rate);
+/**
+ * Sets the node's monotonic clock back to `mono`, the reading when a pause began whose clocks
+ * stopped (a suspended VM): the time it was paused is lost to both of its clocks (the wall
+ * clock keeps its offset from the monotonic one), which run on from there at their rate.
+ * Pending timers move later with the clock, and timers that came due during the pause wait
+ * again until their deadlines. Call it at the resume, before `resumeNode`.
+ */
+export function rewindClock(node: SimNode, mono: number): void {
+  const c = node.clock;
+  c.mono0 = mono;
+  c.t0 = node.core.now;
+  rescheduleTimers(node);
+  const due = node.dueTimers.splice(0);
+  for (const t of due) {
+    if (t.deadlineMono > mono) armTimer(t, t.deadlineMono - mono);
+    else node.dueTimers.push(t);
+  }
+}
+
+function rescheduleTimers(node: SimNode): void {
   for (const list of node.timerLists) {
     if (list.event !== null) cancelEvent(node.core.queue, list.event);
     if (list.head !== null) scheduleList(list);
   }
+}
+
+/** Changes the node's clock rate and moves its pending timers accordingly. */
+export function driftNode(node: SimNode, rate: number): void {
+  setClockRate(node.clock, node.core.now, rate);
+  rescheduleTimers(node);
 }

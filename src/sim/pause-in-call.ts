@@ -37,7 +37,7 @@ export function withPausesInCall(
           durationMs: f.durationMs,
           inCall: stillOpen(),
         };
-        pauseFor(w, client, f.durationMs, value);
+        pauseFor(w, client, f.durationMs, value, f.clocks);
       });
     }
   });

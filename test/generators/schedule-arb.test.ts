@@ -21,6 +21,7 @@ const KINDS_OF: Record<FaultCategory, Fault["kind"][]> = {
   partition: ["partition"],
   crash: ["crash"],
   delay: ["delay"],
+  suspend: ["pause-at", "pause-in-call"],
 };
 
 function nodesOf(f: Fault): NodeRef[] {
@@ -85,11 +86,29 @@ describe("scheduleArb", () => {
             for (const n of nodesOf(f)) expect(nodeExists(n, s, false), `${f.kind} names ${n}`).toBe(true);
             if (f.kind === "pause" || f.kind === "pause-at") expect(f.durationMs).toBeLessThanOrEqual(2000);
             if (f.kind === "partition") expect(f.a.some((n) => f.b.includes(n))).toBe(false);
+            // Clocks stop only in a suspend, which is asked for by name.
+            if ((f.kind === "pause-at" || f.kind === "pause-in-call") && f.clocks !== undefined)
+              expect(categories).toContain("suspend");
           }
         },
       ),
       { numRuns: 300, seed: 11 },
     );
+  });
+
+  it("suspends are client pauses whose clocks stop, at a checkpoint or in a call", () => {
+    const samples = fc.sample(
+      scheduleArb({
+        target: "sim:redlock",
+        resource: "unfenced",
+        options,
+        faults: { categories: ["suspend"], maxFaults: 4 },
+      }),
+      { numRuns: 100, seed: 5 },
+    );
+    const faults = samples.flatMap((s) => s.faults);
+    expect(new Set(faults.map((f) => f.kind))).toEqual(new Set(["pause-at", "pause-in-call"]));
+    expect(faults.every((f) => "clocks" in f && f.clocks === "stopped")).toBe(true);
   });
 
   it("aims faults at the leader only when asked to", () => {

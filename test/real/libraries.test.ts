@@ -76,6 +76,10 @@ function expectLateSecondGrant(r: CheckedRealRun): void {
  * acquisition-clock-step.json: the same, and client 0's wall clock steps back 4 s at 1 s,
  * while its acquire waits for the held replies.
  *
+ * acquisition-suspend.json: the same clients; client 0 is suspended (stopped, its clocks with
+ * it) as soon as its second acquire's requests are out, for 3.6 s: no reply delays, no clock
+ * step. Without `clocks` it is a plain pause at the same point.
+ *
  * paused-holder.json (-etcd: 3 servers, -redlock: 5): client 0 acquires at once and holds 4 s, writing every
  * second; it is SIGSTOPped at 0.5 s for 3 s (its lease refresh / keep-alive frozen too). Client 1
  * acquires at 2 s, after the lease ran out (etcd revokes an expired lease within half a second),
@@ -90,6 +94,14 @@ async function docSchedule(file: string, target: string, resource: Schedule["res
 const acquisitionPause = (target: string) => docSchedule("acquisition-pause.json", target, "unfenced");
 const acquisitionClockStep = (target: string) =>
   docSchedule("acquisition-clock-step.json", target, "unfenced");
+const acquisitionSuspend = async (target: string, clocks: "stopped" | "running") => {
+  const s = await docSchedule("acquisition-suspend.json", target, "unfenced");
+  if (clocks === "stopped") return s;
+  return {
+    ...s,
+    faults: s.faults.map((f) => (f.kind === "pause-in-call" ? { ...f, clocks: undefined } : f)),
+  };
+};
 const PAUSED_HOLDER: Record<number, string> = {
   1: "paused-holder.json",
   3: "paused-holder-etcd.json",
@@ -121,6 +133,21 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
     const r = await run(await acquisitionClockStep(await adapter("redlock-v5-monotonic.mjs")));
     expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
     expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toEqual([]);
+  });
+
+  it("redlock with the validity check on either clock: a suspend during the acquire gives the double grant", async () => {
+    for (const file of ["redlock-v5-checked.mjs", "redlock-v5-monotonic.mjs"]) {
+      const r = await run(await acquisitionSuspend(await adapter(file), "stopped"));
+      expectLateSecondGrant(r);
+      const suspended = r.run.ops.filter((o) => o.process === "nemesis" && o.f === "pause");
+      expect(suspended.map((o) => (o.value as { clocks?: string }).clocks)).toEqual(["stopped"]);
+    }
+  });
+
+  it("redlock with the validity check on Date.now(): the same pause with the clocks running is safe", async () => {
+    const r = await run(await acquisitionSuspend(await adapter("redlock-v5-checked.mjs"), "running"));
+    expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
     expect(r.violations, r.timeline).toEqual([]);
   });
 

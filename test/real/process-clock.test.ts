@@ -65,6 +65,19 @@ describe("a client's clock", () => {
     clock.jump(7);
     expect(clock.now() - clock.mono()).toBe(wall0 - mono0 + 7);
   });
+
+  it("a rewind (a pause whose clocks stopped) sets both clocks back to a reading taken before it, and they run on from there", () => {
+    const { clock, advance } = handClock();
+    const wall0 = clock.now();
+    const stoppedAt = clock.mono();
+    advance(3_000);
+    clock.rewind(stoppedAt);
+    expect(clock.mono()).toBe(stoppedAt);
+    expect(clock.now()).toBe(wall0);
+    advance(100);
+    expect(clock.mono() - stoppedAt).toBe(100);
+    expect(clock.now() - wall0).toBe(100);
+  });
 });
 
 describe("a client's sleep", () => {
@@ -75,6 +88,16 @@ describe("a client's sleep", () => {
     clock.drift(9_999_999);
     await slept;
     expect(clock.mono()).toBeGreaterThan(10_000_000);
+  });
+
+  it("a rewind while it waits moves its end later: the lost time is waited again", async () => {
+    const clock = createClientClock();
+    const start = performance.now();
+    const slept = clock.sleep(60);
+    await new Promise((r) => setTimeout(r, 40));
+    clock.rewind(clock.mono() - 40);
+    await slept;
+    expect(performance.now() - start).toBeGreaterThanOrEqual(99);
   });
 });
 
@@ -104,6 +127,7 @@ describe("the client's clock as the process's", () => {
     sleep: async () => {},
     jump() {},
     drift() {},
+    rewind() {},
     onDrift() {},
     ...over,
   });

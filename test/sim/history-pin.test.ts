@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { standardScheduleArb } from "../../bench/standard-schedule.js";
-import { FAULT_CATEGORIES, PAUSE_KINDS } from "../../src/generators/bounds.js";
+import { DEFAULT_FAULT_CATEGORIES, PAUSE_KINDS } from "../../src/generators/bounds.js";
 import { scheduleArb } from "../../src/generators/schedule.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { SIM_TARGETS } from "../../src/targets/sim.js";
@@ -24,7 +24,7 @@ const REPIN = process.env.LOCKCHECK_REPIN === "1";
 
 /** The bench's standard schedule, with every fault category the target can take. */
 function standardArb(t: Target): fc.Arbitrary<Schedule> {
-  const categories = t.hasLeader ? (["pause", "partition", "crash", "delay"] as const) : FAULT_CATEGORIES;
+  const categories = t.hasLeader ? (["pause", "partition", "crash", "delay"] as const) : DEFAULT_FAULT_CATEGORIES;
   return standardScheduleArb(t, categories);
 }
 
@@ -39,7 +39,7 @@ function pinnedSchedules(t: Target): Schedule[] {
           target: t.name,
           resource,
           options: t.defaults,
-          faults: { categories: FAULT_CATEGORIES, leader: t.hasLeader },
+          faults: { categories: DEFAULT_FAULT_CATEGORIES, leader: t.hasLeader },
         }),
         { numRuns: 4, seed: 11 },
       ),
@@ -50,7 +50,7 @@ function pinnedSchedules(t: Target): Schedule[] {
     resource: t.resources[0],
     options: t.defaults,
     workload: { maxClients: 5, maxCycles: 6 },
-    faults: { categories: FAULT_CATEGORIES, leader: t.hasLeader, pauses: PAUSE_KINDS, maxFaults: 10 },
+    faults: { categories: DEFAULT_FAULT_CATEGORIES, leader: t.hasLeader, pauses: PAUSE_KINDS, maxFaults: 10 },
   });
   out.push(...fc.sample(everyFault, { numRuns: 30 - out.length, seed: 23 }));
   return out;

@@ -6,6 +6,7 @@
  */
 import { Command } from "commander";
 import {
+  DEFAULT_FAULT_CATEGORIES,
   DEFAULT_MARGIN_MS,
   defaultWorkers,
   FAULT_CATEGORIES,
@@ -83,8 +84,8 @@ export function fuzzCommand(): Command {
     .option("--seed <n>", "seed of the search (default: random, printed); same seed ⇒ same runs", seedArg)
     .option(
       "--faults <list>",
-      `comma-separated fault categories: ${FAULT_CATEGORIES.join(",")}`,
-      FAULT_CATEGORIES.join(","),
+      `comma-separated fault categories: ${FAULT_CATEGORIES.join(",")} (suspend: a client paused with its clocks stopped, as a suspended VM)`,
+      DEFAULT_FAULT_CATEGORIES.join(","),
     )
     .option("--clients <n>", "most clients in a schedule (default 4)", positiveIntArg("--clients"))
     .option(

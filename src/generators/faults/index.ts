@@ -10,6 +10,7 @@ import { crashArb } from "./crash.js";
 import { delayArb } from "./delay.js";
 import { partitionArb } from "./partition.js";
 import { pauseArb } from "./pause.js";
+import { suspendArb } from "./suspend.js";
 
 export { clockArb, clockDriftArb, clockJumpArb } from "./clock.js";
 export { clientCrashArb, crashArb, serverCrashArb } from "./crash.js";
@@ -17,6 +18,7 @@ export { delayArb } from "./delay.js";
 export { partitionArb } from "./partition.js";
 export { clientPauseArb, pauseArb, pauseAtArb, serverPauseArb } from "./pause.js";
 export { pauseInCallArb } from "./pause-in-call.js";
+export { suspendArb } from "./suspend.js";
 
 const CATEGORY_ARBS: Record<FaultCategory, (b: FaultBounds) => fc.Arbitrary<Fault>> = {
   pause: pauseArb,
@@ -24,6 +26,7 @@ const CATEGORY_ARBS: Record<FaultCategory, (b: FaultBounds) => fc.Arbitrary<Faul
   partition: partitionArb,
   crash: crashArb,
   delay: delayArb,
+  suspend: suspendArb,
 };
 
 /** One fault from any of `b.categories`. */

@@ -7,7 +7,9 @@
  */
 import { NOT_PAUSED } from "../../env/env.js";
 import type { Checkpoint } from "../../schedule/schedule.js";
+import type { ClientClock } from "./clock.js";
 import type { ChildConfig, ChildMessage } from "./protocol.js";
+import { stopSelf } from "./stop-self.js";
 
 export type Send = (msg: ChildMessage, then?: () => void) => void;
 
@@ -15,6 +17,7 @@ export function createCheckpoint(
   pauseAt: ChildConfig["pauseAt"],
   send: Send,
   sinceStartNs: () => number,
+  clock: ClientClock,
 ): (point: Checkpoint) => Promise<void> {
   const reached = new Map<Checkpoint, number>();
   return (point) => {
@@ -35,8 +38,10 @@ export function createCheckpoint(
         const time = sinceStartNs();
         // Stop only once the parent has the message, so it knows to resume us. (A write to the
         // IPC channel that completes at once calls back in a tick: still in this timer callback.)
-        send({ type: "pause-me", checkpoint: point, occurrence, durationMs: fault.durationMs, time }, () => {
-          process.kill(process.pid, "SIGSTOP");
+        const { durationMs, clocks } = fault;
+        const msg = { type: "pause-me", checkpoint: point, occurrence, durationMs, time } as const;
+        send(clocks === undefined ? msg : { ...msg, clocks }, () => {
+          stopSelf(clock, clocks);
           resolve();
         });
       }, 0),

@@ -20,7 +20,7 @@ import { connectRedis, redisApi } from "../adapters/redis.js";
 import { redisResourceApi } from "../adapters/resource.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { createClientClock } from "./clock.js";
-import { withPausesInCall } from "./pause-in-call.js";
+import { selfStoppingPausesInCall } from "./pause-in-call.js";
 import { installProcessClock } from "./process-clock.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
@@ -106,16 +106,19 @@ async function run(config: ChildConfig): Promise<void> {
     etcd: etcdAdapter === null || etcdClient === null ? null : etcdAdapter.etcdApi(etcdClient, timeout),
     zk: null,
     resource,
-    checkpoint: createCheckpoint(config.pauseAt, send, () => Number(process.hrtime.bigint() - t0)),
+    checkpoint: createCheckpoint(config.pauseAt, send, () => Number(process.hrtime.bigint() - t0), clock),
   };
 
   send({ type: "ready" });
   t0 = await started;
   const recorder = createFileRecorder(config.eventsFile, t0, (kind) => send({ type: "event", kind }));
-  const rec = withPausesInCall(recorder, config.pauseInCall ?? [], (fired) => {
-    const time = Number(process.hrtime.bigint() - t0);
-    send({ type: "pause-in-call", ...fired, time }, () => process.kill(process.pid, "SIGSTOP"));
-  });
+  const rec = selfStoppingPausesInCall(
+    recorder,
+    config.pauseInCall ?? [],
+    send,
+    () => Number(process.hrtime.bigint() - t0),
+    clock,
+  );
   try {
     await runClient(env, algorithm, config.plan, config.workload, rec);
   } finally {

@@ -20,7 +20,12 @@ export interface ClientClock {
   sleep(ms: number): Promise<void>;
   jump(deltaMs: number): void;
   drift(rate: number): void;
-  /** Calls `listener` after every change of rate (a drift), to move timers set on this clock. */
+  /**
+   * Sets the monotonic clock back to `mono`, a reading taken earlier: the time since is lost to
+   * both clocks, which run on from there (a pause whose clocks stopped: a suspended VM).
+   */
+  rewind(mono: number): void;
+  /** Calls `listener` after every change of rate (a drift) or rewind, to move timers set on this clock. */
   onDrift(listener: () => void): void;
 }
 
@@ -66,6 +71,14 @@ export function createClientClock(
       delay(Math.max(0, s.deadlineMono - monoAt(realMono()))),
     );
   };
+  /** Moves every pending sleep and timer to where the clock now puts its deadline. */
+  const retime = (): void => {
+    for (const s of sleeping) {
+      realClearTimeout(s.timer);
+      arm(s);
+    }
+    for (const listener of driftListeners) listener();
+  };
   return {
     now: () => wallAtMono0 + monoAt(realMono()) + offset,
     mono: () => monoAt(realMono()),
@@ -84,11 +97,12 @@ export function createClientClock(
       mono0 = monoAt(m);
       anchor = m;
       rate = newRate;
-      for (const s of sleeping) {
-        realClearTimeout(s.timer);
-        arm(s);
-      }
-      for (const listener of driftListeners) listener();
+      retime();
+    },
+    rewind(mono) {
+      anchor = realMono();
+      mono0 = mono;
+      retime();
     },
     onDrift(listener) {
       driftListeners.push(listener);

@@ -31,7 +31,7 @@ import { RESOURCE_NODE, redisResourceApi } from "../adapters/resource.js";
 import type { Send } from "./checkpoint.js";
 import { createCheckpoint } from "./checkpoint.js";
 import type { ClientClock } from "./clock.js";
-import { withPausesInCall } from "./pause-in-call.js";
+import { selfStoppingPausesInCall } from "./pause-in-call.js";
 import type { ChildConfig, LibraryChildConfig } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
 
@@ -194,17 +194,25 @@ export async function runLibraryClient(
       resourceConn !== null
         ? redisResourceApi(resourceConn, config.resource.mode === "fenced", config.callTimeoutMs)
         : libraryResource(ownWrite!, grants, config.callTimeoutMs),
-    checkpoint: createCheckpoint(config.pauseAt, io.send, () => Number(process.hrtime.bigint() - t0)),
+    checkpoint: createCheckpoint(
+      config.pauseAt,
+      io.send,
+      () => Number(process.hrtime.bigint() - t0),
+      io.clock,
+    ),
   };
 
   io.send({ type: "ready" });
   t0 = await io.started;
   const recorder = createFileRecorder(config.eventsFile, t0, (kind) => io.send({ type: "event", kind }));
   // A pause inside a call stops this whole process, the library's own timers included.
-  const rec = withPausesInCall(recorder, config.pauseInCall ?? [], (fired) => {
-    const time = Number(process.hrtime.bigint() - t0);
-    io.send({ type: "pause-in-call", ...fired, time }, () => process.kill(process.pid, "SIGSTOP"));
-  });
+  const rec = selfStoppingPausesInCall(
+    recorder,
+    config.pauseInCall ?? [],
+    io.send,
+    () => Number(process.hrtime.bigint() - t0),
+    io.clock,
+  );
   try {
     await runClient(env, algorithm, config.plan, config.workload, rec);
   } finally {

@@ -7,10 +7,13 @@
  * here, not in the parent, keeps the stop within the call: the child stamped the invoke, and
  * an in-flight call leaves its event loop idle, so the timer fires on time.
  */
-import type { CallKind } from "../../schedule/schedule.js";
+import type { CallKind, PauseClocks } from "../../schedule/schedule.js";
 import { countingInvokes } from "../../workload/calls-in-flight.js";
 import type { ClientRecorder } from "../../workload/client.js";
 import { noSoonerThan } from "../no-sooner-than.js";
+import type { ClientClock } from "./clock.js";
+import type { ChildMessage } from "./protocol.js";
+import { stopSelf } from "./stop-self.js";
 
 const origin = process.hrtime.bigint();
 const nowNs = (): number => Number(process.hrtime.bigint() - origin);
@@ -20,6 +23,7 @@ export interface PauseInCallSpec {
   occurrence: number;
   afterMs: number;
   durationMs: number;
+  clocks?: PauseClocks;
 }
 
 /** What the parent records for a pause that landed; `inCall`: the call had not completed yet. */
@@ -39,5 +43,21 @@ export function withPausesInCall(
       if (f.afterMs === 0) setImmediate(fire);
       else noSoonerThan(nowNs() + f.afterMs * 1e6, nowNs, fire);
     }
+  });
+}
+
+/**
+ * `withPausesInCall` for a client process: at each pause it tells the parent (`send`) when it
+ * stops, with the time since the run's start, and stops itself (stop-self.ts).
+ */
+export function selfStoppingPausesInCall(
+  rec: ClientRecorder,
+  faults: readonly PauseInCallSpec[],
+  send: (msg: ChildMessage, then: () => void) => void,
+  sinceStartNs: () => number,
+  clock: ClientClock,
+): ClientRecorder {
+  return withPausesInCall(rec, faults, (fired) => {
+    send({ type: "pause-in-call", ...fired, time: sinceStartNs() }, () => stopSelf(clock, fired.clocks));
   });
 }

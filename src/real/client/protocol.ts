@@ -8,7 +8,7 @@
  * client events on receipt: a paused child's reports arrive late, and an invoke stamped late
  * could make a history look like a violation that never happened.
  */
-import type { Checkpoint, ClientPlan, ResourceMode } from "../../schedule/schedule.js";
+import type { Checkpoint, ClientPlan, PauseClocks, ResourceMode } from "../../schedule/schedule.js";
 import type { CompletionFields, InvokeFields } from "../../workload/client.js";
 import type { PauseInCallFired, PauseInCallSpec } from "./pause-in-call.js";
 
@@ -37,7 +37,7 @@ export interface ChildConfig {
   etcdPorts: number[];
   resource: { mode: ResourceMode; port: number | null };
   /** This client's `pause-at` faults. */
-  pauseAt: { checkpoint: Checkpoint; occurrence: number; durationMs: number }[];
+  pauseAt: { checkpoint: Checkpoint; occurrence: number; durationMs: number; clocks?: PauseClocks }[];
   /** This client's `pause-in-call` faults (absent: none). */
   pauseInCall?: PauseInCallSpec[];
   /** Where the child appends its events, one JSON line each. */
@@ -69,7 +69,14 @@ export type ChildMessage =
    * Sent just before the child SIGSTOPs itself at a checkpoint; the parent SIGCONTs it
    * `durationMs` after `time`.
    */
-  | { type: "pause-me"; checkpoint: Checkpoint; occurrence: number; durationMs: number; time: number }
+  | {
+      type: "pause-me";
+      checkpoint: Checkpoint;
+      occurrence: number;
+      durationMs: number;
+      time: number;
+      clocks?: PauseClocks;
+    }
   /** The same for a `pause-in-call` fault that came due (see pause-in-call.ts). */
   | ({ type: "pause-in-call"; time: number } & PauseInCallFired)
   | { type: "done" }

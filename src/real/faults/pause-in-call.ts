@@ -14,19 +14,27 @@ import type { PauseRequest } from "../clients.js";
 export function pauseInCallSpecs(faults: readonly Fault[], clientId: number): PauseInCallSpec[] {
   return faults.flatMap((f) =>
     f.kind === "pause-in-call" && f.client === clientId
-      ? [{ call: f.call, occurrence: f.occurrence, afterMs: f.afterMs, durationMs: f.durationMs }]
+      ? [
+          {
+            call: f.call,
+            occurrence: f.occurrence,
+            afterMs: f.afterMs,
+            durationMs: f.durationMs,
+            ...(f.clocks === undefined ? {} : { clocks: f.clocks }),
+          },
+        ]
       : [],
   );
 }
 
 /** The pause a child reported as it stopped itself: recorded with the call and whether it was still open. */
 export function pauseInCallRequest(clientId: number, fired: PauseInCallFired, time: number): PauseRequest {
-  const { call, occurrence, afterMs, durationMs, inCall } = fired;
+  const { call, occurrence, afterMs, durationMs, inCall, clocks } = fired;
   return {
     clientId,
     durationMs,
     time,
-    value: { call, occurrence, afterMs, durationMs, inCall },
-    label: `pause-in-call client:${clientId} ${call}#${occurrence}+${afterMs}ms`,
+    value: { call, occurrence, afterMs, durationMs, inCall, ...(clocks === undefined ? {} : { clocks }) },
+    label: `pause-in-call client:${clientId} ${call}#${occurrence}+${afterMs}ms${clocks === undefined ? "" : ", clocks stopped"}`,
   };
 }

@@ -10,7 +10,7 @@
  */
 import { isAbsolute, join, relative } from "node:path";
 import { resolveTarget } from "../../custom/module-target.js";
-import { FAULT_CATEGORIES } from "../../generators/bounds.js";
+import { DEFAULT_FAULT_CATEGORIES } from "../../generators/bounds.js";
 import {
   failureText,
   type GateReport,
@@ -80,7 +80,7 @@ async function runTarget(
 ): Promise<TargetResult> {
   const t = item.config;
   const started = Date.now();
-  const faults = [...(t.faults ?? config.defaults.faults ?? FAULT_CATEGORIES)];
+  const faults = [...(t.faults ?? config.defaults.faults ?? DEFAULT_FAULT_CATEGORIES)];
   const seed = t.seed ?? config.seed;
   const base = {
     kind: "target" as const,

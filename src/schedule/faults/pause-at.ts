@@ -1,24 +1,30 @@
 import { z } from "zod";
-import { checkpointSchema, positiveMs } from "../refs.js";
+import { checkpointSchema, pauseClocksSchema, positiveMs } from "../refs.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { shrinkBy, smallerInts } from "./numbers.js";
 import { fitOneClient, remapClient, theClient, theClientNode } from "./one-client.js";
+import { clocksMagnitude, withClocksRunning } from "./pause-clocks.js";
 
-/** Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`. */
+/**
+ * Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`; with `clocks:
+ * "stopped"`, its clocks stand still while it is paused (a suspended VM, see refs.ts).
+ */
 export const pauseAtFaultSchema = z.strictObject({
   kind: z.literal("pause-at"),
   client: z.number().int().nonnegative(),
   checkpoint: checkpointSchema,
   occurrence: z.number().int().nonnegative(),
   durationMs: positiveMs,
+  clocks: pauseClocksSchema.optional(),
 });
 
 export const pauseAt = {
   kind: "pause-at",
   description: "pause a client for durationMs at the occurrence-th time it reaches a checkpoint",
   schema: pauseAtFaultSchema,
-  magnitude: (f) => f.durationMs + f.occurrence,
+  magnitude: (f) => f.durationMs + f.occurrence + clocksMagnitude(f),
   *smaller(f) {
+    yield* withClocksRunning(f);
     for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
     for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
   },
@@ -36,7 +42,8 @@ export const pauseAt = {
     s.f === "pause" &&
     s.node === `client:${f.client}` &&
     s.value.checkpoint === f.checkpoint &&
-    s.value.occurrence === f.occurrence
+    s.value.occurrence === f.occurrence &&
+    s.value.clocks === f.clocks
       ? true
       : undefined,
 } satisfies FaultDescriptor<"pause-at">;
