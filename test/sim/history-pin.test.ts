@@ -24,7 +24,9 @@ const REPIN = process.env.LOCKCHECK_REPIN === "1";
 
 /** The bench's standard schedule, with every fault category the target can take. */
 function standardArb(t: Target): fc.Arbitrary<Schedule> {
-  const categories = t.hasLeader ? (["pause", "partition", "crash", "delay"] as const) : DEFAULT_FAULT_CATEGORIES;
+  const categories = t.hasLeader
+    ? (["pause", "partition", "crash", "delay"] as const)
+    : DEFAULT_FAULT_CATEGORIES;
   return standardScheduleArb(t, categories);
 }
 

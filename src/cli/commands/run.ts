@@ -234,7 +234,7 @@ async function runReal(flags: RunFlags): Promise<number> {
       const { target, schedule, outDir } = plan;
       runDir = outDir;
       say(
-        `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} clients, ${schedule.faults.length} faults${schedule.partitionMode === "blackhole" ? " (partitions black-hole)" : ""} → ${outDir}`,
+        `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} client${schedule.clients.length === 1 ? "" : "s"}, ${schedule.faults.length} fault${schedule.faults.length === 1 ? "" : "s"}${schedule.partitionMode === "blackhole" ? " (partitions black-hole)" : ""} → ${outDir}`,
       );
     },
     onProgress: (p) =>
