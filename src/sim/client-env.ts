@@ -27,6 +27,7 @@ import { renewInBackground } from "./cluster-renewal.js";
 import { type ClusterSession, clusterSession, submitToCluster, watchAtCluster } from "./consensus-client.js";
 import { pauseAtCheckpoint } from "./nemesis.js";
 import { type SimNode, setTimerWith } from "./node.js";
+import { mapPacked } from "./packed.js";
 import { callAnswered, callAnsweredEach, channel } from "./rpc.js";
 import { deletedSince, type EtcdCluster, type EtcdCmd, type EtcdRes } from "./servers/etcd.js";
 import { delIfEquals, incr, type RedisNode, setNxPx } from "./servers/redis.js";
@@ -51,7 +52,7 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
       setTimerWith(client, ms, wake, op);
       return op;
     },
-    redis: w.redis.map((r) => redisApi(w, client, r, callTimeout)),
+    redis: mapPacked(w.redis, (r) => redisApi(w, client, r, callTimeout)),
     redisAll: redisFanOut(w, client, callTimeout),
     etcd: w.etcd === null ? null : etcdApi(w, client, w.etcd, callTimeout),
     zk: w.zk === null ? null : zkApi(w, client, w.zk, callTimeout),
@@ -100,7 +101,7 @@ function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf
 }
 
 function redisFanOut(w: SimWorld, client: SimNode, timeout: TimeoutOf): StepApi<RedisFanOut> {
-  const channels = w.redis.map((r) => channel(w.net, client, r.node));
+  const channels = mapPacked(w.redis, (r) => channel(w.net, client, r.node));
   const servers = w.redis;
   if (servers.length === 0) {
     const none = (): SimOp<CallResult<boolean>[]> => settledOp<CallResult<boolean>[]>([]);

@@ -25,6 +25,7 @@ import { type CallBatch, settleClient, soloBatch } from "./batch.js";
 import { monoAt } from "./clock.js";
 import type { Network } from "./network.js";
 import { type SimNode, setTimerWith } from "./node.js";
+import { mapPacked } from "./packed.js";
 import { type Channel, callThen, channel, type Responder, respond } from "./rpc.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
 import { failOp, SimOp } from "./sim-op.js";
@@ -47,8 +48,8 @@ export function clusterSession(
   return {
     net,
     client,
-    members: members.map((m) => m.node),
-    channels: members.map(() => null),
+    members: mapPacked(members, (m) => m.node),
+    channels: mapPacked(members, () => null),
     preferred: 0,
   };
 }

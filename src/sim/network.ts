@@ -14,6 +14,7 @@
  */
 import type { OwnEvent } from "./event-queue.js";
 import { type Delivery, deliver, type SimNode } from "./node.js";
+import { mapPacked } from "./packed.js";
 import { createRandomStreams, type Random, type RandomStreams } from "./rng.js";
 import { atOwn, atWith, type SimCore } from "./scheduler.js";
 
@@ -122,7 +123,7 @@ export function seedLinks(net: Network): void {
   const unseeded: Link[] = [];
   for (const out of net.links.values()) for (const l of out.values()) if (l.rand === null) unseeded.push(l);
   if (unseeded.length < 2) return;
-  const streams = net.streams.streams(unseeded.map(linkStreamName));
+  const streams = net.streams.streams(mapPacked(unseeded, linkStreamName));
   unseeded.forEach((l, i) => {
     l.rand = streams[i]!;
   });

@@ -12,6 +12,7 @@
  * depend on the seed (three hashes of " ") is done once. Alea uses only exact integer and
  * double arithmetic, so streams are identical on any machine.
  */
+import { mapPacked } from "./packed.js";
 
 export type Random = () => number;
 
@@ -35,9 +36,9 @@ export function createRandomStreams(seed: number): RandomStreams {
     },
     streams(purposes) {
       const missing = [...new Set(purposes)].filter((p) => !made.has(p));
-      const fresh = aleaMany(missing.map((p) => `${seed}/${p}`));
+      const fresh = aleaMany(mapPacked(missing, (p) => `${seed}/${p}`));
       for (let i = 0; i < missing.length; i++) made.set(missing[i]!, fresh[i]!);
-      return purposes.map((p) => made.get(p)!);
+      return mapPacked(purposes, (p) => made.get(p)!);
     },
   };
 }

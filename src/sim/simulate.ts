@@ -23,6 +23,7 @@ import { noteAction } from "./batch.js";
 import { asyncClientEnv, createClientEnv } from "./client-env.js";
 import { scheduleFaults } from "./nemesis.js";
 import { seedLinks } from "./network.js";
+import { mapPacked } from "./packed.js";
 import { withPausesInCall } from "./pause-in-call.js";
 import { clientRecorder, closeOpenCalls } from "./recorder.js";
 import { runLoop } from "./scheduler.js";
@@ -107,7 +108,7 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
   const workload = { lockName: options.lockName, ttlMs: options.ttlMs, horizonMs: options.horizonMs };
   let finished = 0;
   let failure: unknown;
-  const nodes = schedule.clients.map((plan) => w.clients.get(plan.id)!);
+  const nodes = mapPacked(schedule.clients, (plan) => w.clients.get(plan.id)!);
   // 1 once client i finished its plan. A typed array: `nodes.map(() => false)` is packed when
   // interpreted and holey once optimized, and the mix made the run loop's optimized code
   // deoptimize again and again (V8 "wrong map"), about once per 40 schedules.

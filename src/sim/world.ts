@@ -8,6 +8,7 @@ import type { Schedule } from "../schedule/schedule.js";
 import { clearQueue } from "./event-queue.js";
 import { createNetwork, type Network } from "./network.js";
 import { createNode, type SimNode } from "./node.js";
+import { mapPacked } from "./packed.js";
 import { createHistoryRecorder, type HistoryRecorder } from "./recorder.js";
 import { createRandomStreams, type RandomStreams } from "./rng.js";
 import { createCore, type SimCore } from "./scheduler.js";
@@ -76,7 +77,8 @@ export function createWorld(
     if (clients.has(c.id)) throw new RangeError(`simulate: two clients have id ${c.id}`);
     clients.set(c.id, add(`client:${c.id}`));
   }
-  const serverNodes = Array.from({ length: options.servers }, (_, i) => add(`server:${i}`));
+  const serverNodes: SimNode[] = [];
+  for (let i = 0; i < options.servers; i++) serverNodes.push(add(`server:${i}`));
   const resourceNode = add("resource");
   const timings = { ...DEFAULT_CONSENSUS_TIMINGS, ...opts.consensus };
   return {
@@ -90,7 +92,7 @@ export function createWorld(
     servers: serverNodes,
     resourceNode,
     resource: createResourceNode(schedule.resource === "fenced"),
-    redis: servers === "redis" ? serverNodes.map(createRedisNode) : [],
+    redis: servers === "redis" ? mapPacked(serverNodes, createRedisNode) : [],
     etcd: servers === "etcd" ? createEtcdCluster(net, serverNodes, streams, timings) : null,
     zk: servers === "zk" ? createZkEnsemble(net, serverNodes, streams, timings) : null,
     timings,

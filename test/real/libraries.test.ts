@@ -51,6 +51,15 @@ async function run(s: Schedule): Promise<CheckedRealRun> {
   return r;
 }
 
+/** The run's pauses: whether their clocks stopped, and whether each landed inside its call. */
+const pausesOf = (r: CheckedRealRun) =>
+  r.run.ops
+    .filter((o) => o.process === "nemesis" && o.f === "pause")
+    .map((o) => {
+      const { clocks, inCall } = o.value as { clocks?: string; inCall?: boolean };
+      return { clocks, inCall };
+    });
+
 const acquiresOk = (ops: readonly Op[], process: number) =>
   ops.filter((o) => o.process === process && o.f === "acquire" && o.type === "ok");
 
@@ -76,9 +85,10 @@ function expectLateSecondGrant(r: CheckedRealRun): void {
  * acquisition-clock-step.json: the same, and client 0's wall clock steps back 4 s at 1 s,
  * while its acquire waits for the held replies.
  *
- * acquisition-suspend.json: the same clients; client 0 is suspended (stopped, its clocks with
- * it) as soon as its second acquire's requests are out, for 3.6 s: no reply delays, no clock
- * step. Without `clocks` it is a plain pause at the same point.
+ * acquisition-suspend.json: the same clients and reply delays; instead of the timed pause,
+ * client 0 is suspended (stopped, its clocks with it) as soon as its second acquire's requests
+ * are out, for 3.6 s (the delays keep the replies away until then: without them a loopback
+ * reply can beat the stop). Without `clocks` it is a plain pause at the same point.
  *
  * paused-holder.json (-etcd: 3 servers, -redlock: 5): client 0 acquires at once and holds 4 s, writing every
  * second; it is SIGSTOPped at 0.5 s for 3 s (its lease refresh / keep-alive frozen too). Client 1
@@ -140,13 +150,13 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
     for (const file of ["redlock-v5-checked.mjs", "redlock-v5-monotonic.mjs"]) {
       const r = await run(await acquisitionSuspend(await adapter(file), "stopped"));
       expectLateSecondGrant(r);
-      const suspended = r.run.ops.filter((o) => o.process === "nemesis" && o.f === "pause");
-      expect(suspended.map((o) => (o.value as { clocks?: string }).clocks)).toEqual(["stopped"]);
+      expect(pausesOf(r), r.timeline).toEqual([{ clocks: "stopped", inCall: true }]);
     }
   });
 
   it("redlock with the validity check on Date.now(): the same pause with the clocks running is safe", async () => {
     const r = await run(await acquisitionSuspend(await adapter("redlock-v5-checked.mjs"), "running"));
+    expect(pausesOf(r), r.timeline).toEqual([{ clocks: undefined, inCall: true }]);
     expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
     expect(r.violations, r.timeline).toEqual([]);
   });

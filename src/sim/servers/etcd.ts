@@ -16,6 +16,7 @@
 import type { EtcdKeyInfo } from "../../env/env.js";
 import type { Network } from "../network.js";
 import type { SimNode } from "../node.js";
+import { mapPacked } from "../packed.js";
 import type { RandomStreams } from "../rng.js";
 import { type Cluster, type ConsensusTimings, createCluster, type StateMachineSpec } from "./raft.js";
 
@@ -141,7 +142,7 @@ export function deletedSince(key: string, createRevision: bigint): (s: EtcdState
 const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
   init: () => ({ revision: 1n, kv: new Map(), leases: new Map(), nextLeaseId: 1 }),
   apply: applyEtcd,
-  leases: (s) => [...s.leases].map(([id, l]) => [id, l.ttlMs] as const),
+  leases: (s) => mapPacked([...s.leases], ([id, l]) => [id, l.ttlMs] as const),
   leaseEvent(res) {
     switch (res.op) {
       case "lease-grant":

@@ -62,6 +62,7 @@
 import { monoAt } from "../clock.js";
 import { type Link, linkBetween, type Network, send, sendThunk } from "../network.js";
 import { cancelTimer, type Delivery, type SimNode, setTimer, setTimerWith, type Timer } from "../node.js";
+import { mapPacked } from "../packed.js";
 import type { Random, RandomStreams } from "../rng.js";
 
 export interface ConsensusTimings {
@@ -230,13 +231,13 @@ export function createCluster<Cmd, Res, SM>(
 ): Cluster<Cmd, Res, SM> {
   const n = nodes.length;
   // No member sends to itself: no link (and no random stream) for that.
-  const links: (Link | null)[][] = nodes.map((a) =>
-    nodes.map((b) => (a === b ? null : linkBetween(net, a, b))),
+  const links: (Link | null)[][] = mapPacked(nodes, (a) =>
+    mapPacked(nodes, (b) => (a === b ? null : linkBetween(net, a, b))),
   );
   const sendTo = (from: Member<Cmd, Res, SM>, to: Member<Cmd, Res, SM>, handle: () => void): void =>
     sendThunk(net, links[from.id]![to.id]!, handle);
   const majority = Math.floor(n / 2) + 1;
-  const members: Member<Cmd, Res, SM>[] = nodes.map((node, id) => ({
+  const members: Member<Cmd, Res, SM>[] = mapPacked(nodes, (node, id) => ({
     id,
     node,
     rand: streams.stream(`election:${node.name}`),
@@ -265,7 +266,7 @@ export function createCluster<Cmd, Res, SM>(
     expiring: new Set(),
   }));
   /** Per member: the watches waiting for a change to its applied state. */
-  const watches: Watch<SM>[][] = members.map(() => []);
+  const watches: Watch<SM>[][] = mapPacked(members, () => []);
 
   const lastIndex = (m: Member<Cmd, Res, SM>): number => m.log.length - 1;
   const mono = (m: Member<Cmd, Res, SM>): number => monoAt(m.node.clock, m.node.core.now);

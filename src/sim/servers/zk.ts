@@ -13,6 +13,7 @@
 
 import type { Network } from "../network.js";
 import type { SimNode } from "../node.js";
+import { mapPacked } from "../packed.js";
 import type { RandomStreams } from "../rng.js";
 import { type Cluster, type ConsensusTimings, createCluster, type StateMachineSpec } from "./raft.js";
 
@@ -161,7 +162,7 @@ function zkSpec(): StateMachineSpec<ZkCmd, ZkRes, ZkState> {
 
 const zkRules: Omit<StateMachineSpec<ZkCmd, ZkRes, ZkState>, "init"> = {
   apply: applyZk,
-  leases: (s) => [...s.sessions].map(([id, session]) => [id, session.timeoutMs] as const),
+  leases: (s) => mapPacked([...s.sessions], ([id, session]) => [id, session.timeoutMs] as const),
   leaseEvent(res) {
     switch (res.op) {
       case "create-session":
