@@ -24,16 +24,38 @@ interface Entry {
 export interface RedisNode {
   readonly node: SimNode;
   readonly keys: Map<string, Entry>;
+  /**
+   * The slot last looked up, and its key: a lock server is asked about one key over and over
+   * (lock keys are one string object per lock, src/locks/lease.ts), and comparing it by
+   * identity costs less than a Map lookup. Slots stay in `keys` until a crash empties it.
+   */
+  lastKey: string | null;
+  lastSlot: Entry | null;
 }
 
 export function createRedisNode(node: SimNode): RedisNode {
-  const r: RedisNode = { node, keys: new Map() };
-  node.onCrash = () => r.keys.clear();
+  const r: RedisNode = { node, keys: new Map(), lastKey: null, lastSlot: null };
+  node.onCrash = () => {
+    r.keys.clear();
+    r.lastKey = null;
+    r.lastSlot = null;
+  };
   return r;
 }
 
-function live(r: RedisNode, key: string): Entry | undefined {
+/** The key's slot, if it has one. */
+function slotOf(r: RedisNode, key: string): Entry | undefined {
+  if (r.lastKey === key) return r.lastSlot!;
   const e = r.keys.get(key);
+  if (e !== undefined) {
+    r.lastKey = key;
+    r.lastSlot = e;
+  }
+  return e;
+}
+
+function live(r: RedisNode, key: string): Entry | undefined {
+  const e = slotOf(r, key);
   return e !== undefined && isLive(r, e) ? e : undefined;
 }
 
@@ -65,7 +87,7 @@ function store(
 
 /** SET key value NX PX ttlMs */
 export function setNxPx(r: RedisNode, key: string, value: string, ttlMs: number): boolean {
-  const e = r.keys.get(key);
+  const e = slotOf(r, key);
   if (e !== undefined && isLive(r, e)) return false;
   store(r, e, key, value, wallAt(r.node.clock, r.node.core.now) + ttlMs);
   return true;
@@ -81,7 +103,7 @@ export function delIfEquals(r: RedisNode, key: string, value: string): boolean {
 
 /** INCR key; a missing key counts as 0. Null if the key holds a non-integer (Redis errors). */
 export function incr(r: RedisNode, key: string): bigint | null {
-  const slot = r.keys.get(key);
+  const slot = slotOf(r, key);
   const e = slot !== undefined && isLive(r, slot) ? slot : undefined;
   let current = 0n;
   if (e !== undefined) {
