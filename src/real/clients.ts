@@ -5,6 +5,7 @@
  */
 import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
+import { clocksField } from "../schedule/faults/pause-clocks.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { ChildConfig, ChildMessage, LibraryChildConfig, ParentMessage } from "./client/protocol.js";
 import { LOOPBACK } from "./cluster/net.js";
@@ -118,7 +119,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
                 checkpoint: f.checkpoint,
                 occurrence: f.occurrence,
                 durationMs: f.durationMs,
-                ...(f.clocks === undefined ? {} : { clocks: f.clocks }),
+                ...clocksField(f.clocks),
               },
             ]
           : [],
@@ -144,7 +145,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           case "pause-me": {
             proc.notePausedBySelf();
             const { checkpoint, occurrence, durationMs, time, clocks } = msg;
-            const value = { checkpoint, occurrence, durationMs, ...(clocks === undefined ? {} : { clocks }) };
+            const value = { checkpoint, occurrence, durationMs, ...clocksField(clocks) };
             const label = `pause-at client:${plan.id}@${checkpoint}${clocks === undefined ? "" : ", clocks stopped"}`;
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;

@@ -6,6 +6,7 @@
  * go on in between.
  */
 import { NOT_PAUSED } from "../../env/env.js";
+import { clocksField } from "../../schedule/faults/pause-clocks.js";
 import type { Checkpoint } from "../../schedule/schedule.js";
 import type { ClientClock } from "./clock.js";
 import type { ChildConfig, ChildMessage } from "./protocol.js";
@@ -39,11 +40,13 @@ export function createCheckpoint(
         // Stop only once the parent has the message, so it knows to resume us. (A write to the
         // IPC channel that completes at once calls back in a tick: still in this timer callback.)
         const { durationMs, clocks } = fault;
-        const msg = { type: "pause-me", checkpoint: point, occurrence, durationMs, time } as const;
-        send(clocks === undefined ? msg : { ...msg, clocks }, () => {
-          stopSelf(clock, clocks);
-          resolve();
-        });
+        send(
+          { type: "pause-me", checkpoint: point, occurrence, durationMs, time, ...clocksField(clocks) },
+          () => {
+            stopSelf(clock, clocks);
+            resolve();
+          },
+        );
       }, 0),
     );
   };

@@ -6,6 +6,7 @@
  * (pause-at.ts: wait for the kernel to report it stopped, record it at the child's stamp,
  * SIGCONT `durationMs` later). Here: which faults go to which child, and what is recorded.
  */
+import { clocksField } from "../../schedule/faults/pause-clocks.js";
 import type { Fault } from "../../schedule/schedule.js";
 import type { PauseInCallFired, PauseInCallSpec } from "../client/pause-in-call.js";
 import type { PauseRequest } from "../clients.js";
@@ -20,7 +21,7 @@ export function pauseInCallSpecs(faults: readonly Fault[], clientId: number): Pa
             occurrence: f.occurrence,
             afterMs: f.afterMs,
             durationMs: f.durationMs,
-            ...(f.clocks === undefined ? {} : { clocks: f.clocks }),
+            ...clocksField(f.clocks),
           },
         ]
       : [],
@@ -34,7 +35,7 @@ export function pauseInCallRequest(clientId: number, fired: PauseInCallFired, ti
     clientId,
     durationMs,
     time,
-    value: { call, occurrence, afterMs, durationMs, inCall, ...(clocks === undefined ? {} : { clocks }) },
+    value: { call, occurrence, afterMs, durationMs, inCall, ...clocksField(clocks) },
     label: `pause-in-call client:${clientId} ${call}#${occurrence}+${afterMs}ms${clocks === undefined ? "" : ", clocks stopped"}`,
   };
 }

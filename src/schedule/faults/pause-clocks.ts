@@ -10,3 +10,7 @@ export function* withClocksRunning<F extends { clocks?: "stopped" }>(f: F): Gene
 
 /** What stopping the clocks adds to a pause's size: a pause whose clocks run on is smaller. */
 export const clocksMagnitude = (f: { clocks?: "stopped" }): number => (f.clocks === undefined ? 0 : 1);
+
+/** `clocks` as a field to spread into a fault, a message or a recorded value: none when absent. */
+export const clocksField = (clocks: "stopped" | undefined): { clocks?: "stopped" } =>
+  clocks === undefined ? {} : { clocks };
