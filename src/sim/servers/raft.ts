@@ -389,10 +389,11 @@ export function createCluster<Cmd, Res, SM>(
     m.leaderId = m.id;
     m.electionTimer = stopTimer(m.electionTimer);
     m.log.push({ term: m.term, cmd: null });
-    m.nextIndex = perMember(members.length, lastIndex(m));
-    m.matchIndex = perMember(members.length, 0);
-    m.probing = perMember(members.length, true);
-    m.sentSinceTick = perMember(members.length, false);
+    const next = lastIndex(m);
+    m.nextIndex = mapPacked(members, () => next);
+    m.matchIndex = mapPacked(members, () => 0);
+    m.probing = mapPacked(members, () => true);
+    m.sentSinceTick = mapPacked(members, () => false);
     m.matchIndex[m.id] = lastIndex(m);
     m.heardFrom = new Set();
     m.lessor = null;
@@ -701,16 +702,4 @@ export function createCluster<Cmd, Res, SM>(
         watches[id]!.push({ seen, notify: notify as Watch<SM>["notify"], arg, untilMono: mono(m) + waitMs });
     },
   };
-}
-
-/**
- * An array of `n` copies of `value`, built by pushing. `members.map(…)` made packed arrays
- * while interpreted and holey ones once optimized (V8 inlines `map` with a holey result), and
- * mixing the two made the leader's code deoptimize and recompile about every 20 schedules
- * (`--trace-deopt`); recompiling took over half of sim:consensus's CPU time in steady state.
- */
-function perMember<T>(n: number, value: T): T[] {
-  const a: T[] = [];
-  for (let i = 0; i < n; i++) a.push(value);
-  return a;
 }
