@@ -4,7 +4,9 @@
  * acquisition" double grant when the lock skips the validity check; a delay from a server to
  * a client holds that server's replies in the link's proxy. Nothing is left behind.
  */
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { loadModule } from "../../src/custom/module-target.js";
 import type { ClientOp, NemesisOp, Op } from "../../src/history/op.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import { missingBinaries, schedule } from "./helpers.js";
@@ -115,5 +117,37 @@ describe.skipIf(missing.length > 0)("pause-in-call and reply delays on real serv
       to: "client:0",
       extraMs: 400,
     });
+  });
+});
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
+
+describe.skipIf(missing.length > 0)("a pause 0 ms into a library's call", () => {
+  it("lands before the reply is read, though the reply is back before the event loop turns", async () => {
+    // busy-after-send.mjs sends SET NX PX, then keeps the process busy for 200 ms: the reply is
+    // in the socket by then. Client 0 acquires from a timer (after 100 ms of thinking), so a
+    // stop from setImmediate alone would come after the poll phase had read it (inCall false).
+    const loaded = await loadModule("module:./busy-after-send.mjs", FIXTURES);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const s = schedule(
+      loaded.value.target.name,
+      "unfenced",
+      { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 5000 },
+      [
+        { id: 0, cycles: [{ thinkMs: 100, holdMs: 900, writes: 4 }] },
+        { id: 1, cycles: [{ thinkMs: 300, holdMs: 600, writes: 3 }], repeat: true },
+      ],
+      [pauseInAcquire(0, 2500)],
+    );
+    const r = await runChecked(s);
+    track(r.runId);
+    expect(r.run.warnings).toEqual([]);
+    const [pause] = nemesis(r.run.ops, "pause");
+    expect(pause?.value, r.timeline).toMatchObject({ call: "acquire", afterMs: 0, inCall: true });
+    const done = clientOp(r.run.ops, 0, "acquire", "ok")!;
+    expect(done.time - pause!.time, r.timeline).toBeGreaterThanOrEqual(2500 * MS);
+    // Granted before the stop, read after it, past the TTL: client 1 holds the lock too, and
+    // their writes interleave.
+    expect(r.violations, r.timeline).toContain("mutual-exclusion");
   });
 });

@@ -11,6 +11,7 @@ import type { CallKind, PauseClocks } from "../../schedule/schedule.js";
 import { countingInvokes } from "../../workload/calls-in-flight.js";
 import type { ClientRecorder } from "../../workload/client.js";
 import { noSoonerThan } from "../no-sooner-than.js";
+import { afterNextWrite } from "./after-write.js";
 import type { ClientClock } from "./clock.js";
 import type { ChildMessage } from "./protocol.js";
 import { stopSelf } from "./stop-self.js";
@@ -39,8 +40,8 @@ export function withPausesInCall(
     for (const f of faults) {
       if (f.call !== call || f.occurrence !== occurrence) continue;
       const fire = () => stopSelf({ ...f, inCall: stillOpen() });
-      // After 0 ms: once the call's requests are written (setTimeout would wait ≥ 1 ms).
-      if (f.afterMs === 0) setImmediate(fire);
+      // After 0 ms: once the call's requests are written, before a reply is read (after-write.ts).
+      if (f.afterMs === 0) afterNextWrite(fire);
       else noSoonerThan(nowNs() + f.afterMs * 1e6, nowNs, fire);
     }
   });

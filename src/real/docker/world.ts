@@ -12,20 +12,20 @@
  * - partitions between servers: isolate a member from its peers (see `partitionServers`).
  *
  * Docker calls are asynchronous while the fault interface's pause/resume are not, so each
- * node runs its container operations strictly in order on its own queue; a failure is kept
- * for the run's warnings.
+ * node runs its container operations strictly in order on its own queue (node-adapter.ts); a
+ * failure is kept for the run's warnings.
  */
 import type Docker from "dockerode";
 import { err, ok, type Result } from "../../result.js";
 import type { EtcdCluster, EtcdMember } from "../cluster/etcd.js";
 import type { RedisNode } from "../cluster/redis.js";
-import type { ServerProcess } from "../hygiene/managed.js";
 import { makeTempDir } from "../hygiene/temp-dir.js";
 import { type LinkProxy, startLinkProxy } from "../proxy/link-proxy.js";
 import type { RealWorld, ServerCut, WorldSpec } from "../world.js";
 import { type DockerCluster, type DockerNode, startDockerCluster } from "./cluster.js";
 import type { Topology } from "./compose.js";
 import { connectEngine } from "./engine.js";
+import { adaptNode, type NodeAdapter } from "./node-adapter.js";
 import { type DockerImages, topologyFor } from "./topology.js";
 
 /** What `--cluster docker` adds to a real run's options. */
@@ -47,92 +47,6 @@ export interface DockerWorld extends RealWorld {
    * restarts crashed ones. Keys are not touched.
    */
   resetFaults(): Promise<Result<void, string>>;
-}
-
-/** Longest a container operation may take before the queue gives up on it and moves on. */
-const OPERATION_TIMEOUT_MS = 60_000;
-
-function withTimeout<T>(op: () => Promise<T>): () => Promise<T> {
-  return () => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer from the engine in ${OPERATION_TIMEOUT_MS} ms`)),
-        OPERATION_TIMEOUT_MS,
-      );
-      timer.unref();
-    });
-    return Promise.race([op(), timeout]).finally(() => clearTimeout(timer));
-  };
-}
-
-/** Serializes a node's container operations; failures are collected, not thrown. */
-function operationQueue(label: string, failures: string[]) {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(op: () => Promise<T>): Promise<T | undefined> => {
-    const next = tail.then(withTimeout(op)).catch((e: unknown) => {
-      failures.push(`${label}: ${e instanceof Error ? e.message : String(e)}`);
-      return undefined;
-    });
-    tail = next;
-    return next;
-  };
-}
-
-interface NodeAdapter {
-  current(): ServerProcess | null;
-  crash(): Promise<void>;
-  restart(): Promise<Result<void, string>>;
-  /** Resolves once every operation queued so far has finished. */
-  drain(): Promise<void>;
-  /** Off the peer network; isolations nest (the member rejoins when the last one heals). */
-  isolate(): Promise<void>;
-  heal(): void;
-  /** Drains the queue, then rejoins and unpauses the container, however many cuts and pauses were open. */
-  undoFaults(): Promise<void>;
-}
-
-async function adaptNode(node: DockerNode, failures: string[]): Promise<NodeAdapter> {
-  const label = `container ${node.containerName} (${node.name})`;
-  const enqueue = operationQueue(label, failures);
-  const incarnation = (pid: number): ServerProcess => ({
-    label,
-    pid,
-    hasExited: () => node.isDown(),
-    isPaused: () => node.isPaused(),
-    pause: () => void enqueue(() => node.pause()),
-    resume: () => void enqueue(() => node.resume()),
-  });
-  let current: ServerProcess | null = incarnation((await node.mainPid()) ?? -1);
-  let isolations = 0;
-  return {
-    current: () => current,
-    async crash() {
-      current = null;
-      await enqueue(() => node.crash());
-    },
-    async restart() {
-      const restarted = await enqueue(() => node.restart());
-      if (restarted === undefined) return err(`${label}: restart failed (${failures.at(-1) ?? "unknown"})`);
-      if (!restarted.ok) return restarted;
-      current = incarnation((await node.mainPid()) ?? -1);
-      return ok(undefined);
-    },
-    drain: async () => {
-      await enqueue(async () => {});
-    },
-    async isolate() {
-      if (isolations++ === 0) await enqueue(() => node.isolate());
-    },
-    heal() {
-      if (isolations > 0 && --isolations === 0) void enqueue(() => node.rejoin());
-    },
-    async undoFaults() {
-      isolations = 0;
-      await enqueue(() => node.rejoin());
-      await enqueue(() => node.resume());
-    },
-  };
 }
 
 function redisNode(node: DockerNode, a: NodeAdapter): RedisNode {

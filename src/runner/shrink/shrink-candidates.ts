@@ -14,7 +14,7 @@ import {
   smallerInts,
 } from "../../schedule/faults/index.js";
 import type { ClientPlan, Cycle, Fault, NodeRef, Schedule } from "../../schedule/schedule.js";
-import { withChainedPausesMerged } from "./merge-pauses.js";
+import { withPausesMerged } from "./merge-pauses.js";
 
 export { smallerInts };
 
@@ -255,7 +255,7 @@ function* stopRepeating(s: Schedule): Generator<Schedule> {
 export function* shrinkCandidates(s: Schedule, aimed: Iterable<Schedule> = []): Generator<Schedule> {
   yield* dropClients(s);
   yield* aimed;
-  const merged = withChainedPausesMerged(s);
+  const merged = withPausesMerged(s);
   if (merged !== null) yield merged;
   yield* dropFaults(s);
   yield* pausesToCheckpoints(s);

@@ -26,7 +26,7 @@ import type { Target } from "../../targets/target.js";
 import { probeOf, probeViolation, type ViolationKind } from "../same-violation.js";
 import { cutAfterViolation } from "./cut-after-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
-import { withChainedPausesMerged } from "./merge-pauses.js";
+import { withPausesMerged } from "./merge-pauses.js";
 import { widenings } from "./robust-failure.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 import { shrinkRobustly } from "./shrink-robust.js";
@@ -201,7 +201,7 @@ export async function shrinkOnRealServers(
     }
     const pruned = withoutUnfiredFaults(s, ops);
     if (pruned !== null) yield pruned;
-    const merged = withChainedPausesMerged(s);
+    const merged = withPausesMerged(s);
     if (merged !== null) yield merged;
   };
   const shrunk = await shrinkSchedule(schedule, probe, o.budget ?? DEFAULT_BUDGET, o.evidence, aim);
