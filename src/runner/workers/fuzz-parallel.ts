@@ -131,7 +131,27 @@ interface LocalSearch {
   seed: number;
 }
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Yields to the event loop between runs once `everyMs` have passed since the last yield: often
+ * enough to hand a worker its next block without keeping it waiting, while a yield after every
+ * run (a setImmediate, about 3 µs, against 150 µs or more a run) cost this thread 3–5% of its runs
+ * (sim:lease-token, 20,000 runs, in blocks: 3,308 → 3,432–3,499 ms of CPU).
+ */
+function yieldingEvery(everyMs: number): () => Promise<void> {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - last < everyMs) return Promise.resolve();
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        last = performance.now();
+        resolve();
+      }),
+    );
+  };
+}
+
+const YIELD_EVERY_MS = 2;
 
 /** How often the coordinator considers starting the threads. */
 const THREAD_CHECK_MS = 250;
@@ -173,6 +193,7 @@ function search(
       void Promise.all([local, ...workers.map((w) => w.terminate())]).then(() => resolve(outcome));
     };
     const searchHere = async (here: LocalSearch): Promise<void> => {
+      const between = yieldingEvery(YIELD_EVERY_MS);
       for (;;) {
         if (settled) return;
         const block = frontier.next();
@@ -186,7 +207,7 @@ function search(
             frontier.progress(block.start, passed);
             onChange();
           },
-          between: yieldToEventLoop,
+          between,
           abandoned: () => settled || !frontier.useful(block.start),
         });
         busy--;
