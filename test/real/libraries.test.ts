@@ -201,6 +201,28 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
   });
 });
 
+describe.skipIf(missingRedis.length > 0)("a fence kept in a lock server that forgets", () => {
+  it("redis-semaphore Mutex, fenced: a crash of its Redis resets the counter, and tokens come again", async () => {
+    // crashed-lock-server.json: one client takes the lock over and over; its Redis (no
+    // persistence, as lockcheck runs it) is killed at 1.3 s and back at 2.3 s.
+    const s = await docSchedule(
+      "crashed-lock-server.json",
+      await adapter("redis-semaphore-mutex-fenced.mjs"),
+      "fenced",
+    );
+    const r = await run(s);
+    expect(r.violations, r.timeline).toEqual(["token-order"]);
+    const tokens = r.run.ops
+      .filter((o) => o.process === 0 && o.f === "acquire" && o.type === "ok")
+      .map((o) => Number((o as { token?: unknown }).token));
+    // 1, 2, 3, … before the crash; 1, 2, … again after it.
+    expect(tokens.slice(0, 2), r.timeline).toEqual([1, 2]);
+    expect(tokens.slice(2), r.timeline).toContain(1);
+    // The resource (which keeps its data) remembers the highest token and rejects the repeats.
+    expect(r.rejectedWrites.length, r.timeline).toBeGreaterThan(0);
+  });
+});
+
 describe.skipIf(missingRedis.length > 0)("a library that throws outside a call", () => {
   it("redis-semaphore's default onLockLost kills the paused holder on waking: reported as a warning", async () => {
     const loaded = await loadModule("module:./mutex-default-lost-lock.mjs", FIXTURES);
