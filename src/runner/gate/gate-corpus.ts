@@ -4,17 +4,24 @@
  * recorded verdicts — expected.json (`{ "verdicts": { "<checker>": true | false | "unknown" } }`,
  * the histories/ corpus format) or verdict.json (a saved run folder). An entry with a
  * schedule.json is re-run on its target (the simulator is deterministic, so the same
- * history comes back); an entry with only a history is re-checked.
+ * history comes back; a target from a user's module is loaded from the path the schedule
+ * records); an entry with only a history is re-checked.
+ *
+ * A run on real servers is not deterministic: a counterexample that failed there may pass on
+ * the next run when a fault misses its window. So a real-server entry gets up to REAL_ATTEMPTS
+ * runs, each on fresh servers, and meets its expectation as soon as one of them gets the
+ * recorded verdicts (as `lockcheck run --attempts` does).
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import { checkOps } from "../../checkers/index.js";
 import type { Validity, Verdict } from "../../checkers/verdict.js";
+import { loadScheduleWithModule } from "../../custom/schedule-module.js";
 import { readHistoryFile } from "../../history/jsonl.js";
 import type { CorpusResult } from "../../report/gate-result.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
-import { loadSchedule } from "../../schedule/load.js";
+import { findTarget } from "../../targets/index.js";
 import { replaySchedule } from "../replay.js";
 import { readVerdictFile } from "../run-folder.js";
 
@@ -107,6 +114,16 @@ function byChecker(verdicts: readonly Verdict[]): Record<string, Validity> {
 
 const show = (v: Validity | undefined) => (v === undefined ? "not run" : String(v));
 
+/** Runs a real-server entry gets to come back with its recorded verdicts. */
+export const REAL_ATTEMPTS = 3;
+
+/** One line per checker whose verdict is not the recorded one. */
+function mismatchesOf(expected: Record<string, Validity>, actual: Record<string, Validity>): string[] {
+  return Object.entries(expected)
+    .filter(([checker, want]) => actual[checker] !== want)
+    .map(([checker, want]) => `${checker}: recorded ${show(want)}, now ${show(actual[checker])}`);
+}
+
 export async function checkCorpusEntry(entry: CorpusEntry): Promise<CorpusResult> {
   const started = Date.now();
   const replay =
@@ -127,28 +144,40 @@ export async function checkCorpusEntry(entry: CorpusEntry): Promise<CorpusResult
   const expected = await recordedVerdicts(entry.dir);
   if (!expected.ok) return failed(expected.error);
 
-  let verdicts: Verdict[];
+  let actual: Record<string, Validity>;
+  let mismatches: string[];
   if (entry.mode === "re-run") {
-    const schedule = await loadSchedule(join(entry.dir, "schedule.json"));
+    const schedule = await loadScheduleWithModule(join(entry.dir, "schedule.json"));
     if (!schedule.ok) return failed(schedule.error, expected.value);
-    let replayed: Awaited<ReturnType<typeof replaySchedule>>;
-    try {
-      replayed = await replaySchedule(schedule.value);
-    } catch (e) {
-      return failed({ file: entry.dir, message: `the run failed: ${(e as Error).message}` }, expected.value);
+    const target = findTarget(schedule.value.target, "target");
+    const attempts = target.ok && !target.value.deterministic ? REAL_ATTEMPTS : 1;
+    for (let attempt = 1; ; attempt++) {
+      let replayed: Awaited<ReturnType<typeof replaySchedule>>;
+      try {
+        replayed = await replaySchedule(schedule.value);
+      } catch (e) {
+        return failed(
+          { file: entry.dir, message: `the run failed: ${(e as Error).message}` },
+          expected.value,
+        );
+      }
+      if (!replayed.ok) return failed(replayed.error, expected.value);
+      actual = byChecker(replayed.value.run.verdicts);
+      mismatches = mismatchesOf(expected.value, actual);
+      if (mismatches.length === 0 || attempt >= attempts) break;
     }
-    if (!replayed.ok) return failed(replayed.error, expected.value);
-    verdicts = replayed.value.run.verdicts;
+    if (mismatches.length > 0 && attempts > 1) {
+      mismatches.push(
+        `none of ${attempts} runs on real servers got the recorded verdicts (the last one's are above)`,
+      );
+    }
   } else {
     const history = await readHistoryFile(join(entry.dir, "history.jsonl"));
     if (!history.ok)
       return failed(history.error[0] ?? { file: entry.dir, message: "unreadable history" }, expected.value);
-    verdicts = checkOps(history.value.ops);
+    actual = byChecker(checkOps(history.value.ops));
+    mismatches = mismatchesOf(expected.value, actual);
   }
-  const actual = byChecker(verdicts);
-  const mismatches = Object.entries(expected.value)
-    .filter(([checker, want]) => actual[checker] !== want)
-    .map(([checker, want]) => `${checker}: recorded ${show(want)}, now ${show(actual[checker])}`);
   return {
     ...base,
     expected: expected.value,
