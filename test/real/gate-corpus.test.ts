@@ -9,15 +9,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkCorpusEntry, findCorpusEntries, REAL_ATTEMPTS } from "../../src/runner/gate/gate-corpus.js";
+import { loadSchedule } from "../../src/schedule/load.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { expectNothingLeftAfterEach } from "./run-helpers.js";
 
 const missing = missingBinaries(["redis-server"]);
 expectNothingLeftAfterEach();
-const ADAPTER = fileURLToPath(
-  new URL("../../docs/examples/libraries/redis-semaphore-mutex.mjs", import.meta.url),
-);
+const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
+const ADAPTER = join(LIBRARIES, "redis-semaphore-mutex.mjs");
 const work = mkdtempSync(join(tmpdir(), "lockcheck-test-gate-corpus-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -32,29 +32,17 @@ function entry(name: string, s: Schedule, staleWrite: boolean): void {
 
 describe.skipIf(missing.length > 0)("the gate's corpus on real servers", () => {
   it("loads a library adapter's entry by the path its schedule records and re-runs it until its verdict comes back", async () => {
-    const options = { servers: 1, ttlMs: 1000, callTimeoutMs: 2000 };
-    // The holder SIGSTOPped past its TTL writes after the next holder: stale.
-    entry(
-      "paused-holder",
-      schedule(
-        "redis:redis-semaphore-mutex",
-        "unfenced",
-        { ...options, horizonMs: 8000 },
-        [
-          { id: 0, cycles: [{ thinkMs: 0, holdMs: 4000, writes: 4 }] },
-          { id: 1, cycles: [{ thinkMs: 2000, holdMs: 3000, writes: 6 }] },
-        ],
-        [{ kind: "pause", node: "client:0", at: 500, durationMs: 3000 }],
-      ),
-      false,
-    );
+    // docs' paused-holder.json: the holder SIGSTOPped past its TTL writes after the next holder.
+    const pausedHolder = await loadSchedule(join(LIBRARIES, "paused-holder.json"));
+    if (!pausedHolder.ok) throw new Error(JSON.stringify(pausedHolder.error));
+    entry("paused-holder", pausedHolder.value, false);
     // Recorded as stale, but one client alone with no fault never writes stale: lost for good.
     entry(
       "never-again",
       schedule(
         "redis:redis-semaphore-mutex",
         "unfenced",
-        { ...options, horizonMs: 600 },
+        { servers: 1, ttlMs: 1000, callTimeoutMs: 2000, horizonMs: 600 },
         [{ id: 0, cycles: [{ thinkMs: 0, holdMs: 100, writes: 1 }] }],
         [],
       ),

@@ -7,7 +7,7 @@
  * of 2,624 ms with one of 2,000 ms inside it, found by fuzz and kept because each removal costs
  * two real runs.
  *
- * A client's pauses that follow each other inside the same call. A client's
+ * One pause for a client's pauses that follow each other inside the same call. A client's
  * `pause-in-call` faults on one call are timers of the client: one that comes due while the
  * client is stopped by another fires when it runs again, and stops it again at once. Several
  * of them (real shrinking, with its few candidates, left three on one acquire: 837, 1,182 and
@@ -32,15 +32,13 @@ export function withPausesMerged(s: Schedule): Schedule | null {
  * only touch (one ends as the next starts) are left alone: the node may run in between.
  */
 export function withOverlappingPausesMerged(s: Schedule): Schedule | null {
-  const byNode = new Map<string, TimedPause[]>();
-  for (const f of s.faults) {
-    if (f.kind !== "pause") continue;
-    const same = byNode.get(f.node);
-    if (same === undefined) byNode.set(f.node, [f]);
-    else same.push(f);
-  }
+  const byNode = groupedBy(
+    s,
+    (f): f is TimedPause => f.kind === "pause",
+    (f) => f.node,
+  );
   const replaced = new Map<Fault, TimedPause | null>();
-  for (const pauses of byNode.values()) {
+  for (const pauses of byNode) {
     if (pauses.length < 2) continue;
     const inOrder = [...pauses].sort((a, b) => a.at - b.at);
     let group = [inOrder[0]!];
@@ -66,6 +64,22 @@ export function withOverlappingPausesMerged(s: Schedule): Schedule | null {
   return replaced.size === 0 ? null : replacedIn(s, replaced);
 }
 
+/** The faults of `s` that are `F`s, in groups of the same `key`, each in schedule order. */
+function groupedBy<F extends Fault>(
+  s: Schedule,
+  is: (f: Fault) => f is F,
+  key: (f: F) => string,
+): Iterable<F[]> {
+  const groups = new Map<string, F[]>();
+  for (const f of s.faults) {
+    if (!is(f)) continue;
+    const same = groups.get(key(f));
+    if (same === undefined) groups.set(key(f), [f]);
+    else same.push(f);
+  }
+  return groups.values();
+}
+
 /** `s` with the faults of `replaced` swapped (or dropped: null), in their places. */
 function replacedIn(s: Schedule, replaced: ReadonlyMap<Fault, Fault | null>): Schedule {
   const faults: Fault[] = [];
@@ -81,15 +95,9 @@ const callKey = (f: PauseInCall): string => `${f.client}/${f.call}/${f.occurrenc
 
 /** `s` with each chain of a call's overlapping pauses as one pause, or null when there is none. */
 export function withChainedPausesMerged(s: Schedule): Schedule | null {
-  const byCall = new Map<string, PauseInCall[]>();
-  for (const f of s.faults) {
-    if (f.kind !== "pause-in-call") continue;
-    const same = byCall.get(callKey(f));
-    if (same === undefined) byCall.set(callKey(f), [f]);
-    else same.push(f);
-  }
+  const byCall = groupedBy(s, (f): f is PauseInCall => f.kind === "pause-in-call", callKey);
   const replaced = new Map<Fault, PauseInCall | null>();
-  for (const pauses of byCall.values()) {
+  for (const pauses of byCall) {
     if (pauses.length < 2) continue;
     const inOrder = [...pauses].sort((a, b) => a.afterMs - b.afterMs);
     let first = inOrder[0]!;
