@@ -149,6 +149,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     let minimal = found.schedule;
     let passSteps = 0;
     let how: FuzzCounterexample["shrink"] = "off";
+    let budgetExhausted = false;
     if (o.shrink !== false) {
       phase = "shrink";
       // Simulator twin first (with timing margins), then real runs on this session's servers
@@ -171,7 +172,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
           },
         },
       );
-      ({ schedule: minimal, run: final, steps: passSteps, how } = r);
+      ({ schedule: minimal, run: final, steps: passSteps, how, budgetExhausted } = r);
     }
     return {
       ...base,
@@ -190,6 +191,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
         shrinkRuns,
         shrinkMs: Date.now() - found.at,
         shrink: how,
+        budgetExhausted,
       },
       error: null,
     };

@@ -123,6 +123,8 @@ export interface FuzzCounterexample {
    * schedule failed again: `schedule` is the one found, with its failing run), `off`.
    */
   shrink: "margins" | "exact" | "real" | "not-kept" | "off";
+  /** Real targets: shrinking on real servers stopped at its budget, not at a minimum. */
+  budgetExhausted?: boolean;
 }
 
 export interface FuzzResult {

@@ -371,7 +371,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
   const { dir, replay } = saved;
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, asFound: saved.asFound, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink })}\n`,
+      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, asFound: saved.asFound, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink, ...(ce.budgetExhausted === true ? { shrinkBudgetExhausted: true } : {}) })}\n`,
     );
     return 1;
   }
@@ -399,7 +399,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
 
 export function shrinkLines(
   ce: FuzzCounterexample,
-  sizes: { original: ScheduleSize; minimal: ScheduleSize },
+  sizes: { original: ScheduleSize; minimal: ScheduleSize; dir?: string | null },
   flags: FuzzFlags,
   c: ReturnType<typeof colorsFor>,
 ): string[] {
@@ -420,7 +420,14 @@ export function shrinkLines(
           ]
         : [shrunk];
     case "real":
-      return [`${shrunk}, confirmed on real servers`];
+      return [
+        `${shrunk}, confirmed on real servers`,
+        ...(ce.budgetExhausted === true && sizes.dir !== undefined && sizes.dir !== null
+          ? [
+              `shrinking stopped at its budget, not at a minimum; to go on: lockcheck shrink ${sizes.dir} --time-limit 5m`,
+            ]
+          : []),
+      ];
     case "not-kept":
       return [
         `shrinking could not keep the failure: no smaller schedule failed again on real servers (${ce.shrinkRuns} runs); the schedule as found, with the run that failed:`,

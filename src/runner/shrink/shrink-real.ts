@@ -241,6 +241,8 @@ export async function shrinkFoundOnRealServers(
   run: { ops: Op[]; verdicts: Verdict[] };
   steps: number;
   how: "real" | "not-kept";
+  /** Shrinking on real servers stopped at its budget. */
+  budgetExhausted: boolean;
 }> {
   const evidence = probeOf(o.kind, found.ops, found.verdicts).evidence;
   const r = await shrinkOnRealServers(target, found.schedule, {
@@ -248,11 +250,18 @@ export async function shrinkFoundOnRealServers(
     ...(evidence === undefined ? {} : { evidence }),
   });
   return r.failingRun !== null
-    ? { schedule: r.schedule, run: r.failingRun, steps: r.steps, how: "real" }
+    ? {
+        schedule: r.schedule,
+        run: r.failingRun,
+        steps: r.steps,
+        how: "real",
+        budgetExhausted: r.budgetExhausted,
+      }
     : {
         schedule: found.schedule,
         run: { ops: found.ops, verdicts: found.verdicts },
         steps: 0,
         how: "not-kept",
+        budgetExhausted: r.budgetExhausted,
       };
 }
