@@ -5,7 +5,7 @@
  */
 import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
-import { clocksField } from "../schedule/faults/pause-clocks.js";
+import { clocksField, clocksLabel } from "../schedule/faults/pause-clocks.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { ChildConfig, ChildMessage, LibraryChildConfig, ParentMessage } from "./client/protocol.js";
 import { LOOPBACK } from "./cluster/net.js";
@@ -146,7 +146,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             proc.notePausedBySelf();
             const { checkpoint, occurrence, durationMs, time, clocks } = msg;
             const value = { checkpoint, occurrence, durationMs, ...clocksField(clocks) };
-            const label = `pause-at client:${plan.id}@${checkpoint}${clocks === undefined ? "" : ", clocks stopped"}`;
+            const label = `pause-at client:${plan.id}@${checkpoint}${clocksLabel(clocks)}`;
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;
           }

@@ -97,6 +97,7 @@ async function run(config: ChildConfig): Promise<void> {
     resource = redisResourceApi(resourceConn, config.resource.mode === "fenced", timeout);
   }
 
+  const sinceStartNs = (): number => Number(process.hrtime.bigint() - t0);
   const env: LockEnv = {
     clientId: config.clientId,
     now: clock.now,
@@ -106,19 +107,13 @@ async function run(config: ChildConfig): Promise<void> {
     etcd: etcdAdapter === null || etcdClient === null ? null : etcdAdapter.etcdApi(etcdClient, timeout),
     zk: null,
     resource,
-    checkpoint: createCheckpoint(config.pauseAt, send, () => Number(process.hrtime.bigint() - t0), clock),
+    checkpoint: createCheckpoint(config.pauseAt, send, sinceStartNs, clock),
   };
 
   send({ type: "ready" });
   t0 = await started;
   const recorder = createFileRecorder(config.eventsFile, t0, (kind) => send({ type: "event", kind }));
-  const rec = selfStoppingPausesInCall(
-    recorder,
-    config.pauseInCall ?? [],
-    send,
-    () => Number(process.hrtime.bigint() - t0),
-    clock,
-  );
+  const rec = selfStoppingPausesInCall(recorder, config.pauseInCall ?? [], send, sinceStartNs, clock);
   try {
     await runClient(env, algorithm, config.plan, config.workload, rec);
   } finally {

@@ -182,6 +182,7 @@ export async function runLibraryClient(
     },
   };
   let t0 = 0n;
+  const sinceStartNs = (): number => Number(process.hrtime.bigint() - t0);
   const env: LockEnv = {
     clientId: config.clientId,
     now: io.clock.now,
@@ -194,25 +195,14 @@ export async function runLibraryClient(
       resourceConn !== null
         ? redisResourceApi(resourceConn, config.resource.mode === "fenced", config.callTimeoutMs)
         : libraryResource(ownWrite!, grants, config.callTimeoutMs),
-    checkpoint: createCheckpoint(
-      config.pauseAt,
-      io.send,
-      () => Number(process.hrtime.bigint() - t0),
-      io.clock,
-    ),
+    checkpoint: createCheckpoint(config.pauseAt, io.send, sinceStartNs, io.clock),
   };
 
   io.send({ type: "ready" });
   t0 = await io.started;
   const recorder = createFileRecorder(config.eventsFile, t0, (kind) => io.send({ type: "event", kind }));
   // A pause inside a call stops this whole process, the library's own timers included.
-  const rec = selfStoppingPausesInCall(
-    recorder,
-    config.pauseInCall ?? [],
-    io.send,
-    () => Number(process.hrtime.bigint() - t0),
-    io.clock,
-  );
+  const rec = selfStoppingPausesInCall(recorder, config.pauseInCall ?? [], io.send, sinceStartNs, io.clock);
   try {
     await runClient(env, algorithm, config.plan, config.workload, rec);
   } finally {

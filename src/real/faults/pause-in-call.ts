@@ -6,7 +6,7 @@
  * (pause-at.ts: wait for the kernel to report it stopped, record it at the child's stamp,
  * SIGCONT `durationMs` later). Here: which faults go to which child, and what is recorded.
  */
-import { clocksField } from "../../schedule/faults/pause-clocks.js";
+import { clocksField, clocksLabel } from "../../schedule/faults/pause-clocks.js";
 import type { Fault } from "../../schedule/schedule.js";
 import type { PauseInCallFired, PauseInCallSpec } from "../client/pause-in-call.js";
 import type { PauseRequest } from "../clients.js";
@@ -36,6 +36,6 @@ export function pauseInCallRequest(clientId: number, fired: PauseInCallFired, ti
     durationMs,
     time,
     value: { call, occurrence, afterMs, durationMs, inCall, ...clocksField(clocks) },
-    label: `pause-in-call client:${clientId} ${call}#${occurrence}+${afterMs}ms${clocks === undefined ? "" : ", clocks stopped"}`,
+    label: `pause-in-call client:${clientId} ${call}#${occurrence}+${afterMs}ms${clocksLabel(clocks)}`,
   };
 }

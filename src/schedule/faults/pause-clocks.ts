@@ -16,3 +16,7 @@ export const clocksMagnitude = (f: { clocks?: PauseClocks }): number => (f.clock
 /** `clocks` as a field to spread into a fault, a message or a recorded value: none when absent. */
 export const clocksField = (clocks: PauseClocks | undefined): { clocks?: PauseClocks } =>
   clocks === undefined ? {} : { clocks };
+
+/** What a pause's label adds for its clocks: ", clocks stopped", or nothing. */
+export const clocksLabel = (clocks: PauseClocks | undefined): string =>
+  clocks === undefined ? "" : ", clocks stopped";
