@@ -14,7 +14,8 @@
  *   the load average is printed with it.
  * - `fuzz --workers`: a short and a long campaign, each on 1 worker and on every core (worker
  *   threads, src/runner/workers/), in 3 rounds: the fastest runs per wall second of each and
- *   their ratio, and each round's own ratio.
+ *   their ratio, and each round's own ratio; then where the fastest rounds' CPU went, thread
+ *   by thread, and the ratio that CPU would allow on every core with none idle.
  * - Time to first violation (search only, no shrinking), median over 20 seeds, for
  *   sim:lease/unfenced with pauses and sim:redlock/unfenced with clock faults (alone, and
  *   with partitions as in the published five-node timeline).
@@ -33,6 +34,7 @@ import { findTarget } from "../src/targets/index.js";
 import type { Target } from "../src/targets/target.js";
 import { turnOffPretenuring } from "../src/util/v8-heap.js";
 import { standardScheduleArb } from "./standard-schedule.js";
+import { measureThreadCpu, type ThreadCpuSplit } from "./thread-cpu.js";
 
 // As the CLI does (src/util/v8-heap.ts), in this process and in each round's.
 turnOffPretenuring();
@@ -195,15 +197,22 @@ async function fuzzScaling(name: string, runs: number, cores: number, rounds: nu
   await fuzz({ ...o, runs: 300 }); // warm-up of this thread
   const measure = async (workers: number) => {
     const cpu0 = cpuOfProcessMs();
+    const split = measureThreadCpu();
     const r = await fuzzOnCores(o, workers);
     return {
       runs: r.runs,
+      wallMs: r.elapsedMs,
       wall: (r.runs * 1000) / r.elapsedMs,
       cpu: (r.runs * 1000) / (cpuOfProcessMs() - cpu0),
+      split: split(),
     };
   };
-  let one = { wall: 0, cpu: 0 };
-  let all = { wall: 0, cpu: 0 };
+  type Measured = Awaited<ReturnType<typeof measure>>;
+  const faster = (x: Measured | null, y: Measured) => (x === null || y.wall > x.wall ? y : x);
+  let one: Measured | null = null;
+  let all: Measured | null = null;
+  let bestCpuOne = 0;
+  let bestCpuAll = 0;
   const paired: number[] = [];
   let same = true;
   for (let round = 0; round < rounds; round++) {
@@ -211,17 +220,46 @@ async function fuzzScaling(name: string, runs: number, cores: number, rounds: nu
     const b = await measure(cores);
     same &&= a.runs === runs && b.runs === runs;
     paired.push(b.wall / a.wall);
-    one = { wall: Math.max(one.wall, a.wall), cpu: Math.max(one.cpu, a.cpu) };
-    all = { wall: Math.max(all.wall, b.wall), cpu: Math.max(all.cpu, b.cpu) };
+    one = faster(one, a);
+    all = faster(all, b);
+    bestCpuOne = Math.max(bestCpuOne, a.cpu);
+    bestCpuAll = Math.max(bestCpuAll, b.cpu);
   }
+  if (one === null || all === null) throw new Error("fuzzScaling: no rounds");
   return {
     one: one.wall,
     all: all.wall,
     ratio: all.wall / one.wall,
     paired,
-    cpuEfficiency: all.cpu / one.cpu,
+    cpuEfficiency: bestCpuAll / bestCpuOne,
     same,
+    where: whereTheCpuWent(one, all, cores),
   };
+}
+
+/**
+ * Where the fastest rounds' CPU went, by thread (bench/thread-cpu.ts), and the scaling that
+ * CPU would allow if it were spread over every core without a moment idle: when the measured
+ * ratio is near that bound, what keeps it low is CPU spent, not cores waiting.
+ */
+function whereTheCpuWent(
+  one: { wallMs: number; split: ThreadCpuSplit | null },
+  all: { wallMs: number; split: ThreadCpuSplit | null },
+  cores: number,
+): string | null {
+  const a = one.split;
+  const b = all.split;
+  if (a === null || b === null) return null;
+  const s = (ms: number) => `${fmt(ms / 1000, 1)} s`;
+  const totalOne = a.main + a.helpers + a.started;
+  const totalAll = b.main + b.helpers + b.started;
+  const bound = one.wallMs / (totalAll / cores);
+  return (
+    `CPU of the fastest rounds: --workers 1 ${s(totalOne)} in ${s(one.wallMs)} (${fmt(totalOne / one.wallMs, 2)} cores busy: ` +
+    `this thread ${s(a.main)}, compiler and GC threads ${s(a.helpers)}); --workers ${cores} ${s(totalAll)} ` +
+    `(this thread ${s(b.main)}, worker threads ${s(b.started)}, compiler and GC threads ${s(b.helpers)}): ` +
+    `that CPU spread over ${cores} cores without a moment idle would allow ${fmt(bound, 2)}×`
+  );
 }
 
 /**
@@ -374,6 +412,7 @@ for (const runs of [40_000, 160_000]) {
   console.log(
     `  ${verdict(f.ratio >= 0.9 * cores && f.same)} fuzz sim:lease-token (fenced) --faults pause,delay --runs ${runs}: --workers 1 ${fmt(f.one)} runs/s, --workers ${cores} ${fmt(f.all)} runs/s, scaling ${fmt(f.ratio, 2)}× (rounds: ${f.paired.map((x) => `${fmt(x, 2)}×`).join(", ")}); runs per CPU-s ${fmt(100 * f.cpuEfficiency)}% of 1 worker's${f.same ? "" : " (RUN COUNTS DIFFER OR A VIOLATION STOPPED IT)"}`,
   );
+  if (f.where !== null) console.log(`       ${f.where}`);
 }
 console.log(`  load average after: ${load()}`);
 if (onlyThroughput || onlyScaling) process.exit(0);
