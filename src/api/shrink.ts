@@ -202,8 +202,11 @@ async function shrinkReal(
 }
 
 export interface ShrinkFileOptions extends Omit<ShrinkFailingOptions, "onShrinkStart" | "onSmaller"> {
-  /** Called once the failure is found, before shrinking starts, with the target's name. */
-  onShrinkStart?: (target: string) => void;
+  /**
+   * Called once the failure is found, before shrinking starts, with the target's name and
+   * whether it is deterministic (the simulator) or not (real servers).
+   */
+  onShrinkStart?: (target: string, deterministic: boolean) => void;
   /**
    * Real targets: called each time a smaller schedule that failed on real servers has been
    * saved in the result's folder, so that an interrupted shrink keeps the smallest so far.
@@ -251,7 +254,7 @@ export async function shrinkScheduleFile(
   const dir = o.out ?? (target.value.deterministic ? defaultDir : await unusedRunDir(defaultDir));
   const shrunk = await shrinkFailing(target.value, schedule, {
     ...options,
-    ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name) }),
+    ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name, about.deterministic) }),
     // The smallest real failure so far goes to the result's folder as it is found (minutes
     // apart): an interrupted shrink keeps it. The final save below writes over it.
     onSmaller: async (smaller, run) => {

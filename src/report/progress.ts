@@ -20,7 +20,7 @@ export interface ProgressUpdate {
   done: number;
   /** Total units, when known; changes the line from open-ended to a bar with an ETA. */
   total?: number;
-  /** Violations found so far. */
+  /** Violations found so far (or what `ProgressOptions.tally` counts instead). */
   violations?: number;
   /**
    * Runs spent shrinking a counterexample, once the search has stopped and shrinking begun;
@@ -47,6 +47,12 @@ export interface ProgressOptions {
   stream?: NodeJS.WriteStream;
   /** What is being counted; default "runs". */
   unit?: string;
+  /**
+   * What the second count counts, when it is not violations: its text for a count of n
+   * (`shrink` on real servers: smaller failing schedules kept), shown plainly, not in the
+   * colours of a verdict; null: no second count (`shrink` in the simulator).
+   */
+  tally?: ((n: number) => string) | null;
   /** Off a TTY: the least time between two printed lines (default 15 s). */
   everyMs?: number;
   /** The clock, for tests; default Date.now. */
@@ -60,6 +66,8 @@ export interface ProgressState {
   done: number;
   total: number | undefined;
   violations: number;
+  /** ProgressOptions.tally; absent: the count is of violations. */
+  tally?: ((n: number) => string) | null;
   shrinkRuns: number | null;
   elapsedMs: number;
 }
@@ -152,8 +160,15 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
   // While shrinking, the search's rate and ETA no longer move: not shown.
   const rateText = `${formatRate(rate)} ${s.unit}/s`;
   if (!shrinking) stats.push([rateText, c.dim(rateText)]);
-  const violText = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
-  stats.push([violText, s.violations > 0 ? c.bold(c.red(violText)) : c.green(violText)]);
+  if (s.tally === null) {
+    // No second count.
+  } else if (s.tally !== undefined) {
+    const tallyText = s.tally(s.violations);
+    stats.push([tallyText, c.cyan(tallyText)]);
+  } else {
+    const violText = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
+    stats.push([violText, s.violations > 0 ? c.bold(c.red(violText)) : c.green(violText)]);
+  }
   if (s.shrinkRuns !== null) {
     const shrinkText = `shrinking: ${s.shrinkRuns} run${s.shrinkRuns === 1 ? "" : "s"}`;
     stats.push([shrinkText, c.cyan(shrinkText)]);
@@ -235,5 +250,14 @@ function periodicProgress(stream: NodeJS.WritableStream, opts: ProgressOptions):
 
 function initialState(opts: ProgressOptions): ProgressState {
   const { title, total } = opts;
-  return { title, unit: opts.unit ?? "runs", done: 0, total, violations: 0, shrinkRuns: null, elapsedMs: 0 };
+  return {
+    title,
+    unit: opts.unit ?? "runs",
+    done: 0,
+    total,
+    violations: 0,
+    ...(opts.tally === undefined ? {} : { tally: opts.tally }),
+    shrinkRuns: null,
+    elapsedMs: 0,
+  };
 }

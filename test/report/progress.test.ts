@@ -158,6 +158,22 @@ describe("formatProgressLine", () => {
     expect(formatProgressLine(s, plain, 70)).not.toContain("░");
   });
 
+  it("shows what a tally counts instead of violations, and no second count when the tally is null", () => {
+    const kept = formatProgressLine(
+      state({ done: 6, violations: 2, tally: (n) => `${n} smaller kept`, elapsedMs: 19_000 }),
+      plain,
+      200,
+    );
+    expect(kept).toContain("6 runs");
+    expect(kept).toContain("2 smaller kept");
+    expect(kept).not.toContain("violation");
+    const none = formatProgressLine(state({ done: 6, tally: null, elapsedMs: 19_000 }), plain, 200);
+    expect(none).toContain("6 runs");
+    expect(none).toContain("19s elapsed");
+    expect(none).not.toContain("violation");
+    expect(none).not.toContain("kept");
+  });
+
   it("counts only visible characters when colours are on", () => {
     const colored = colorsFor({ isTTY: true }, {});
     const s = state({ done: 1, total: 3, violations: 1, elapsedMs: 1000 });

@@ -111,6 +111,8 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   // The progress line starts once the failure is found, and the time shown is from then.
   let progress: ReturnType<typeof startProgress> | null = null;
   let runs = 0;
+  /** Smaller failing schedules kept so far (saved as each is kept). */
+  let kept = 0;
   let started = Date.now();
   let smallest: SmallestSoFar | null = null;
   const stopListening = onInterrupt(() => {
@@ -126,17 +128,20 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     ...(flags.need === undefined ? {} : { need: flags.need }),
     marginMs: flags.margin,
     simFirst: flags.sim,
-    onShrinkStart: (name) => {
+    onShrinkStart: (name, deterministic) => {
       progress = startProgress({
         title: `shrink ${name}`,
         unit: "runs",
+        // Only a real shrink keeps (and saves) smaller failures as it goes.
+        tally: deterministic ? null : (n) => `${n} smaller kept`,
         quiet: flags.quiet === true,
       });
       started = Date.now();
     },
-    onRun: () => progress?.update({ done: ++runs }),
+    onRun: () => progress?.update({ done: ++runs, violations: kept }),
     onSmallerSaved: (dir, size) => {
       smallest = { dir, size };
+      kept++;
       progress?.say(smallerSavedLine(sizeText(size), dir));
     },
   }).finally(() => {
