@@ -29,6 +29,11 @@ export interface Nemesis {
   onPauseRequest(req: PauseRequest): void;
   /** Labels of the faults in effect now. */
   active(): string[];
+  /**
+   * Faults begun so far: timed ones whose time came, and pauses at a client's progress that
+   * it asked for. Clock jumps and drifts count here, though they are never "in effect".
+   */
+  begun(): number;
   /** Faults that failed to apply (lockcheck trouble, e.g. a restart that did not come up). */
   errors(): string[];
   /** Cancels pending fault starts and ends (teardown then kills and closes everything). */
@@ -51,6 +56,7 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
   const active = new Map<number, { label: string; until: number }>();
   const errors: string[] = [];
   let nextActive = 0;
+  let begun = 0;
   let stopped = false;
   let ctx: FaultContext | null = null;
 
@@ -108,7 +114,10 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
       const startNow: Promise<void>[] = [];
       for (const fault of opts.schedule.faults) {
         if (fault.kind === "pause-at" || fault.kind === "pause-in-call") continue;
-        const begin = async (): Promise<void> => track(await startFault(c, fault), faultEffectMs(fault));
+        const begin = async (): Promise<void> => {
+          begun++;
+          track(await startFault(c, fault), faultEffectMs(fault));
+        };
         if (fault.at === 0) startNow.push(begin().catch((e: unknown) => void errors.push(String(e))));
         else schedule(fault.at - nowMs(), begin);
       }
@@ -117,6 +126,7 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
     onPauseRequest(req) {
       const c = ctx;
       if (c === null || stopped) return;
+      begun++;
       void handlePauseRequest(c, req).then(
         (label) => track(label, req.durationMs),
         (e: unknown) => errors.push(String(e)),
@@ -127,6 +137,7 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
       for (const [id, a] of active) if (a.until <= now) active.delete(id);
       return [...active.values()].map((a) => a.label);
     },
+    begun: () => begun,
     errors: () => [...errors],
     stop() {
       stopped = true;

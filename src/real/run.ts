@@ -66,6 +66,9 @@ export interface RealProgress {
   /** Client events recorded so far (invokes and completions). */
   events: number;
   activeFaults: string[];
+  /** Faults begun so far (nemesis.ts `begun`), and how many the schedule has. */
+  faultsBegun: number;
+  faults: number;
 }
 
 export interface RealRun {
@@ -255,6 +258,8 @@ export async function runReal(
         elapsedMs: Date.now() - runStart,
         events: clients.eventCount(),
         activeFaults: faults.active(),
+        faultsBegun: faults.begun(),
+        faults: schedule.faults.length,
       });
     }, 1000);
     // Asked 4 times a second: a fuzz run that already failed should not go on for most of a second.

@@ -239,7 +239,7 @@ async function runReal(flags: RunFlags): Promise<number> {
     },
     onProgress: (p) =>
       say(
-        `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults active: ${
+        `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults: ${p.faultsBegun} of ${p.faults} begun, active: ${
           p.activeFaults.length === 0 ? "none" : p.activeFaults.join(", ")
         }`,
       ),
