@@ -140,6 +140,27 @@ describe("the etcd-like cluster", () => {
     expect(revisions[1]! - revisions[0]!).toBe(1n);
   });
 
+  it("expires a lease 500 ms after its TTL ran out, as late as etcd's lessor loop can", async () => {
+    const alg = probe("etcd", async (env) => {
+      const etcd = etcdOf(env);
+      const lease = await etcd.leaseGrant(1000);
+      if (!lease.ok) throw new Error("grant failed");
+      await etcd.createIfAbsent("/k", "v", lease.value.leaseId);
+      await waitFor(env, 3000);
+    });
+    const s = scheduleOf({
+      servers: 3,
+      clients: [{ id: 0, cycles: [{ thinkMs: 100, holdMs: 0, writes: 0 }] }],
+    });
+    const sim = prepareSimulation(s, alg);
+    // Granted at about 0.1 s: its TTL runs out at about 1.1 s, the leader expires it at about 1.6 s.
+    const present = sampleAt(sim.world, [1450, 2000], (w) =>
+      w.etcd!.cluster.members.every((m) => m.sm.kv.has("/k")),
+    );
+    await sim.run();
+    expect(present).toEqual([true, false]);
+  });
+
   it("a new leader gives leases a full TTL: a leader change alone does not expire them", async () => {
     const alg = probe("etcd", async (env) => {
       const etcd = etcdOf(env);

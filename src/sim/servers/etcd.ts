@@ -10,6 +10,11 @@
  *   minimum), kept alive by clients (keep-alives are answered by the leader outside the
  *   log, as in etcd: see raft.ts) and expired by the leader by its monotonic clock; keys
  *   attached to a lease are deleted (in one transaction) when it expires or is revoked.
+ * - The leader expires a lease `REVOKE_LAG_MS` after its deadline: etcd's lessor looks for
+ *   expired leases every 500 ms, so a lease there ends anywhere up to 500 ms after its TTL ran
+ *   out, and this takes the latest. A run that fails here because a lease ended then fails on
+ *   a real etcd too, where it has ended by then whatever the phase of the lessor's loop; with
+ *   the TTL alone, a holder frozen for just over its TTL failed here and not on etcd.
  * - `put-if-create-revision` is the `fenced-txn` resource: a write to the resource key that
  *   succeeds only while the lock key's create revision still equals the writer's token.
  */
@@ -139,10 +144,13 @@ export function deletedSince(key: string, createRevision: bigint): (s: EtcdState
   return (s) => s.kv.get(key)?.createRevision !== createRevision;
 }
 
+/** How long after its deadline the leader expires a lease (see the top). */
+export const REVOKE_LAG_MS = 500;
+
 const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
   init: () => ({ revision: 1n, kv: new Map(), leases: new Map(), nextLeaseId: 1 }),
   apply: applyEtcd,
-  leases: (s) => mapPacked([...s.leases], ([id, l]) => [id, l.ttlMs] as const),
+  leases: (s) => mapPacked([...s.leases], ([id, l]) => [id, l.ttlMs + REVOKE_LAG_MS] as const),
   leaseEvent(res) {
     switch (res.op) {
       case "lease-grant":
@@ -157,7 +165,7 @@ const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
     }
   },
   leaseId: (res) => ("leaseId" in res ? res.leaseId : ""),
-  leaseTtlMs: (res) => ("ttlMs" in res ? res.ttlMs : 0),
+  leaseTtlMs: (res) => ("ttlMs" in res ? res.ttlMs + REVOKE_LAG_MS : 0),
   expire: (leaseId) => ({ op: "lease-expire", leaseId }),
   isRenewal: (cmd) => cmd.op === "lease-keepalive",
   isReadOnly: (cmd) => cmd.op === "get" || cmd.op === "lease-keepalive",

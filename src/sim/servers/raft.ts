@@ -77,12 +77,15 @@ export type LeaseEvent = "refresh" | "gone" | null;
 export interface StateMachineSpec<Cmd, Res, SM> {
   init(): SM;
   apply(sm: SM, cmd: Cmd): Res;
-  /** Every live lease (or session) and its TTL, for a new leader's lessor. */
-  leases(sm: SM): Iterable<readonly [id: string, ttlMs: number]>;
+  /**
+   * Every live lease (or session) and how long after a refresh the leader expires it (its TTL,
+   * plus any lag of the real server's expiry), for a new leader's lessor.
+   */
+  leases(sm: SM): Iterable<readonly [id: string, lifeMs: number]>;
   leaseEvent(res: Res): LeaseEvent;
   /** The lease (or session) of a result with a lease event. */
   leaseId(res: Res): string;
-  /** The TTL of a result whose lease event is "refresh". */
+  /** How long after a result whose lease event is "refresh" the leader expires it (as `leases`). */
   leaseTtlMs(res: Res): number;
   /** The command a leader proposes to expire a lease whose deadline passed. */
   expire(id: string): Cmd;
