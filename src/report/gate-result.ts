@@ -28,8 +28,12 @@ export interface TargetResult {
   interrupted: boolean;
   elapsedMs: number;
   met: boolean;
-  /** Where the failing run was saved, and how to replay it. */
-  counterexample?: { dir: string; replay: string; foundAtRun: number };
+  /**
+   * Where the failing run was saved, how to replay it, and what the checkers flagged: each
+   * safety checker that failed with its anomaly kinds, `token-order (token-reuse)`. (`flagged`
+   * is absent from the --json of gates older than it.)
+   */
+  counterexample?: { dir: string; replay: string; foundAtRun: number; flagged?: string[] };
   error?: string;
   /**
    * Real targets: runs in which the library ended client processes (it threw outside a call),
@@ -75,10 +79,11 @@ export function failureText(r: GateResult): { message: string; details: string }
       return { message: r.error, details: r.error };
     if (r.expect === "safe") {
       const ce = r.counterexample;
+      const flagged = ce?.flagged !== undefined && ce.flagged.length > 0 ? ce.flagged.join(", ") : null;
       return {
-        message: `expected safe, but a violation was found in run ${ce?.foundAtRun ?? "?"} of seed ${r.seed}`,
+        message: `expected safe, but ${flagged === null ? "a violation was found" : `${flagged} failed`} in run ${ce?.foundAtRun ?? "?"} of seed ${r.seed}`,
         details: [
-          `${r.name}: the lock regressed — the checkers flagged a stale or interleaved write.`,
+          `${r.name}: the lock regressed — the checkers flagged ${flagged ?? "a violation"}.`,
           ce ? `minimal counterexample saved in ${ce.dir} (open report.html there)` : "",
           ce ? `replay: ${ce.replay}` : "",
           r.error ?? "",

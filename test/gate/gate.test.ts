@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +12,7 @@ import {
   type TargetResult,
 } from "../../src/report/gate-result.js";
 import { parseJUnit, renderJUnit } from "../../src/report/junit.js";
-import { gateJUnitSuites, planGate, runGate, shardItems } from "../../src/runner/gate/gate.js";
+import { flaggedBy, gateJUnitSuites, planGate, runGate, shardItems } from "../../src/runner/gate/gate.js";
 import { parseGateConfig } from "../../src/runner/gate/gate-config.js";
 import { checkCorpusEntry, findCorpusEntries } from "../../src/runner/gate/gate-corpus.js";
 
@@ -126,8 +127,37 @@ describe("runGate", () => {
     const r = byName(report, "regressed") as TargetResult;
     expect(r).toMatchObject({ met: false, violations: 1 });
     const f = failureText(r);
-    expect(f.message).toContain("expected safe");
+    // What the checkers flagged, by name, as the saved verdict says.
+    const saved = JSON.parse(readFileSync(join(dir, "out", "regressed", "verdict.json"), "utf8")) as {
+      verdicts: { checker: string; valid: boolean | null; anomalies: { kind: string }[] }[];
+    };
+    const failed = saved.verdicts.filter((v) => v.valid === false && v.checker !== "liveness");
+    expect(failed.length).toBeGreaterThan(0);
+    expect(r.counterexample?.flagged).toEqual(
+      failed.map((v) => `${v.checker} (${[...new Set(v.anomalies.map((a) => a.kind))].join(", ")})`),
+    );
+    expect(f.message).toBe(
+      `expected safe, but ${r.counterexample!.flagged!.join(", ")} failed in run ${r.counterexample!.foundAtRun} of seed ${r.seed}`,
+    );
+    expect(f.details).toContain(`the checkers flagged ${r.counterexample!.flagged!.join(", ")}.`);
     expect(f.details).toContain(`replay: lockcheck replay ${join(dir, "out", "regressed", "schedule.json")}`);
+  });
+
+  it("flaggedBy names each failed safety checker with its anomaly kinds, and leaves liveness out", () => {
+    const v = (checker: string, valid: boolean | null, kinds: string[]) => ({
+      checker,
+      valid,
+      anomalies: kinds.map((kind) => ({ kind, explanation: "", ops: [] })),
+      stats: {},
+    });
+    expect(
+      flaggedBy([
+        v("stale-write", true, []),
+        v("mutual-exclusion", false, ["interleaved-writes", "interleaved-writes"]),
+        v("token-order", false, ["token-reuse", "token-regression"]),
+        v("liveness", false, ["starved"]),
+      ] as never),
+    ).toEqual(["mutual-exclusion (interleaved-writes)", "token-order (token-reuse, token-regression)"]);
   });
 
   it("fails an unsafe canary that finds nothing, and a target that does not exist", () => {

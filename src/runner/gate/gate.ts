@@ -9,6 +9,8 @@
  * schedules whichever shard runs it.
  */
 import { isAbsolute, join, relative } from "node:path";
+import { SAFETY_CHECKERS } from "../../checkers/index.js";
+import type { Verdict } from "../../checkers/verdict.js";
 import { resolveTarget } from "../../custom/module-target.js";
 import { DEFAULT_FAULT_CATEGORIES } from "../../generators/bounds.js";
 import {
@@ -172,10 +174,21 @@ async function runTarget(
     violations: 1,
     elapsedMs: Date.now() - started,
     met: t.expect === "unsafe",
-    counterexample: { dir, replay, foundAtRun: ce.foundAtRun },
+    counterexample: { dir, replay, foundAtRun: ce.foundAtRun, flagged: flaggedBy(ce.verdicts) },
   };
   if (!saved.ok) outcome.error = `violation found, but saving it failed: ${formatInputError(saved.error)}`;
   return outcome;
+}
+
+/** Each safety checker that failed, with the kinds of its anomalies: `token-order (token-reuse)`. */
+export function flaggedBy(verdicts: readonly Verdict[]): string[] {
+  const safety: readonly string[] = SAFETY_CHECKERS;
+  return verdicts
+    .filter((v) => v.valid === false && safety.includes(v.checker))
+    .map((v) => {
+      const kinds = [...new Set(v.anomalies.map((a) => a.kind))];
+      return kinds.length === 0 ? v.checker : `${v.checker} (${kinds.join(", ")})`;
+    });
 }
 
 /** Runs `items` (already sharded) in order. Never rejects: each failure is a result. */
