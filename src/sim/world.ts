@@ -12,7 +12,12 @@ import { mapPacked } from "./packed.js";
 import { createHistoryRecorder, type HistoryRecorder } from "./recorder.js";
 import { createRandomStreams, type RandomStreams } from "./rng.js";
 import { createCore, type SimCore } from "./scheduler.js";
-import { type ConsensusTimings, createEtcdCluster, type EtcdCluster } from "./servers/etcd.js";
+import {
+  type ConsensusTimings,
+  createEtcdCluster,
+  type EtcdCluster,
+  type EtcdLeaseEnd,
+} from "./servers/etcd.js";
 import { createRedisNode, type RedisNode } from "./servers/redis.js";
 import { createResourceNode, type ResourceNode } from "./servers/resource.js";
 import { createZkEnsemble, type ZkEnsemble } from "./servers/zk.js";
@@ -38,6 +43,11 @@ export interface SimWorld {
 export interface WorldOptions {
   /** Raft timing of the etcd-like and zk-like clusters (defaults: etcd's). */
   consensus?: Partial<ConsensusTimings>;
+  /**
+   * When the etcd-like cluster ends a lease whose TTL ran out (servers/etcd.ts): "latest"
+   * (default), as late as a real etcd may, or "earliest", as soon as it may.
+   */
+  etcdLeaseEnd?: EtcdLeaseEnd;
   /** A run that needs more events than this fails (default 20 million: a runaway client). */
   maxEvents?: number;
   /**
@@ -93,7 +103,10 @@ export function createWorld(
     resourceNode,
     resource: createResourceNode(schedule.resource === "fenced"),
     redis: servers === "redis" ? mapPacked(serverNodes, createRedisNode) : [],
-    etcd: servers === "etcd" ? createEtcdCluster(net, serverNodes, streams, timings) : null,
+    etcd:
+      servers === "etcd"
+        ? createEtcdCluster(net, serverNodes, streams, timings, opts.etcdLeaseEnd ?? "latest")
+        : null,
     zk: servers === "zk" ? createZkEnsemble(net, serverNodes, streams, timings) : null,
     timings,
   };

@@ -47,6 +47,23 @@ function simTarget(
   };
 }
 
+/**
+ * The same simulated target with its etcd-like cluster ending leases as soon as a real etcd may
+ * (sim/servers/etcd.ts), where the target itself ends them as late as it may; null for a
+ * target without one. Shrinking a failure seen on a real etcd tries it when the target does
+ * not fail (runner/shrink/shrink-real.ts): that failure may have needed a lease to end early.
+ */
+export function withEarliestLeaseEnd(t: Target): Target | null {
+  if (t.algorithm.servers !== "etcd" || !t.deterministic) return null;
+  return {
+    ...t,
+    async run(schedule) {
+      const r = await simulate(schedule, t.algorithm, { etcdLeaseEnd: "earliest" });
+      return { ops: r.ops, stats: { ...r.stats } };
+    },
+  };
+}
+
 export const SIM_TARGETS: readonly Target[] = [
   simTarget(lease, 1, ["unfenced", "fenced"], "single Redis node, SET NX PX, no fencing token"),
   simTarget(leaseToken, 1, ["fenced", "unfenced"], "single Redis node, SET NX PX + INCR fencing token"),

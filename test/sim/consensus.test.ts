@@ -140,7 +140,10 @@ describe("the etcd-like cluster", () => {
     expect(revisions[1]! - revisions[0]!).toBe(1n);
   });
 
-  it("expires a lease 500 ms after its TTL ran out, as late as etcd's lessor loop can", async () => {
+  it.each([
+    ["latest", "500 ms after its TTL ran out, as late as etcd's lessor loop can", [true, false]],
+    ["earliest", "as soon as its TTL ran out, as early as etcd's lessor loop can", [false, false]],
+  ] as const)("with lease ends %s (default latest): expires a lease %s", async (leaseEnd, _, expected) => {
     const alg = probe("etcd", async (env) => {
       const etcd = etcdOf(env);
       const lease = await etcd.leaseGrant(1000);
@@ -152,13 +155,14 @@ describe("the etcd-like cluster", () => {
       servers: 3,
       clients: [{ id: 0, cycles: [{ thinkMs: 100, holdMs: 0, writes: 0 }] }],
     });
-    const sim = prepareSimulation(s, alg);
-    // Granted at about 0.1 s: its TTL runs out at about 1.1 s, the leader expires it at about 1.6 s.
+    const sim = prepareSimulation(s, alg, leaseEnd === "latest" ? {} : { etcdLeaseEnd: leaseEnd });
+    // Granted at about 0.1 s: its TTL runs out at about 1.1 s; the leader expires it then
+    // (earliest) or at about 1.6 s (latest).
     const present = sampleAt(sim.world, [1450, 2000], (w) =>
       w.etcd!.cluster.members.every((m) => m.sm.kv.has("/k")),
     );
     await sim.run();
-    expect(present).toEqual([true, false]);
+    expect(present).toEqual(expected);
   });
 
   it("a new leader gives leases a full TTL: a leader change alone does not expire them", async () => {

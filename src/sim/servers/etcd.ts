@@ -14,7 +14,9 @@
  *   expired leases every 500 ms, so a lease there ends anywhere up to 500 ms after its TTL ran
  *   out, and this takes the latest. A run that fails here because a lease ended then fails on
  *   a real etcd too, where it has ended by then whatever the phase of the lessor's loop; with
- *   the TTL alone, a holder frozen for just over its TTL failed here and not on etcd.
+ *   the TTL alone, a holder frozen for just over its TTL failed here and not on etcd. (A world
+ *   may ask for the earliest instead, `EtcdLeaseEnd`: shrinking a failure seen on a real etcd
+ *   tries that twin when this one does not fail, see shrink-real.ts.)
  * - `put-if-create-revision` is the `fenced-txn` resource: a write to the resource key that
  *   succeeds only while the lock key's create revision still equals the writer's token.
  */
@@ -147,10 +149,13 @@ export function deletedSince(key: string, createRevision: bigint): (s: EtcdState
 /** How long after its deadline the leader expires a lease (see the top). */
 export const REVOKE_LAG_MS = 500;
 
-const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
+/** When a lease whose TTL ran out ends: as late as a real etcd may end it, or as soon. */
+export type EtcdLeaseEnd = "latest" | "earliest";
+
+const etcdSpec = (lagMs: number): StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> => ({
   init: () => ({ revision: 1n, kv: new Map(), leases: new Map(), nextLeaseId: 1 }),
   apply: applyEtcd,
-  leases: (s) => mapPacked([...s.leases], ([id, l]) => [id, l.ttlMs + REVOKE_LAG_MS] as const),
+  leases: (s) => mapPacked([...s.leases], ([id, l]) => [id, l.ttlMs + lagMs] as const),
   leaseEvent(res) {
     switch (res.op) {
       case "lease-grant":
@@ -165,12 +170,18 @@ const etcdSpec: StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> = {
     }
   },
   leaseId: (res) => ("leaseId" in res ? res.leaseId : ""),
-  leaseTtlMs: (res) => ("ttlMs" in res ? res.ttlMs + REVOKE_LAG_MS : 0),
+  leaseTtlMs: (res) => ("ttlMs" in res ? res.ttlMs + lagMs : 0),
   expire: (leaseId) => ({ op: "lease-expire", leaseId }),
   isRenewal: (cmd) => cmd.op === "lease-keepalive",
   isReadOnly: (cmd) => cmd.op === "get" || cmd.op === "lease-keepalive",
   // etcd's reads are linearizable by default (a quorum round before answering).
   isLocalRead: () => false,
+});
+
+// Made once each: every cluster of a kind calls the same functions.
+const SPECS: Record<EtcdLeaseEnd, StateMachineSpec<EtcdCmd, EtcdRes, EtcdState>> = {
+  latest: etcdSpec(REVOKE_LAG_MS),
+  earliest: etcdSpec(0),
 };
 
 export interface EtcdCluster {
@@ -182,6 +193,7 @@ export function createEtcdCluster(
   nodes: readonly SimNode[],
   streams: RandomStreams,
   timings: ConsensusTimings,
+  leaseEnd: EtcdLeaseEnd,
 ): EtcdCluster {
-  return { cluster: createCluster(net, nodes, streams, timings, etcdSpec) };
+  return { cluster: createCluster(net, nodes, streams, timings, SPECS[leaseEnd]) };
 }
