@@ -12,7 +12,7 @@ import { redlock } from "../locks/redlock.js";
 import { redlockNocheck } from "../locks/redlock-nocheck.js";
 import { zk } from "../locks/zk.js";
 import type { ResourceMode, ScheduleOptions } from "../schedule/schedule.js";
-import { simulate } from "../sim/simulate.js";
+import { type SimOptions, simulate } from "../sim/simulate.js";
 import type { Target } from "./target.js";
 
 /** World options shared by every simulated target; `servers` is set per target. */
@@ -40,10 +40,15 @@ function simTarget(
     hasLeader: algorithm.servers !== "redis",
     deterministic: true,
     ...(algorithm.renews === true ? { renews: true } : {}),
-    async run(schedule) {
-      const r = await simulate(schedule, algorithm);
-      return { ops: r.ops, stats: { ...r.stats } };
-    },
+    run: runIn(algorithm),
+  };
+}
+
+/** A target's `run`: the schedule simulated against `algorithm` in a world with `world`'s options. */
+function runIn(algorithm: LockAlgorithm, world: SimOptions = {}): Target["run"] {
+  return async (schedule) => {
+    const r = await simulate(schedule, algorithm, world);
+    return { ops: r.ops, stats: { ...r.stats } };
   };
 }
 
@@ -55,13 +60,7 @@ function simTarget(
  */
 export function withEarliestLeaseEnd(t: Target): Target | null {
   if (t.algorithm.servers !== "etcd" || !t.deterministic) return null;
-  return {
-    ...t,
-    async run(schedule) {
-      const r = await simulate(schedule, t.algorithm, { etcdLeaseEnd: "earliest" });
-      return { ops: r.ops, stats: { ...r.stats } };
-    },
-  };
+  return { ...t, run: runIn(t.algorithm, { etcdLeaseEnd: "earliest" }) };
 }
 
 export const SIM_TARGETS: readonly Target[] = [
