@@ -142,6 +142,17 @@ export function startProgress(opts: ProgressOptions): Progress {
   };
 }
 
+/** The second count, plain and styled: violations, what a tally counts instead, or nothing. */
+function secondCount(s: ProgressState, c: Colors): [string, string] | null {
+  if (s.tally === null) return null;
+  if (s.tally !== undefined) {
+    const text = s.tally(s.violations);
+    return [text, c.cyan(text)];
+  }
+  const text = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
+  return [text, s.violations > 0 ? c.bold(c.red(text)) : c.green(text)];
+}
+
 /**
  * The live line, e.g.
  * `fuzz sim:redlock  ██████░░░░ 42%  2100/5000 runs · 310 runs/s · 1 violation · ETA 9s`, and
@@ -160,15 +171,8 @@ export function formatProgressLine(s: ProgressState, c: Colors, maxWidth = 120):
   // While shrinking, the search's rate and ETA no longer move: not shown.
   const rateText = `${formatRate(rate)} ${s.unit}/s`;
   if (!shrinking) stats.push([rateText, c.dim(rateText)]);
-  if (s.tally === null) {
-    // No second count.
-  } else if (s.tally !== undefined) {
-    const tallyText = s.tally(s.violations);
-    stats.push([tallyText, c.cyan(tallyText)]);
-  } else {
-    const violText = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
-    stats.push([violText, s.violations > 0 ? c.bold(c.red(violText)) : c.green(violText)]);
-  }
+  const counted = secondCount(s, c);
+  if (counted !== null) stats.push(counted);
   if (s.shrinkRuns !== null) {
     const shrinkText = `shrinking: ${s.shrinkRuns} run${s.shrinkRuns === 1 ? "" : "s"}`;
     stats.push([shrinkText, c.cyan(shrinkText)]);

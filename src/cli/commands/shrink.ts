@@ -138,6 +138,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
       });
       started = Date.now();
     },
+    // The second count is the tally's (smaller failures kept), not violations.
     onRun: () => progress?.update({ done: ++runs, violations: kept }),
     onSmallerSaved: (dir, size) => {
       smallest = { dir, size };
