@@ -20,8 +20,10 @@ export interface ProgressUpdate {
   done: number;
   /** Total units, when known; changes the line from open-ended to a bar with an ETA. */
   total?: number;
-  /** Violations found so far (or what `ProgressOptions.tally` counts instead). */
+  /** Violations found so far. */
   violations?: number;
+  /** What `ProgressOptions.tally` counts, so far (shown instead of the violations). */
+  tallied?: number;
   /**
    * Runs spent shrinking a counterexample, once the search has stopped and shrinking begun;
    * absent or null while searching. The line then shows this instead of the search's rate
@@ -68,6 +70,8 @@ export interface ProgressState {
   violations: number;
   /** ProgressOptions.tally; absent: the count is of violations. */
   tally?: ((n: number) => string) | null;
+  /** ProgressUpdate.tallied. */
+  tallied: number;
   shrinkRuns: number | null;
   elapsedMs: number;
 }
@@ -133,6 +137,7 @@ export function startProgress(opts: ProgressOptions): Progress {
         bar.setTotal(f.total);
       }
       if (f.violations !== undefined) state.violations = f.violations;
+      if (f.tallied !== undefined) state.tallied = f.tallied;
       state.shrinkRuns = f.shrinkRuns ?? null;
       bar.update(f.done);
     },
@@ -146,7 +151,7 @@ export function startProgress(opts: ProgressOptions): Progress {
 function secondCount(s: ProgressState, c: Colors): [string, string] | null {
   if (s.tally === null) return null;
   if (s.tally !== undefined) {
-    const text = s.tally(s.violations);
+    const text = s.tally(s.tallied);
     return [text, c.cyan(text)];
   }
   const text = `${s.violations} violation${s.violations === 1 ? "" : "s"}`;
@@ -237,6 +242,7 @@ function periodicProgress(stream: NodeJS.WritableStream, opts: ProgressOptions):
       state.done = f.done;
       if (f.total !== undefined) state.total = f.total;
       if (f.violations !== undefined) state.violations = f.violations;
+      if (f.tallied !== undefined) state.tallied = f.tallied;
       state.shrinkRuns = f.shrinkRuns ?? null;
       const t = now();
       if (t - lastPrinted < everyMs) return;
@@ -261,6 +267,7 @@ function initialState(opts: ProgressOptions): ProgressState {
     total,
     violations: 0,
     ...(opts.tally === undefined ? {} : { tally: opts.tally }),
+    tallied: 0,
     shrinkRuns: null,
     elapsedMs: 0,
   };

@@ -33,6 +33,7 @@ function state(over: Partial<ProgressState>): ProgressState {
     done: 0,
     total: undefined,
     violations: 0,
+    tallied: 0,
     shrinkRuns: null,
     elapsedMs: 0,
     ...over,
@@ -67,6 +68,23 @@ describe("startProgress", () => {
         .split("\n")
         .filter((l) => l !== ""),
     ).toHaveLength(2);
+    p.stop();
+  });
+
+  it("off a TTY, prints what a tally counts, as updated, and not the violations", () => {
+    const out = captureStream(false);
+    let t = 0;
+    const p = startProgress({
+      title: "shrink redis:guarded",
+      stream: out.stream,
+      now: () => t,
+      tally: (n) => `${n} smaller kept`,
+    });
+    t = 15_000;
+    p.update({ done: 4, tallied: 1 });
+    expect(out.text()).toContain("4 runs");
+    expect(out.text()).toContain("1 smaller kept");
+    expect(out.text()).not.toContain("violation");
     p.stop();
   });
 
@@ -160,7 +178,7 @@ describe("formatProgressLine", () => {
 
   it("shows what a tally counts instead of violations, and no second count when the tally is null", () => {
     const kept = formatProgressLine(
-      state({ done: 6, violations: 2, tally: (n) => `${n} smaller kept`, elapsedMs: 19_000 }),
+      state({ done: 6, violations: 0, tally: (n) => `${n} smaller kept`, tallied: 2, elapsedMs: 19_000 }),
       plain,
       200,
     );

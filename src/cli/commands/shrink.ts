@@ -138,8 +138,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
       });
       started = Date.now();
     },
-    // The second count is the tally's (smaller failures kept), not violations.
-    onRun: () => progress?.update({ done: ++runs, violations: kept }),
+    onRun: () => progress?.update({ done: ++runs, tallied: kept }),
     onSmallerSaved: (dir, size) => {
       smallest = { dir, size };
       kept++;
