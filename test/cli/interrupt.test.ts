@@ -266,7 +266,7 @@ describe("what an interrupted shrink and gate say", () => {
   it("shrink: where the smallest failure so far is, or that the input is untouched", () => {
     const size = sizeOf(2, 4, 1);
     expect(interruptedShrinkLines("in.json", 7, { dir: "out/x-shrunk", size })).toEqual([
-      "interrupted after 7 runs: the smallest schedule that failed so far (2 clients / 4 cycles / 1 faults) is saved in out/x-shrunk/",
+      "interrupted after 7 runs: the smallest schedule that failed so far (2 clients / 4 cycles / 1 fault) is saved in out/x-shrunk/",
       "run it again: lockcheck run --schedule out/x-shrunk",
     ]);
     expect(interruptedShrinkLines("in.json", 3, null)).toEqual([

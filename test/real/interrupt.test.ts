@@ -280,7 +280,7 @@ describe.skipIf(missing.length > 0)("interrupting a real run", () => {
     runner.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(stderr()).toMatch(
-      /^interrupted after \d+ runs: the smallest schedule that failed so far \(\d+ clients \/ \d+ cycles \/ \d+ faults\) is saved in /m,
+      /^interrupted after \d+ runs: the smallest schedule that failed so far \(\d+ clients? \/ \d+ cycles? \/ \d+ faults?\) is saved in /m,
     );
     expect(stderr()).toContain(`run it again: lockcheck run --schedule ${out}`);
     const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as typeof failing;

@@ -35,9 +35,10 @@ interface ShrinkFlags {
   quiet?: boolean;
 }
 
-/** "2 clients / 4 cycles / 7 faults", as the result line counts them. */
+/** "2 clients / 4 cycles / 1 fault", as the result line counts them. */
 function sizeText(z: ScheduleSize): string {
-  return `${z.clients} clients / ${z.cycles} cycles / ${z.faults} faults`;
+  const n = (k: number, word: string) => `${k} ${word}${k === 1 ? "" : "s"}`;
+  return `${n(z.clients, "client")} / ${n(z.cycles, "cycle")} / ${n(z.faults, "fault")}`;
 }
 
 /** What an interrupted shrink says: where the smallest failure so far is, or that there is none. */
@@ -170,7 +171,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   // Nothing smaller failed: say so rather than "shrunk N → N" (timings may still have changed).
   const verb = sameSize ? "no smaller schedule failed: kept" : "shrunk";
   const out = [
-    `${verb} ${before.clients} clients / ${before.cycles} cycles / ${before.faults} faults → ${c.bold(`${after.clients} / ${after.cycles} / ${after.faults}`)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${shrunk.runs} runs${shrunk.budgetExhausted ? ", budget exhausted" : ""})`,
+    `${verb} ${sizeText(before)} → ${c.bold(`${after.clients} / ${after.cycles} / ${after.faults}`)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${shrunk.runs} runs${shrunk.budgetExhausted ? ", budget exhausted" : ""})`,
     shrunk.note,
     "",
     ...shrunk.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
