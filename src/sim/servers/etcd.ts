@@ -170,7 +170,7 @@ const etcdSpec = (lagMs: number): StateMachineSpec<EtcdCmd, EtcdRes, EtcdState> 
     }
   },
   leaseId: (res) => ("leaseId" in res ? res.leaseId : ""),
-  leaseTtlMs: (res) => ("ttlMs" in res ? res.ttlMs + lagMs : 0),
+  leaseLifeMs: (res) => ("ttlMs" in res ? res.ttlMs + lagMs : 0),
   expire: (leaseId) => ({ op: "lease-expire", leaseId }),
   isRenewal: (cmd) => cmd.op === "lease-keepalive",
   isReadOnly: (cmd) => cmd.op === "get" || cmd.op === "lease-keepalive",

@@ -86,7 +86,7 @@ export interface StateMachineSpec<Cmd, Res, SM> {
   /** The lease (or session) of a result with a lease event. */
   leaseId(res: Res): string;
   /** How long after a result whose lease event is "refresh" the leader expires it (as `leases`). */
-  leaseTtlMs(res: Res): number;
+  leaseLifeMs(res: Res): number;
   /** The command a leader proposes to expire a lease whose deadline passed. */
   expire(id: string): Cmd;
   /** A lease renewal (keep-alive, session ping): read-only, served outside the log. */
@@ -618,7 +618,7 @@ export function createCluster<Cmd, Res, SM>(
     if (ev === null) return;
     const id = spec.leaseId(res);
     if (ev === "refresh") {
-      setLeaseDeadline(m, m.lessor, id, mono(m) + spec.leaseTtlMs(res));
+      setLeaseDeadline(m, m.lessor, id, mono(m) + spec.leaseLifeMs(res));
     } else {
       m.lessor.delete(id);
       m.expiring.delete(id);

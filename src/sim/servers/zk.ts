@@ -177,7 +177,7 @@ const zkRules: Omit<StateMachineSpec<ZkCmd, ZkRes, ZkState>, "init"> = {
     }
   },
   leaseId: (res) => ("sessionId" in res ? res.sessionId : ""),
-  leaseTtlMs: (res) => ("timeoutMs" in res ? res.timeoutMs : 0),
+  leaseLifeMs: (res) => ("timeoutMs" in res ? res.timeoutMs : 0),
   expire: (sessionId) => ({ op: "expire-session", sessionId }),
   isRenewal: (cmd) => cmd.op === "heartbeat",
   isReadOnly: (cmd) => cmd.op === "children" || cmd.op === "heartbeat",
