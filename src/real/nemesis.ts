@@ -108,7 +108,11 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
         },
         nowNs,
         after: schedule,
-        resolve: (ref) => resolveNode(opts.world, clients, ref),
+        // Resolving `server:leader` may wait for an election: a run over by then gets no fault.
+        resolve: async (ref) => {
+          const node = await resolveNode(opts.world, clients, ref);
+          return stopped ? undefined : node;
+        },
       };
       ctx = c;
       const startNow: Promise<void>[] = [];

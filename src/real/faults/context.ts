@@ -9,8 +9,26 @@ import type { NemesisF } from "../../history/op.js";
 import type { PartitionMode } from "../../schedule/schedule.js";
 import type { ClientFleet } from "../clients.js";
 import type { EtcdMember } from "../cluster/etcd.js";
+import { sleep } from "../cluster/net.js";
 import type { RedisNode } from "../cluster/redis.js";
 import type { RealWorld } from "../world.js";
+
+/**
+ * How long a fault aimed at `server:leader` waits for one when no member leads (an election
+ * under way, e.g. just after the leader was paused): several election timeouts (500 ms here).
+ * It then starts late rather than not at all; with no leader even then it does nothing.
+ */
+export const LEADER_WAIT_MS = 3000;
+const LEADER_POLL_MS = 50;
+
+async function leaderWithin(leader: () => Promise<number | null>, waitMs: number): Promise<number | null> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const index = await leader();
+    if (index !== null || performance.now() >= deadline) return index;
+    await sleep(LEADER_POLL_MS);
+  }
+}
 
 export type RealNode =
   | { kind: "client"; name: string; id: number }
@@ -44,6 +62,7 @@ export async function resolveNode(
   world: RealWorld,
   clients: ClientFleet,
   ref: string,
+  leaderWaitMs = LEADER_WAIT_MS,
 ): Promise<RealNode | undefined> {
   if (ref === "resource") {
     if (world.resource !== null) return { kind: "redis", name: "resource", node: world.resource };
@@ -55,8 +74,9 @@ export async function resolveNode(
     return clients.ids.includes(id) ? { kind: "client", name: ref, id } : undefined;
   }
   let index: number | null;
+  const etcd = world.etcd;
   if (ref === "server:leader") {
-    index = world.etcd !== null ? await world.etcd.leader() : 0;
+    index = etcd !== null ? await leaderWithin(() => etcd.leader(), leaderWaitMs) : 0;
   } else {
     const server = /^server:(\d+)$/.exec(ref);
     index = server === null ? null : Number(server[1]);
