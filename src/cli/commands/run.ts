@@ -7,6 +7,7 @@
  * The schedule comes from `--schedule` (e.g. one saved by `fuzz` in the simulator: its world
  * prefix is replaced) or is generated from `--seed` with the same generators as `fuzz`.
  */
+
 import { randomInt } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -34,6 +35,7 @@ import {
   wholeNumberArg,
 } from "../flags.js";
 import { onInterrupt } from "../interrupt.js";
+import { realProgressLine } from "../real-progress-line.js";
 import { formatVerdictLines } from "./replay.js";
 
 interface RunFlags extends LibraryRunFlags {
@@ -237,12 +239,7 @@ async function runReal(flags: RunFlags): Promise<number> {
         `run ${target.name} (${schedule.resource}), seed ${schedule.seed}: ${schedule.clients.length} client${schedule.clients.length === 1 ? "" : "s"}, ${schedule.faults.length} fault${schedule.faults.length === 1 ? "" : "s"}${schedule.partitionMode === "blackhole" ? " (partitions black-hole)" : ""} → ${outDir}`,
       );
     },
-    onProgress: (p) =>
-      say(
-        `  ${(p.elapsedMs / 1000).toFixed(0).padStart(3)}s  ${p.events} events  faults: ${p.faultsBegun} of ${p.faults} begun, active: ${
-          p.activeFaults.length === 0 ? "none" : p.activeFaults.join(", ")
-        }`,
-      ),
+    onProgress: (p) => say(realProgressLine(p)),
     onRan: (warnings) => {
       for (const w of warnings) say(`${errc.yellow("warning")}: ${w}`);
       if (external !== null && ignored.length > 0)
