@@ -22,6 +22,7 @@ import {
 import { type DockerRunOptions, type RealAttempts, realRunAttempts } from "../../api/run-real.js";
 import type { Fault } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
+import { realProgressLine } from "../../report/real-progress-line.js";
 import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import { exitCodeOf, printInputError } from "../errors.js";
@@ -35,7 +36,6 @@ import {
   wholeNumberArg,
 } from "../flags.js";
 import { onInterrupt } from "../interrupt.js";
-import { realProgressLine } from "../real-progress-line.js";
 import { formatVerdictLines } from "./replay.js";
 
 interface RunFlags extends LibraryRunFlags {

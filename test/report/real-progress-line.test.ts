@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeFaultsText, realProgressLine } from "../../src/cli/real-progress-line.js";
+import { activeFaultsText, realProgressLine } from "../../src/report/real-progress-line.js";
 
 describe("the progress line of a run on real servers", () => {
   it("names overlapping faults alike once, with how many, in the order they began", () => {

@@ -2,7 +2,15 @@
  * The line `lockcheck run` prints once a second on real servers. Faults in effect are named
  * once each, with a count when several alike overlap (two partitions of the same groups).
  */
-import type { RealProgress } from "../real/run.js";
+
+/** What the line shows of a run's progress (src/real/run.ts `RealProgress`). */
+export interface RealProgressShown {
+  elapsedMs: number;
+  events: number;
+  faultsBegun: number;
+  faults: number;
+  activeFaults: readonly string[];
+}
 
 export function activeFaultsText(labels: readonly string[]): string {
   if (labels.length === 0) return "none";
@@ -11,7 +19,7 @@ export function activeFaultsText(labels: readonly string[]): string {
   return [...counts].map(([label, n]) => (n === 1 ? label : `${label} ×${n}`)).join(", ");
 }
 
-export function realProgressLine(p: RealProgress): string {
+export function realProgressLine(p: RealProgressShown): string {
   const seconds = (p.elapsedMs / 1000).toFixed(0).padStart(3);
   return `  ${seconds}s  ${p.events} events  faults: ${p.faultsBegun} of ${p.faults} begun, active: ${activeFaultsText(p.activeFaults)}`;
 }
