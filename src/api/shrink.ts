@@ -14,13 +14,16 @@ import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js"
 import { defaultRunDir, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
+import { openSessionPool, runOnPool } from "../runner/session-pool.js";
 import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink/shrink.js";
-import { shrinkOnRealServers } from "../runner/shrink/shrink-real.js";
+import { REAL_PARALLEL, shrinkOnRealServers } from "../runner/shrink/shrink-real.js";
 import { shrinkRobustly } from "../runner/shrink/shrink-robust.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
 import type { Target } from "../targets/target.js";
 import { loadScheduleArg } from "./schedule-arg.js";
+
+export { REAL_PARALLEL } from "../runner/shrink/shrink-real.js";
 
 /** Default wall-clock limit of shrinking on real servers (without `timeLimitMs`). */
 export const REAL_TIME_LIMIT_MS = 120_000;
@@ -34,6 +37,8 @@ export interface ShrinkFailingOptions {
   runs: number;
   /** Real targets: failing runs (of `runs`) a candidate needs; default all. */
   need?: number;
+  /** Real targets: candidates run at once (default REAL_PARALLEL). */
+  parallel?: number;
   /** Timing margin (ms) a shrunk schedule keeps; 0: the bare minimum. */
   marginMs: number;
   /** Real targets: shrink in the simulator twin first. */
@@ -171,6 +176,17 @@ async function shrinkReal(
 ): Promise<Shrunk> {
   const need = o.need ?? o.runs;
   const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
+  // Servers started once for every candidate (`parallel` at a time), as `fuzz` does.
+  const parallel = o.parallel ?? REAL_PARALLEL;
+  const pool = await openSessionPool(
+    target,
+    {
+      resource: schedule.resource,
+      servers: schedule.options.servers,
+      clockFaults: schedule.faults.some((f) => f.kind === "clock-jump" || f.kind === "clock-drift"),
+    },
+    parallel,
+  );
   const r = await shrinkOnRealServers(target, schedule, {
     kind,
     runs: o.runs,
@@ -181,7 +197,9 @@ async function shrinkReal(
     ...(evidence === undefined ? {} : { evidence }),
     onRun,
     ...(o.onSmaller === undefined ? {} : { onSmaller: o.onSmaller }),
-  });
+    parallel,
+    ...(pool === null ? {} : { runOnServers: runOnPool(pool) }),
+  }).finally(() => pool?.close());
   const where =
     r.shrunkIn === "sim"
       ? `shrunk in the simulator (${r.simRuns} runs) with timing margins, then`

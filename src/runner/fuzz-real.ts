@@ -28,14 +28,18 @@ import {
 import type { Target, TargetSession } from "../targets/target.js";
 import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult, LibraryCrashes } from "./fuzz.js";
 import { type ViolationKind, violationKind } from "./same-violation.js";
+import { runOnPool, sessionPool } from "./session-pool.js";
 import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
 import type { ShrinkBudget } from "./shrink/shrink.js";
-import { shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
+import { REAL_PARALLEL, shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
 
 /** Length of each run of a real fuzz campaign unless `options.horizonMs` says otherwise. */
 export const REAL_FUZZ_RUN_MS = 8000;
-/** Budget of the greedy shrink pass on real servers (each candidate is a real run). */
-const REAL_SHRINK: ShrinkBudget = { maxRuns: 12, timeLimitMs: 120_000 };
+/**
+ * Budget of the greedy shrink pass on real servers (each candidate is a real run): 12
+ * candidates' time, two at a time.
+ */
+const REAL_SHRINK: ShrinkBudget = { maxRuns: 12 * REAL_PARALLEL, timeLimitMs: 120_000 };
 const DEFAULT_RUNS = 1000;
 
 /** The schedules `lockcheck run` generates for a real target (and each run of a real fuzz). */
@@ -110,12 +114,15 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   };
   const crashSummary = () => (crashes.runs === 0 ? {} : { libraryCrashes: { ...crashes } });
 
-  const session: TargetSession = await target.openSession({
+  const sessionOptions = {
     resource,
     clockFaults: o.faults.includes("clock"),
     ...(o.real?.cluster === undefined ? {} : { cluster: o.real.cluster }),
     ...(o.real?.docker === undefined ? {} : { docker: o.real.docker }),
-  });
+  };
+  const session: TargetSession = await target.openSession(sessionOptions);
+  // Shrinking runs candidates two at a time, the second on servers of its own.
+  const sessions = sessionPool(session, () => target.openSession!(sessionOptions), REAL_PARALLEL);
   let schedule: Schedule | null = null;
   try {
     while (runs < maxRuns && Date.now() < deadline) {
@@ -164,8 +171,8 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
           ...(o.realRuns === undefined ? {} : o.realRuns),
           ...(o.onSmaller === undefined ? {} : { onSmaller: o.onSmaller }),
           budget: o.shrink ?? REAL_SHRINK,
-          runOnServers: async (s, k) =>
-            (await session.run(s, (ops) => checkOps(ops, [k]).some((v) => v.valid === false))).ops,
+          parallel: REAL_PARALLEL,
+          runOnServers: runOnPool(sessions),
           onRun: () => {
             shrinkRuns++;
             report();
@@ -207,6 +214,6 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       error: { message, schedule },
     };
   } finally {
-    await session.close();
+    await sessions.close();
   }
 }

@@ -13,7 +13,7 @@
 import { Command } from "commander";
 import { DEFAULT_MARGIN_MS } from "../../api/catalog.js";
 import type { ScheduleSize } from "../../api/fuzz.js";
-import { REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api/shrink.js";
+import { REAL_PARALLEL, REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api/shrink.js";
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
@@ -30,6 +30,7 @@ interface ShrinkFlags {
   timeLimit?: string;
   runs: number;
   need?: number;
+  parallel: number;
   margin: number;
   sim: boolean;
   quiet?: boolean;
@@ -74,6 +75,12 @@ export function shrinkCommand(): Command {
       "--need <k>",
       "real targets: failing runs (of --runs) a candidate needs (default: all)",
       positiveIntArg("--need"),
+    )
+    .option(
+      "--parallel <n>",
+      "real targets: candidates run at once, each on servers of its own (the later ones stop once an earlier one fails)",
+      positiveIntArg("--parallel"),
+      REAL_PARALLEL,
     )
     .option(
       "--margin <ms>",
@@ -127,6 +134,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
     runs: flags.runs,
     ...(flags.need === undefined ? {} : { need: flags.need }),
+    parallel: flags.parallel,
     marginMs: flags.margin,
     simFirst: flags.sim,
     onShrinkStart: (name, deterministic) => {

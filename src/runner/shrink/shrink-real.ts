@@ -60,9 +60,16 @@ export interface RealShrinkOptions {
   onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }) => Promise<void>;
   /**
    * Runs a candidate on real servers and returns its history; default `target.run` (fresh
-   * servers per run). Real fuzz passes its session's servers, started once (fuzz-real.ts).
+   * servers per run). Real fuzz passes its sessions' servers, started once (fuzz-real.ts).
+   * Called for up to `parallel` candidates at once; a run whose `abandoned` signal aborts may
+   * end there (its candidate's answer is no longer needed).
    */
-  runOnServers?: (s: Schedule, kind: ViolationKind) => Promise<Op[]>;
+  runOnServers?: (s: Schedule, kind: ViolationKind, abandoned?: AbortSignal) => Promise<Op[]>;
+  /**
+   * Candidates run at once on real servers (default 2): a real run mostly waits (for leases
+   * to run out, pauses to end), so two at a time take about as long as one.
+   */
+  parallel?: number;
 }
 
 export interface RealShrinkResult {
@@ -81,6 +88,8 @@ export interface RealShrinkResult {
 
 const DEFAULT_BUDGET: ShrinkBudget = { maxRuns: 200, timeLimitMs: 120_000 };
 const DEFAULT_SIM_BUDGET: ShrinkBudget = { maxRuns: 1000, timeLimitMs: 20_000 };
+/** Candidates run at once on real servers unless `parallel` says otherwise. */
+export const REAL_PARALLEL = 2;
 
 /** The deterministic target that runs the same lock algorithm as `real`, if there is one. */
 export function simTwinOf(real: Target): Target | undefined {
@@ -121,18 +130,18 @@ export async function shrinkOnRealServers(
   let simRuns = 0;
 
   /** Runs `s` up to `runs` times; stops as soon as `needed` failures are in, or out of reach. */
-  const repeated = async (s: Schedule): Promise<Repeated> => {
+  const repeated = async (s: Schedule, abandoned?: AbortSignal): Promise<Repeated> => {
     let failed = 0;
     let ran = 0;
     let evidence: FailureEvidence | undefined;
-    while (ran < runs && failed < needed && failed + (runs - ran) >= needed) {
+    while (ran < runs && failed < needed && failed + (runs - ran) >= needed && abandoned?.aborted !== true) {
       o.onRun?.("real");
       realRuns++;
       ran++;
       const p =
         o.runOnServers === undefined
           ? await probeViolation(target, s, o.kind)
-          : probeOfRun(o.kind, await o.runOnServers(s, o.kind));
+          : probeOfRun(o.kind, await o.runOnServers(s, o.kind, abandoned));
       if (p.fails) {
         failed++;
         evidence ??= p.evidence;
@@ -199,15 +208,16 @@ export async function shrinkOnRealServers(
   // 2. On real servers.
   let lastOps: readonly Op[] | null = o.evidence?.ops ?? null;
   const kept = new Map<string, Repeated>();
-  const probe = async (s: Schedule): Promise<ShrinkProbe> => {
-    const r = await repeated(s);
-    if (r.fails && r.ops !== null) {
-      lastOps = r.ops;
-      kept.set(JSON.stringify(s), r);
-      // shrinkSchedule asks only about candidates smaller than its current one: this is kept.
-      await o.onSmaller?.(s, { ops: r.ops, verdicts: checkOps(r.ops) });
-    }
+  const probe = async (s: Schedule, abandoned: AbortSignal): Promise<ShrinkProbe> => {
+    const r = await repeated(s, abandoned);
+    if (r.fails && r.ops !== null) kept.set(JSON.stringify(s), r);
     return r;
+  };
+  const onKept = async (s: Schedule): Promise<void> => {
+    const r = kept.get(JSON.stringify(s));
+    if (r?.ops == null) return;
+    lastOps = r.ops;
+    await o.onSmaller?.(s, { ops: r.ops, verdicts: checkOps(r.ops) });
   };
   const aim = function* (s: Schedule, ev: FailureEvidence | undefined): Generator<Schedule> {
     const ops = ev?.ops ?? lastOps;
@@ -221,7 +231,10 @@ export async function shrinkOnRealServers(
     const merged = withPausesMerged(s);
     if (merged !== null) yield merged;
   };
-  const shrunk = await shrinkSchedule(schedule, probe, o.budget ?? DEFAULT_BUDGET, o.evidence, aim);
+  const shrunk = await shrinkSchedule(schedule, probe, o.budget ?? DEFAULT_BUDGET, o.evidence, aim, {
+    parallel: o.parallel ?? REAL_PARALLEL,
+    onKept,
+  });
   let result = shrunk.schedule;
   // Wider pauses, if the failure survives them (one candidate: real runs are dear). Tried even
   // when the budget ran out: the pass may have left a pause a hair above what fails.

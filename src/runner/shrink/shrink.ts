@@ -56,6 +56,63 @@ function* candidatesFor(
   yield* shrinkCandidates(s, evidence === undefined ? [] : focusCandidates(s, evidence));
 }
 
+/** How a caller runs the pass: how many candidates at once, and what it hears of each step. */
+export interface ShrinkPace {
+  /**
+   * Candidates run at once (default 1). Each round takes the next `parallel` candidates in
+   * order, runs them together and keeps the first of them, in that order, that fails: the
+   * same one a one-at-a-time pass would keep when every probe answers the same. Worth it only
+   * where a run waits rather than computes (real servers).
+   */
+  parallel?: number;
+  /** Called (and waited for) each time a candidate is kept, with what its probe showed. */
+  onKept?: (s: Schedule, probe: ShrinkProbe) => Promise<void>;
+}
+
+const asProbe = (p: boolean | ShrinkProbe): ShrinkProbe => (typeof p === "boolean" ? { fails: p } : p);
+
+/**
+ * Runs the probes of a batch at once and finds the first, in order, that fails. Once that is
+ * known (it failed, and every one before it passed) the later ones are abandoned: their
+ * signal is aborted, and a probe that can stop early (a real run) does. All are waited for,
+ * so that no run outlives the batch.
+ */
+async function firstFailing(
+  probes: ((abandoned: AbortSignal) => Promise<boolean | ShrinkProbe>)[],
+): Promise<{ probes: (ShrinkProbe | undefined)[]; first: number }> {
+  const answers: (ShrinkProbe | undefined)[] = probes.map(() => undefined);
+  const controllers = probes.map(() => new AbortController());
+  let decide: () => void = () => {};
+  const decided = new Promise<void>((resolve) => {
+    decide = resolve;
+  });
+  const firstKnown = (): number | null => {
+    for (let i = 0; i < answers.length; i++) {
+      const a = answers[i];
+      if (a === undefined) return null;
+      if (a.fails) return i;
+    }
+    return -1;
+  };
+  const settled = Promise.allSettled(
+    probes.map(async (probe, i) => {
+      try {
+        answers[i] = asProbe(await probe(controllers[i]!.signal));
+      } finally {
+        if (firstKnown() !== null || answers.every((a) => a !== undefined)) decide();
+      }
+    }),
+  );
+  await Promise.race([decided, settled]);
+  const first = firstKnown() ?? -1;
+  for (let i = first + 1; first >= 0 && i < controllers.length; i++) controllers[i]!.abort();
+  const outcomes = await settled;
+  // A probe that threw before the answer was known is an error of the pass, as before.
+  const failed = outcomes.findIndex((o) => o.status === "rejected");
+  if (failed >= 0 && (first < 0 || failed <= first)) throw (outcomes[failed] as PromiseRejectedResult).reason;
+  return { probes: answers, first };
+}
+
 /**
  * Shrinks `schedule`, which must fail. `evidence` is the input's failing run, if known;
  * without it (or when `stillFails` answers only true or false) only the ordinary candidates
@@ -64,12 +121,14 @@ function* candidatesFor(
  */
 export async function shrinkSchedule(
   schedule: Schedule,
-  stillFails: (s: Schedule) => Promise<boolean | ShrinkProbe>,
+  stillFails: (s: Schedule, abandoned: AbortSignal) => Promise<boolean | ShrinkProbe>,
   budget: ShrinkBudget = {},
   evidence?: FailureEvidence,
   aim?: ShrinkAim,
+  pace: ShrinkPace = {},
 ): Promise<ShrinkResult> {
   const maxRuns = budget.maxRuns ?? 1000;
+  const parallel = Math.max(1, Math.floor(pace.parallel ?? 1));
   const deadline = budget.timeLimitMs === undefined ? Infinity : Date.now() + budget.timeLimitMs;
   const tried = new Set<string>();
   let current = schedule;
@@ -78,29 +137,59 @@ export async function shrinkSchedule(
   let runs = 0;
   let steps = 0;
 
-  const outOfBudget = () => runs >= maxRuns || Date.now() >= deadline;
+  // A candidate is taken only with budget left for it: with none, the pass stops there, as
+  // "exhausted" (there was a candidate it could not try).
+  const outOfBudget = (extra: number) => runs + extra >= maxRuns || Date.now() >= deadline;
 
   for (;;) {
     let improved = false;
-    for (const candidate of candidatesFor(current, currentEvidence, aim)) {
-      if (outOfBudget()) return { schedule: current, runs, steps, budgetExhausted: true };
-      const w = scheduleWeight(candidate);
-      if (w >= weight) continue;
-      const key = JSON.stringify(candidate);
-      if (tried.has(key)) continue;
-      tried.add(key);
-      if (!scheduleSchema.safeParse(candidate).success) continue;
-      runs++;
-      const probe = await stillFails(candidate);
-      const fails = typeof probe === "boolean" ? probe : probe.fails;
-      if (fails) {
-        current = candidate;
-        currentEvidence = typeof probe === "boolean" ? undefined : probe.evidence;
-        weight = w;
-        steps++;
-        improved = true;
-        break;
+    const candidates = candidatesFor(current, currentEvidence, aim)[Symbol.iterator]();
+    for (;;) {
+      // The next `parallel` candidates worth a run.
+      const batch: { s: Schedule; w: number }[] = [];
+      let exhausted = false;
+      let overBudget = false;
+      while (batch.length < parallel) {
+        const next = candidates.next();
+        if (next.done === true) {
+          exhausted = true;
+          break;
+        }
+        if (outOfBudget(batch.length)) {
+          overBudget = true;
+          break;
+        }
+        const candidate = next.value;
+        const w = scheduleWeight(candidate);
+        if (w >= weight) continue;
+        const key = JSON.stringify(candidate);
+        if (tried.has(key)) continue;
+        tried.add(key);
+        if (!scheduleSchema.safeParse(candidate).success) continue;
+        batch.push({ s: candidate, w });
       }
+      if (batch.length > 0) {
+        runs += batch.length;
+        const { probes, first } = await firstFailing(
+          batch.map(
+            ({ s }) =>
+              (signal) =>
+                stillFails(s, signal),
+          ),
+        );
+        if (first >= 0) {
+          const kept = batch[first]!;
+          current = kept.s;
+          currentEvidence = probes[first]!.evidence;
+          weight = kept.w;
+          steps++;
+          improved = true;
+          await pace.onKept?.(kept.s, probes[first]!);
+          break;
+        }
+      }
+      if (overBudget) return { schedule: current, runs, steps, budgetExhausted: true };
+      if (exhausted) break;
     }
     if (!improved) return { schedule: current, runs, steps, budgetExhausted: false };
   }

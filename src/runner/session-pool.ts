@@ -1,0 +1,94 @@
+/**
+ * Sessions of a real target for runs at once: the campaign's own, and more opened as runs
+ * overlap (each its own servers), all closed together. If another cannot be opened, runs wait
+ * for a free one instead: overlap is a speed-up, never a reason to fail.
+ */
+import { checkOps } from "../checkers/index.js";
+import type { Op } from "../history/op.js";
+import type { Schedule } from "../schedule/schedule.js";
+import type { Target, TargetSession, TargetSessionOptions } from "../targets/target.js";
+import type { ViolationKind } from "./same-violation.js";
+
+export interface SessionPool {
+  /** Runs `fn` on a free session (opening one, up to `max`, when none is free). */
+  use<T>(fn: (s: TargetSession) => Promise<T>): Promise<T>;
+  /** Sessions opened so far, the first included. */
+  size(): number;
+  close(): Promise<void>;
+}
+
+export function sessionPool(
+  first: TargetSession,
+  open: () => Promise<TargetSession>,
+  max: number,
+): SessionPool {
+  const all: TargetSession[] = [first];
+  const idle: TargetSession[] = [first];
+  const waiting: ((s: TargetSession) => void)[] = [];
+  let opening = 0;
+  let canOpen = true;
+
+  const take = async (): Promise<TargetSession> => {
+    const free = idle.pop();
+    if (free !== undefined) return free;
+    if (canOpen && all.length + opening < max) {
+      opening++;
+      try {
+        const s = await open();
+        all.push(s);
+        return s;
+      } catch {
+        canOpen = false;
+      } finally {
+        opening--;
+      }
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const give = (s: TargetSession): void => {
+    const next = waiting.shift();
+    if (next !== undefined) next(s);
+    else idle.push(s);
+  };
+
+  return {
+    async use(fn) {
+      const s = await take();
+      try {
+        return await fn(s);
+      } finally {
+        give(s);
+      }
+    },
+    size: () => all.length,
+    close: async () => {
+      await Promise.all(all.map((s) => s.close()));
+    },
+  };
+}
+
+/** A pool of `target`'s sessions, the first opened now; null if the target has none. */
+export async function openSessionPool(
+  target: Target,
+  opts: TargetSessionOptions,
+  max: number,
+): Promise<SessionPool | null> {
+  const open = target.openSession?.bind(target);
+  if (open === undefined) return null;
+  return sessionPool(await open(opts), () => open(opts), max);
+}
+
+/**
+ * Runs a shrink candidate on a free session of `pool` (shrink-real.ts `runOnServers`): it
+ * ends at its first `kind` violation, or as soon as it is abandoned.
+ */
+export function runOnPool(
+  pool: SessionPool,
+): (s: Schedule, kind: ViolationKind, abandoned?: AbortSignal) => Promise<Op[]> {
+  return (s, kind, abandoned) =>
+    pool.use(async (session) => {
+      const stop = (ops: Op[]) =>
+        abandoned?.aborted === true || checkOps(ops, [kind]).some((v) => v.valid === false);
+      return (await session.run(s, stop)).ops;
+    });
+}
