@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/sim-to-real.bench.js [seeds] [replays] [faults] [pairs]`: how often a shrunk
+ * `node dist/bench/sim-to-real.bench.js [seeds] [replays] [faults] [pairs] [partition-mode]`: how often a shrunk
  * simulator counterexample also fails on real servers. For sim:lease → redis:lease,
  * sim:redlock → redis:redlock and sim:consensus → etcd:lock (unfenced; faults default `pause`,
  * e.g. `pause,clock`; clock faults are left out for etcd, which ignores them; `pairs` picks
@@ -7,7 +7,8 @@
  * shrunk to the bare minimum (`marginMs: false`, lockcheck's shrinking before timing margins)
  * and with margins (the default); each shrunk schedule is then replayed `replays` times
  * (default 1) on the real target. Prints one row per seed and the ratio of failing replays,
- * both ways measured in the same run. Needs redis-server, cc and (for etcd:lock) etcd.
+ * both ways measured in the same run. `partition-mode` (`cut`, the default, or `blackhole`) is
+ * what a partition does on the real servers. Needs redis-server, cc and (for etcd:lock) etcd.
  */
 import type { FaultCategory } from "../src/generators/bounds.js";
 import { runAndCheck } from "../src/runner/execute.js";
@@ -29,6 +30,7 @@ const ALL_PAIRS = [
   ["sim:consensus", "etcd:lock"],
 ] as const;
 const chosen = process.argv[5]?.split(",");
+const partitionMode = process.argv[6] === "blackhole" ? ({ partitionMode: "blackhole" } as const) : {};
 const pairs = ALL_PAIRS.filter(([sim]) => chosen === undefined || chosen.includes(sim));
 
 for (const [simName, realName] of pairs) {
@@ -54,7 +56,7 @@ for (const [simName, realName] of pairs) {
       }
       let failed = 0;
       for (let k = 0; k < replays; k++) {
-        const again = await runAndCheck(real, { ...ce.schedule, target: realName });
+        const again = await runAndCheck(real, { ...ce.schedule, target: realName, ...partitionMode });
         if (again.violation) failed++;
       }
       tally[mode].failed += failed;

@@ -14,6 +14,8 @@ export interface SessionPool {
   use<T>(fn: (s: TargetSession) => Promise<T>): Promise<T>;
   /** Sessions opened so far, the first included. */
   size(): number;
+  /** Pids of every session's servers. */
+  serverPids(): number[];
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export function sessionPool(
       }
     },
     size: () => all.length,
+    serverPids: () => all.flatMap((s) => s.serverPids()),
     close: async () => {
       await Promise.all(all.map((s) => s.close()));
     },

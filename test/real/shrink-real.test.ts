@@ -13,6 +13,7 @@ import { newRunId, runReal } from "../../src/real/run.js";
 import { runAndCheck } from "../../src/runner/execute.js";
 import { probeOf, violationKind } from "../../src/runner/same-violation.js";
 import { scheduleSize } from "../../src/runner/schedule-size.js";
+import { openSessionPool, runOnPool } from "../../src/runner/session-pool.js";
 import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { findTarget } from "../../src/targets/index.js";
@@ -121,5 +122,45 @@ describe.skipIf(missing.length > 0)("shrinking on real redis-servers", () => {
     expect(r.simRuns).toBe(0);
     expect(r.failingRun).not.toBeNull();
     await expectSmallerAndFailingThrice(t, r.schedule);
+  }, 300_000);
+
+  it("two candidates at a time, each on servers of its own started once, all stopped at the end", async () => {
+    const t = trackedRedisLease();
+    const first = await runAndCheck(t, failing);
+    expect(violationKind(first.verdicts)).toBe("stale-write");
+    const pool = (await openSessionPool(t, { resource: "unfenced", servers: 1 }, 2))!;
+    const run = runOnPool(pool);
+    let inFlight = 0;
+    let most = 0;
+    const pids = new Set<number>();
+    try {
+      const r = await shrinkOnRealServers(t, failing, {
+        kind: "stale-write",
+        runs: 2,
+        marginMs: 50,
+        simFirst: false,
+        evidence: probeOf("stale-write", first.ops, first.verdicts).evidence!,
+        budget: { maxRuns: 4 },
+        parallel: 2,
+        runOnServers: async (s, kind, abandoned) => {
+          most = Math.max(most, ++inFlight);
+          try {
+            return await run(s, kind, abandoned);
+          } finally {
+            inFlight--;
+          }
+        },
+      });
+      expect(r.shrunkIn).toBe("real");
+      expect(r.failingRun).not.toBeNull();
+      expect(scheduleSize(r.schedule).faults).toBeLessThan(scheduleSize(failing).faults);
+      expect(most).toBe(2);
+      expect(pool.size()).toBe(2);
+      for (const pid of pool.serverPids()) pids.add(pid);
+      expect(pids.size).toBeGreaterThanOrEqual(2);
+    } finally {
+      await pool.close();
+    }
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   }, 300_000);
 });
