@@ -25,10 +25,10 @@ import {
   type ScheduleOptions,
   withPartitionMode,
 } from "../schedule/schedule.js";
-import type { Target, TargetSession } from "../targets/target.js";
+import type { Target } from "../targets/target.js";
 import type { FuzzCounterexample, FuzzOptions, FuzzProgress, FuzzResult, LibraryCrashes } from "./fuzz.js";
 import { type ViolationKind, violationKind } from "./same-violation.js";
-import { runOnPool, sessionPool } from "./session-pool.js";
+import { openSessionPool, runOnPool } from "./session-pool.js";
 import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
 import type { ShrinkBudget } from "./shrink/shrink.js";
 import { REAL_PARALLEL, shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
@@ -90,7 +90,6 @@ const violated = (ops: Op[]): boolean => violationKind(checkOps(ops, SAFETY_CHEC
 
 export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   const { target } = o;
-  if (target.openSession === undefined) throw new Error(`fuzzReal: ${target.name} is not a real target`);
   const started = Date.now();
   const resource = o.resource ?? target.resources[0];
   const maxClients = o.workload?.maxClients ?? o.faultBounds?.maxClients ?? 4;
@@ -114,21 +113,26 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   };
   const crashSummary = () => (crashes.runs === 0 ? {} : { libraryCrashes: { ...crashes } });
 
-  const sessionOptions = {
-    resource,
-    clockFaults: o.faults.includes("clock"),
-    ...(o.real?.cluster === undefined ? {} : { cluster: o.real.cluster }),
-    ...(o.real?.docker === undefined ? {} : { docker: o.real.docker }),
-  };
-  const session: TargetSession = await target.openSession(sessionOptions);
-  // Shrinking runs candidates two at a time, the second on servers of its own.
-  const sessions = sessionPool(session, () => target.openSession!(sessionOptions), REAL_PARALLEL);
+  // The search runs one at a time; shrinking runs candidates two at a time, the second on
+  // servers of its own.
+  const sessions = await openSessionPool(
+    target,
+    {
+      resource,
+      clockFaults: o.faults.includes("clock"),
+      ...(o.real?.cluster === undefined ? {} : { cluster: o.real.cluster }),
+      ...(o.real?.docker === undefined ? {} : { docker: o.real.docker }),
+    },
+    REAL_PARALLEL,
+  );
+  if (sessions === null) throw new Error(`fuzzReal: ${target.name} is not a real target`);
   let schedule: Schedule | null = null;
   try {
     while (runs < maxRuns && Date.now() < deadline) {
       schedule = withPartitionMode(realRunSchedule(arb, o.seed, runs), o.real?.partitionMode);
       runs++;
-      const run = await session.run(schedule, violated);
+      const scheduled = schedule;
+      const run = await sessions.use((session) => session.run(scheduled, violated));
       noteCrashes(run.libraryCrashes);
       const kind = violationKind(checkOps(run.ops, SAFETY_CHECKERS));
       if (kind !== null) found = { schedule, kind, at: Date.now(), ops: run.ops };

@@ -7,7 +7,6 @@
  * The schedule comes from `--schedule` (e.g. one saved by `fuzz` in the simulator: its world
  * prefix is replaced) or is generated from `--seed` with the same generators as `fuzz`.
  */
-
 import { randomInt } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
