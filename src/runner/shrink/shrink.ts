@@ -72,14 +72,14 @@ export interface ShrinkPace {
 const asProbe = (p: boolean | ShrinkProbe): ShrinkProbe => (typeof p === "boolean" ? { fails: p } : p);
 
 /**
- * Runs the probes of a batch at once and finds the first, in order, that fails. Once that is
- * known (it failed, and every one before it passed) the later ones are abandoned: their
- * signal is aborted, and a probe that can stop early (a real run) does. All are waited for,
- * so that no run outlives the batch.
+ * Runs the probes of a batch at once and finds the first, in order, that fails, with what it
+ * showed (null: none did). Once that is known (it failed, and every one before it passed) the
+ * later ones are abandoned: their signal is aborted, and a probe that can stop early (a real
+ * run) does. All are waited for, so that no run outlives the batch.
  */
 async function firstFailing(
   probes: ((abandoned: AbortSignal) => Promise<boolean | ShrinkProbe>)[],
-): Promise<{ probes: (ShrinkProbe | undefined)[]; first: number }> {
+): Promise<{ index: number; probe: ShrinkProbe } | null> {
   const answers: (ShrinkProbe | undefined)[] = probes.map(() => undefined);
   const controllers = probes.map(() => new AbortController());
   let decide: () => void = () => {};
@@ -109,8 +109,8 @@ async function firstFailing(
   const outcomes = await settled;
   // A probe that threw before the answer was known is an error of the pass, as before.
   const failed = outcomes.findIndex((o) => o.status === "rejected");
-  if (failed >= 0 && (first < 0 || failed <= first)) throw (outcomes[failed] as PromiseRejectedResult).reason;
-  return { probes: answers, first };
+  if (failed >= 0 && (first < 0 || failed < first)) throw (outcomes[failed] as PromiseRejectedResult).reason;
+  return first < 0 ? null : { index: first, probe: answers[first]! };
 }
 
 /**
@@ -170,21 +170,21 @@ export async function shrinkSchedule(
       }
       if (batch.length > 0) {
         runs += batch.length;
-        const { probes, first } = await firstFailing(
+        const found = await firstFailing(
           batch.map(
             ({ s }) =>
               (signal) =>
                 stillFails(s, signal),
           ),
         );
-        if (first >= 0) {
-          const kept = batch[first]!;
+        if (found !== null) {
+          const kept = batch[found.index]!;
           current = kept.s;
-          currentEvidence = probes[first]!.evidence;
+          currentEvidence = found.probe.evidence;
           weight = kept.w;
           steps++;
           improved = true;
-          await pace.onKept?.(kept.s, probes[first]!);
+          await pace.onKept?.(kept.s, found.probe);
           break;
         }
       }
