@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCursor } from "../../src/generators/run-position.js";
 import { fuzz, fuzzScheduleArb } from "../../src/runner/fuzz.js";
 import { runBlock } from "../../src/runner/workers/run-block.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
@@ -12,6 +13,8 @@ import type { Target } from "../../src/targets/target.js";
 import { target } from "./schedules.js";
 
 const seed = 23;
+/** Where run index `i` of the seed starts. */
+const at = (i: number) => runCursor(seed).at(i);
 const base = target("sim:lease");
 
 /** A target that records what it is given, generated so far, and throws (a failure) on one run. */
@@ -47,7 +50,7 @@ const sequential = (n: number) =>
 describe("runBlock", () => {
   it("runs the seed's schedules of its indices in order, one generated at a time", async () => {
     const r = recorder(() => false);
-    const out = await runBlock(r.target, r.arb, seed, 40, 25);
+    const out = await runBlock(r.target, r.arb, seed, at(40), 25);
     expect(out).toEqual({ failedAt: null, passed: 25, abandoned: false });
     expect(r.seen).toEqual(sequential(65).slice(40));
     // Generated lazily: never more than the one about to run.
@@ -56,7 +59,7 @@ describe("runBlock", () => {
 
   it("stops at the first failing run and names its index", async () => {
     const r = recorder((k) => k === 7 || k === 9);
-    const out = await runBlock(r.target, r.arb, seed, 100, 20);
+    const out = await runBlock(r.target, r.arb, seed, at(100), 20);
     expect(out).toEqual({ failedAt: 107, passed: 7, abandoned: false });
     expect(r.seen).toHaveLength(8);
   });
@@ -65,7 +68,7 @@ describe("runBlock", () => {
     const r = recorder(() => false);
     const counts: number[] = [];
     let yields = 0;
-    const out = await runBlock(r.target, r.arb, seed, 0, 30, {
+    const out = await runBlock(r.target, r.arb, seed, at(0), 30, {
       passed: (n) => counts.push(n),
       between: async () => {
         yields++;
@@ -84,7 +87,7 @@ describe("runBlock", () => {
         if (n === 3) throw new Error("progress sink broke");
       },
     };
-    await expect(runBlock(r.target, r.arb, seed, 0, 10, hooks)).rejects.toThrow("progress sink broke");
+    await expect(runBlock(r.target, r.arb, seed, at(0), 10, hooks)).rejects.toThrow("progress sink broke");
   });
 });
 
@@ -95,7 +98,7 @@ describe("runBlock under a caller's fast-check settings", () => {
     // A global time limit of 0 ms: fast-check skips every run after the first instant.
     fc.configureGlobal({ skipAllAfterTimeLimit: 0 });
     const r = recorder(() => false);
-    await expect(runBlock(r.target, r.arb, seed, 0, 50)).rejects.toThrow("ran only");
+    await expect(runBlock(r.target, r.arb, seed, at(0), 50)).rejects.toThrow("ran only");
     expect(r.seen.length).toBeLessThan(50);
   });
 
@@ -108,7 +111,7 @@ describe("runBlock under a caller's fast-check settings", () => {
       ignoreEqualValues: true,
     });
     const r = recorder(() => false);
-    await runBlock(r.target, r.arb, seed, 10, 20);
+    await runBlock(r.target, r.arb, seed, at(10), 20);
     expect(r.seen).toEqual(expected);
   });
 

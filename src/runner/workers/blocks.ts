@@ -7,19 +7,13 @@
  * failure is known and every index below it is known to pass: that failure is the lowest,
  * the one a sequential search would have found, whatever the number of workers.
  *
- * Reaching index i costs a worker i steps of the random generator (about 0.4 µs each: 65 ms
- * to reach run 150,000), so blocks grow with their index — the index itself, not its
- * distance from the start of a shard, which starts just as far in — and the skipping stays
- * a small share of the runs: a block of i/8 runs at index i costs 3.2 µs of skipping per
- * run, against 100 µs or more to run one. (With at most 2,000 runs a block, a 160,000-run
- * campaign spent a seventh of its CPU on skipping, and a shard starting at run 160,000 ran
- * blocks of 8 runs that each skipped for 70 ms.) Towards the end of a campaign bounded by
- * runs they shrink again, to at most half the runs left per searcher, so that no searcher
- * sits idle while another finishes a long last block — but not below 1/64 of their index,
- * since each costs the same skipping however short it is (at most a few hundred ms of
- * imbalance). Steps of skipping per run, by `test/fuzz/workers.test.ts`'s arithmetic: about
- * 15 for a 160,000-run campaign on 2 searchers (60 before) and 21 for a shard of runs
- * 160,000–320,000 (157 before).
+ * A block starts where the seed's generators are at its first index (run-position.ts: the
+ * coordinator walks them once, in index order), so a block costs the same wherever it starts.
+ * Blocks still grow with their index, to about i/8 runs: each costs a message round trip and
+ * a fast-check set-up, and a campaign's early blocks are short so that a violation in its
+ * first runs is found, and the search decided, soon. Towards the end of a campaign bounded by
+ * runs they shrink again, to at most half the runs left per searcher, so that no searcher sits
+ * idle while another finishes a long last block (but not below MIN_TAIL_BLOCK).
  */
 
 export interface Block {
@@ -28,6 +22,8 @@ export interface Block {
 }
 
 const MIN_BLOCK = 8;
+/** Tail blocks stay this long (a few ms of runs): shorter ones would cost more in messages than they balance. */
+const MIN_TAIL_BLOCK = 64;
 /** Bounds how long one block runs (and how much a block over a known failure wastes). */
 const MAX_BLOCK = 50_000;
 
@@ -70,7 +66,7 @@ export class SearchFrontier {
     if (this.lowest !== null && this.nextStart > this.lowest) return null;
     const start = this.nextStart;
     const left = this.end - start;
-    const tail = Math.max(MIN_BLOCK, Math.ceil(left / (2 * this.searchers)), Math.floor(start / 64));
+    const tail = Math.max(MIN_TAIL_BLOCK, Math.ceil(left / (2 * this.searchers)));
     const count = Math.min(blockSize(start), left, tail);
     this.blocks.push({ start, count, passed: 0, failedAt: null, finished: false });
     this.nextStart = start + count;

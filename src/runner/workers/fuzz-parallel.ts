@@ -19,12 +19,13 @@
  */
 import type { Worker } from "node:worker_threads";
 import type { Arbitrary } from "fast-check";
+import { runCursor } from "../../generators/run-position.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { type FuzzOptions, type FuzzResult, fuzz, fuzzScheduleArb } from "../fuzz.js";
 import { SearchFrontier } from "./blocks.js";
 import { startWorker } from "./pool.js";
-import type { FromWorker, SearchSetup } from "./protocol.js";
+import type { FromWorker, SearchSetup, ToWorker } from "./protocol.js";
 import { runBlock } from "./run-block.js";
 import { targetSpec } from "./target-spec.js";
 
@@ -179,6 +180,8 @@ function search(
   return new Promise((resolve) => {
     const started = Date.now();
     const workers: Worker[] = [];
+    // Blocks are handed out in index order: one walk over the seed's generators serves them all.
+    const cursor = runCursor(setup.seed);
     let busy = 0;
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -202,7 +205,7 @@ function search(
           return;
         }
         busy++;
-        const r = await runBlock(here.target, here.arb, here.seed, block.start, block.count, {
+        const r = await runBlock(here.target, here.arb, here.seed, cursor.at(block.start), block.count, {
           passed(passed) {
             frontier.progress(block.start, passed);
             onChange();
@@ -229,7 +232,8 @@ function search(
         return;
       }
       busy++;
-      w.postMessage({ type: "block", start: block.start, count: block.count });
+      const m: ToWorker = { type: "block", from: cursor.at(block.start), count: block.count };
+      w.postMessage(m);
     };
     const onMessage = (w: Worker, m: FromWorker) => {
       if (settled) return;

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Arbitrary } from "fast-check";
+import type { RunPosition } from "../../generators/run-position.js";
 import type { InputError, Result } from "../../result.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
@@ -20,9 +21,10 @@ if (port === null) throw new Error("fuzz-worker runs as a worker thread");
 const setup = workerData as SearchSetup;
 const send = (m: FromWorker) => port.postMessage(m);
 
-async function runBlockHere(target: Target, arb: Arbitrary<Schedule>, start: number, count: number) {
+async function runBlockHere(target: Target, arb: Arbitrary<Schedule>, from: RunPosition, count: number) {
+  const start = from.index;
   let lastReport = performance.now();
-  const { failedAt } = await runBlock(target, arb, setup.seed, start, count, {
+  const { failedAt } = await runBlock(target, arb, setup.seed, from, count, {
     passed(passed) {
       const now = performance.now();
       if (now - lastReport < PROGRESS_EVERY_MS) return;
@@ -55,7 +57,7 @@ if (!target.ok) {
       port.close();
       return;
     }
-    queue = queue.then(() => runBlockHere(target.value, arb, m.start, m.count));
+    queue = queue.then(() => runBlockHere(target.value, arb, m.from, m.count));
   });
   send({ type: "ready" });
 }

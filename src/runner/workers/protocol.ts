@@ -1,5 +1,7 @@
 /** Messages between the coordinator of a parallel search and its worker threads. */
+
 import type { FaultBounds, FaultCategory, WorkloadBounds } from "../../generators/bounds.js";
+import type { RunPosition } from "../../generators/run-position.js";
 import type { ResourceMode, ScheduleOptions } from "../../schedule/schedule.js";
 
 /** What every worker of one search gets at start (structured-cloneable). */
@@ -14,7 +16,8 @@ export interface SearchSetup {
   faultBounds?: Partial<Omit<FaultBounds, "categories">>;
 }
 
-export type ToWorker = { type: "block"; start: number; count: number } | { type: "stop" };
+/** A block to run: `count` runs from `from` (the seed's generator state at its start, run-position.ts). */
+export type ToWorker = { type: "block"; from: RunPosition; count: number } | { type: "stop" };
 
 export type FromWorker =
   /** Worker is set up and takes blocks. */

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { SAFETY_CHECKERS } from "../../checkers/index.js";
-import { seedSequence } from "../../generators/seed-sequence.js";
+import { paramsFrom, type RunPosition } from "../../generators/run-position.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { runAndCheck } from "../execute.js";
@@ -40,17 +40,19 @@ export interface BlockOutcome {
   abandoned: boolean;
 }
 
+/** Runs the `count` runs of `seed` from run index `from.index` (run-position.ts). */
 export async function runBlock(
   target: Target,
   arb: fc.Arbitrary<Schedule>,
   seed: number,
-  start: number,
+  from: RunPosition,
   count: number,
   hooks: BlockHooks = {},
 ): Promise<BlockOutcome> {
-  // fast-check's runner with the replay path `start` yields the sequential search's schedules
-  // of those indices, one at a time: a block holds one schedule, not `count` of them (fc.sample
-  // builds the whole array first: 50,000 schedules of a late block took about 530 MB).
+  // fast-check's runner started at `from` yields the sequential search's schedules of those
+  // indices, one at a time: a block holds one schedule, not `count` of them (fc.sample builds
+  // the whole array first: 50,000 schedules of a late block took about 530 MB).
+  const start = from.index;
   let passed = 0;
   let failedAt: number | null = null;
   let abandoned = false;
@@ -77,13 +79,7 @@ export async function runBlock(
     return true;
   });
   // endOnFailure: the first `false` ends the block, with no shrinking.
-  await fc.check(property, {
-    ...seedSequence<[Schedule]>(),
-    seed,
-    path: String(start),
-    numRuns: count,
-    endOnFailure: true,
-  });
+  await fc.check(property, { ...paramsFrom<[Schedule]>(seed, from), numRuns: count, endOnFailure: true });
   if (hookFailed) throw hookError;
   if (failedAt === null && !abandoned && passed !== count) {
     // fast-check skipped or interrupted runs (a global `fc.configureGlobal` time limit or
