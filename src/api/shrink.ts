@@ -18,6 +18,7 @@ import { openSessionPool, runOnPool } from "../runner/session-pool.js";
 import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink/shrink.js";
 import { REAL_PARALLEL, shrinkOnRealServers } from "../runner/shrink/shrink-real.js";
 import { shrinkRobustly } from "../runner/shrink/shrink-robust.js";
+import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
 import type { Target } from "../targets/target.js";
@@ -183,7 +184,8 @@ async function shrinkReal(
     {
       resource: schedule.resource,
       servers: schedule.options.servers,
-      clockFaults: schedule.faults.some((f) => f.kind === "clock-jump" || f.kind === "clock-drift"),
+      // Client clock faults need no shim on the servers (nor gcc to build it).
+      clockFaults: schedule.faults.some(changesServerClock),
     },
     parallel,
   );

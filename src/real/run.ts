@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { err, formatInputError, ok, type Result } from "../result.js";
+import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { type ClientFleet, type LibraryCrash, startClients } from "./clients.js";
 import { findBinary } from "./cluster/binaries.js";
@@ -110,14 +111,7 @@ export function newRunId(): string {
 }
 
 function needsClockShim(schedule: Schedule, servers: ServerKind): boolean {
-  return (
-    servers === "redis" &&
-    schedule.faults.some(
-      (f) =>
-        (f.kind === "clock-jump" || f.kind === "clock-drift") &&
-        (f.node.startsWith("server:") || f.node === "resource"),
-    )
-  );
+  return servers === "redis" && schedule.faults.some(changesServerClock);
 }
 
 export async function runReal(

@@ -45,3 +45,11 @@ export const fitFault = (f: Fault, clients: number): Fault | null => descriptorO
 export const faultEffectMs = (f: Fault): number => descriptorOf(f).effectMs(f);
 export const faultNodes = (f: Fault): NodeRef[] => descriptorOf(f).nodes(f);
 export const faultTargetClient = (f: Fault): number | undefined => descriptorOf(f).targetClient(f);
+
+/**
+ * Whether a fault moves the clock of a lock server or of the resource (not a client's): only
+ * then do real redis-servers need the clock shim, which must be compiled (gcc) before they start.
+ */
+export const changesServerClock = (f: Fault): boolean =>
+  (f.kind === "clock-jump" || f.kind === "clock-drift") &&
+  (f.node.startsWith("server:") || f.node === "resource");
