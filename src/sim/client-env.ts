@@ -140,10 +140,9 @@ function answerIncr(r: RedisNode, key: string): CallResult<bigint> {
  */
 function submitter<Cmd extends { op: string }, Res extends { op: string }>(
   w: SimWorld,
-  client: SimNode,
   cluster: Parameters<typeof submitToCluster<Cmd, Res, unknown>>[1],
   timeout: TimeoutOf,
-  session: ClusterSession = clusterSession(w.net, client, cluster.members),
+  session: ClusterSession,
 ) {
   const idleWaitMs = w.timings.heartbeatMs;
   return <C extends Cmd, T>(
@@ -169,8 +168,8 @@ function refused(node: string, detail: string): { ok: false; error: CallError } 
 }
 
 function etcdApi(w: SimWorld, client: SimNode, etcd: EtcdCluster, timeout: TimeoutOf): StepApi<EtcdApi> {
-  const session = clusterSession(w.net, client, etcd.cluster.members);
-  const submit = submitter<EtcdCmd, EtcdRes>(w, client, etcd.cluster, timeout, session);
+  const session = clusterSession(w.net, client, etcd.cluster.members, "random");
+  const submit = submitter<EtcdCmd, EtcdRes>(w, etcd.cluster, timeout, session);
   return {
     leaseGrant: (ttlMs, opts) =>
       submit({ op: "lease-grant", ttlMs }, opts, (v) => ({
@@ -211,8 +210,8 @@ const leaseAlive = (res: EtcdRes): boolean => res.op !== "lease-keepalive" || re
 const sessionAlive = (res: ZkRes): boolean => res.op !== "heartbeat" || res.alive;
 
 function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf): StepApi<ZkApi> {
-  const session = clusterSession(w.net, client, zk.cluster.members);
-  const submit = submitter<ZkCmd, ZkRes>(w, client, zk.cluster, timeout, session);
+  const session = clusterSession(w.net, client, zk.cluster.members, "sticky");
+  const submit = submitter<ZkCmd, ZkRes>(w, zk.cluster, timeout, session);
   return {
     createSession: (timeoutMs, opts) =>
       submit({ op: "create-session", timeoutMs }, opts, (v) => ({
@@ -239,7 +238,8 @@ function zkApi(w: SimWorld, client: SimNode, zk: ZkEnsemble, timeout: TimeoutOf)
 function resourceApi(w: SimWorld, client: SimNode, timeout: TimeoutOf): StepApi<ResourceApi> {
   if (w.schedule.resource === "fenced-txn" && w.etcd !== null) {
     // The fence folded into the write: a txn on the etcd-like cluster (see servers/etcd.ts).
-    const submit = submitter<EtcdCmd, EtcdRes>(w, client, w.etcd.cluster, timeout);
+    const session = clusterSession(w.net, client, w.etcd.cluster.members, "random");
+    const submit = submitter<EtcdCmd, EtcdRes>(w, w.etcd.cluster, timeout, session);
     return {
       write: (write, opts) =>
         submit(

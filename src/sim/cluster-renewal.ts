@@ -1,13 +1,15 @@
 /**
  * A client library's background renewals (etcd lease keep-alives, ZooKeeper pings), over a
  * client's cluster session (consensus-client.ts). They are library code, not the lock
- * algorithm's: a timer on the client's monotonic clock sends one every interval to the member
- * the session prefers (redirected at once if it names another leader, or to the next member
- * if it refused), answered or not — nothing waits for them, so they resume no client code.
+ * algorithm's: a timer on the client's monotonic clock sends one every interval, answered or
+ * not — nothing waits for them, so they resume no client code. An etcd session sends each to a
+ * member drawn at random, once (etcd3 opens each keep-alive on a random member, and the member
+ * forwards it to the leader); a ZooKeeper session to the member it prefers, redirected at once
+ * if that names another leader, or to the next member if it refused.
  * They freeze with the client when it is paused and die with it.
  */
 import type { Renewal } from "../env/env.js";
-import { type ClusterSession, channelTo } from "./consensus-client.js";
+import { type ClusterSession, channelTo, firstMember } from "./consensus-client.js";
 import { type Network, send } from "./network.js";
 import { armTimer, cancelTimer, type Delivery, type Timer } from "./node.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
@@ -78,7 +80,7 @@ function renewalDue<Cmd, Res>(loop: RenewalLoop<Cmd, Res>): void {
   // stopped the renewal in between.
   if (loop.stopped) return;
   armTimer(loop, loop.intervalMs);
-  sendRenewal(loop, loop.session.preferred, 0);
+  sendRenewal(loop, firstMember(loop.session), 0);
 }
 
 function sendRenewal<Cmd, Res>(loop: RenewalLoop<Cmd, Res>, member: number, hops: number): void {
@@ -117,7 +119,12 @@ function renewalAnswered<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
   if (s.kind === "done") {
     loop.session.preferred = msg.member;
     if (!loop.alive(s.value)) stopRenewal(loop);
-  } else if (s.kind === "not-leader" && s.leader !== null && s.leader !== msg.member) {
+  } else if (
+    loop.session.pick === null &&
+    s.kind === "not-leader" &&
+    s.leader !== null &&
+    s.leader !== msg.member
+  ) {
     if (msg.hops + 1 < loop.cluster.members.length) sendRenewal(loop, s.leader, msg.hops + 1);
   }
 }
@@ -125,5 +132,6 @@ function renewalAnswered<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
 function renewalRefused<Cmd, Res>(msg: RenewalMsg<Cmd, Res>): void {
   const { loop } = msg;
   const n = loop.cluster.members.length;
-  if (!loop.stopped && msg.hops + 1 < n) sendRenewal(loop, (msg.member + 1) % n, msg.hops + 1);
+  if (!loop.stopped && loop.session.pick === null && msg.hops + 1 < n)
+    sendRenewal(loop, (msg.member + 1) % n, msg.hops + 1);
 }

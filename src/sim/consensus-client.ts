@@ -1,6 +1,16 @@
 /**
- * How a simulated client reaches a consensus cluster (etcd-like or zk-like). The client
- * talks to one member at a time, starting with the last one that answered as leader:
+ * How a simulated client reaches a consensus cluster (etcd-like or zk-like).
+ *
+ * An etcd client (`clusterSession(…, "random")`) is etcd3's, as lockcheck's real adapter
+ * runs it (src/real/adapters/etcd.ts: no retries, no circuit breaker): each call, each
+ * keep-alive and each watch goes to a member drawn at random from the client's own stream,
+ * once; the member forwards it to the leader (raft.ts `routing: "forward"`). A refusal
+ * (crashed member) is the call's answer (`unreachable`); a member that knows no leader holds
+ * the request, which this client models as waiting one heartbeat interval and asking a member
+ * drawn again, until the call's deadline.
+ *
+ * A ZooKeeper client (`"sticky"`) talks to one member at a time, starting with the last one
+ * that answered as leader:
  * - `not-leader` (nothing happened): retry at once at the leader that member named, or the
  *   next member; when nobody knows a leader (an election is under way) wait one heartbeat
  *   interval first;
@@ -10,8 +20,8 @@
  * The whole call is bounded by one timeout on the client's monotonic clock; if it runs out
  * after answers that all said "nothing happened", the error is `unreachable`.
  *
- * A watch goes to the member the client last used (a crashed member refuses it: then the
- * next one), which notifies the client from its own applied state; silence until the wait
+ * A watch goes to the member the client last used, or a random one (a crashed member refuses
+ * it: then the next one), which notifies the client from its own applied state; silence until the wait
  * is over means "not seen", whatever the reason (still there, or the member is cut off).
  *
  * Both are written as callbacks on one SimOp rather than as step code of their own, and their
@@ -26,6 +36,7 @@ import { monoAt } from "./clock.js";
 import type { Network } from "./network.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { mapPacked } from "./packed.js";
+import type { Random } from "./rng.js";
 import { type Channel, callThen, channel, type Responder, respond } from "./rpc.js";
 import type { Cluster, Submitted } from "./servers/raft.js";
 import { failOp, SimOp } from "./sim-op.js";
@@ -36,14 +47,20 @@ export interface ClusterSession {
   readonly members: readonly SimNode[];
   /** Channels to each member, by member id, opened on first use (most clients only ever reach the leader). */
   readonly channels: (Channel | null)[];
-  /** The member tried first. */
+  /** The member tried first by a sticky session. */
   preferred: number;
+  /** A random session's draws of members (null: sticky). */
+  readonly pick: Random | null;
 }
+
+/** How a client picks the member it asks (see the header). */
+export type MemberChoice = "random" | "sticky";
 
 export function clusterSession(
   net: Network,
   client: SimNode,
   members: readonly { node: SimNode }[],
+  choice: MemberChoice,
 ): ClusterSession {
   return {
     net,
@@ -51,7 +68,14 @@ export function clusterSession(
     members: mapPacked(members, (m) => m.node),
     channels: mapPacked(members, () => null),
     preferred: 0,
+    pick: choice === "random" ? net.streams.stream(`members:${client.name}`) : null,
   };
+}
+
+/** The member a session asks first: drawn at random, or the one it prefers. */
+export function firstMember(session: ClusterSession): number {
+  const { pick } = session;
+  return pick === null ? session.preferred : Math.floor(pick() * session.members.length);
 }
 
 export function channelTo(session: ClusterSession, member: number): Channel {
@@ -97,7 +121,7 @@ export function submitToCluster<Cmd, Res, T>(
   finish: (res: Res) => CallResult<T>,
 ): SimOp<CallResult<T>> {
   const client = session.client;
-  const target = session.preferred;
+  const target = firstMember(session);
   const s: Submission<Cmd, Res, T> = {
     net,
     cluster,
@@ -165,6 +189,11 @@ function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submi
       settleSubmission(s, r);
       return;
     }
+    if (session.pick !== null) {
+      // etcd3 asks one member per call: its refusal is the answer.
+      settleSubmission(s, r);
+      return;
+    }
     s.target = (s.target + 1) % n;
     if (++s.hops < n) {
       attemptSubmission(s);
@@ -194,12 +223,24 @@ function submissionAnswered<Cmd, Res, T>(r: CallResult<Submitted<Res>>, s: Submi
       });
       return;
     }
+    if (session.pick !== null) {
+      // No leader where it was forwarded: etcd holds it; ask again after a while.
+      s.target = firstMember(session);
+      waitThenAttempt(s);
+      return;
+    }
     s.target = answer.leader !== null && answer.leader !== s.target ? answer.leader : (s.target + 1) % n;
     if (answer.leader !== null && ++s.hops < n) {
       attemptSubmission(s);
       return;
     }
   }
+  waitThenAttempt(s);
+}
+
+/** Asks again after the idle wait (an election is under way), within the call's deadline. */
+function waitThenAttempt<Cmd, Res, T>(s: Submission<Cmd, Res, T>): void {
+  const { session } = s;
   s.hops = 0;
   const client = session.client;
   const left = s.deadline - monoAt(client.clock, s.net.core.now);
@@ -240,7 +281,7 @@ export function watchAtCluster<Cmd, Res, SM>(
     seen,
     batch: soloBatch(client),
     deadline: monoAt(client.clock, net.core.now) + waitMs,
-    target: session.preferred,
+    target: firstMember(session),
     tries: 0,
     waitMs: 0,
     op: new SimOp<CallResult<boolean>>(net.core),

@@ -53,7 +53,7 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(ce.schedule.faults.length).toBeGreaterThan(0);
   }, 120_000);
 
-  it("with partitions that black-hole: every run's schedule says so, and its partitions did", async () => {
+  it("with partitions that black-hole: every run's schedule says so, and the partitions that fired did", async () => {
     const r = await fuzz({
       target: target("redis:lease"),
       resource: "unfenced",
@@ -68,9 +68,12 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
     const ce = r.counterexample!;
     expect(ce.schedule.partitionMode).toBe("blackhole");
+    // Two-way ones among its partitions (a one-way partition black-holes whatever the mode).
+    expect(ce.schedule.faults.some((f) => f.kind === "partition" && !f.oneWay)).toBe(true);
+    // Every one that fired before the run ended black-holed. (Which fired depends on real timing:
+    // a pause may break the lock before any partition starts. What a black-holed partition does
+    // to calls is test/real/outcomes-redis.test.ts's.)
     const cuts = ce.ops.filter((o) => o.process === "nemesis" && o.f === "partition");
-    // Two-way ones among them (a one-way partition black-holes whatever the mode).
-    expect(cuts.filter((o) => (o.value as { oneWay?: boolean }).oneWay === false).length).toBeGreaterThan(0);
     expect(cuts.map((o) => (o.value as { mode?: string }).mode)).toEqual(cuts.map(() => "blackhole"));
   }, 120_000);
 

@@ -143,7 +143,9 @@ export function applyEtcd(s: EtcdState, cmd: EtcdCmd): EtcdRes {
 
 /** A watch condition: the version of `key` created at `createRevision` no longer exists. */
 export function deletedSince(key: string, createRevision: bigint): (s: EtcdState) => boolean {
-  return (s) => s.kv.get(key)?.createRevision !== createRevision;
+  // A member that has not applied the creation yet waits for it, as an etcd watch from a
+  // revision the member has not reached does: the key is not gone, it is not there yet.
+  return (s) => s.revision >= createRevision && s.kv.get(key)?.createRevision !== createRevision;
 }
 
 /** How long after its deadline the leader expires a lease (see the top). */
@@ -195,5 +197,6 @@ export function createEtcdCluster(
   timings: ConsensusTimings,
   leaseEnd: EtcdLeaseEnd,
 ): EtcdCluster {
-  return { cluster: createCluster(net, nodes, streams, timings, SPECS[leaseEnd]) };
+  // etcd members forward a client's request to the leader (raft.ts).
+  return { cluster: createCluster(net, nodes, streams, timings, SPECS[leaseEnd], "forward") };
 }

@@ -24,10 +24,11 @@
  *   A new leader starts every follower in probe state.
  * - Heartbeats go only to followers that got no append since the last heartbeat tick (the
  *   Raft paper's "heartbeats during idle periods"): an append resets a follower's election
- *   timer, and its reply counts for CheckQuorum just as a heartbeat's does. Followers learn
- *   the commit index from the next append or heartbeat (Raft's "eventually"; etcd sends one
- *   at once), so a follower applies an entry a little late: nothing reads a follower's
- *   state but a watch served there, which then fires a little late.
+ *   timer, and its reply counts for CheckQuorum just as a heartbeat's does. When the commit
+ *   index moves, followers learn it one hop later, as from etcd's bcastAppend or ZooKeeper's
+ *   COMMIT; the simulator sends that notice only to followers with a watch waiting (nothing
+ *   else reads a follower's applied state before its next append), so a watch served at a
+ *   follower fires as soon as on a real cluster.
  * - Every client request that changes state is a log entry: a reply is sent only once the
  *   entry is committed and applied by the leader that accepted it. So are reads, so that no
  *   read is stale — except local reads (`spec.isLocalRead`: ZooKeeper's), which a leader
@@ -45,9 +46,15 @@
  *   A leader whose lessor is not promoted yet sends the renewal through the log.
  * - Followers skip applying read-only entries (`spec.isReadOnly`): they change no state and
  *   a follower answers no client, so only the leader's result is ever used.
- * - A member that is not the leader answers `not-leader` with the leader it knows; a leader
- *   that loses its leadership before its entry commits answers `leader-changed` (the entry
- *   may still commit under the next leader: the client must treat it as unknown).
+ * - A member that is not the leader either answers `not-leader` with the leader it knows
+ *   (`routing: "redirect"`, ZooKeeper's client follows it) or, as etcd does, forwards the
+ *   request to that leader over the peer network and relays its answer (`routing:
+ *   "forward"`): a client cut off from the leader alone still gets through another member,
+ *   and a request forwarded over a cut link is lost (the client times out). A member that
+ *   knows no leader, or a leader that is one no longer when a forwarded request arrives,
+ *   answers `not-leader`. A leader that loses its leadership before its entry commits
+ *   answers `leader-changed` (the entry may still commit under the next leader: the client
+ *   must treat it as unknown).
  * - Leases: the leader tracks each lease's deadline on its monotonic clock and, when one
  *   passes, proposes its expiry through the log. A new leader first applies its own term's
  *   no-op entry, then gives every lease a full TTL from that moment (etcd's lessor Promote),
@@ -205,6 +212,14 @@ interface AppendMsg<Cmd> extends Delivery {
   readonly commit: number;
 }
 
+/** The leader's new commit index, for a follower with a watch waiting (see noticeCommit). */
+interface CommitNoticeMsg extends Delivery {
+  readonly to: number;
+  readonly leader: number;
+  readonly term: number;
+  readonly upTo: number;
+}
+
 /** The answer to an AppendEntries message, as a network message. */
 interface AppendReplyMsg extends Delivery {
   readonly to: number;
@@ -216,6 +231,21 @@ interface AppendReplyMsg extends Delivery {
   readonly prevIndex: number;
 }
 
+/** A client request a follower forwards to the leader, then the leader's answer on its way back. */
+interface ForwardMsg<Cmd, Res, SM> extends Delivery {
+  readonly via: Member<Cmd, Res, SM>;
+  readonly leader: Member<Cmd, Res, SM>;
+  readonly cmd: Cmd;
+  readonly answer: Answer<Res>;
+  readonly arg: unknown;
+  result: Submitted<Res> | null;
+}
+
+/** The answer is back at the follower: it answers the client. */
+function relayArrived<Cmd, Res, SM>(msg: ForwardMsg<Cmd, Res, SM>): void {
+  msg.answer(msg.arg as never, msg.result!);
+}
+
 /** Answers are never mutated by their readers: shared. */
 const LEADER_CHANGED: Submitted<never> = Object.freeze({ kind: "leader-changed" });
 
@@ -225,12 +255,16 @@ const MAX_BATCH = 64;
 /** A deadline this close (ms) counts as reached: see electionTimerDue. */
 const DUE_WITHIN_MS = 1e-6;
 
+/** What a member that is not the leader does with a client request (see the header). */
+export type Routing = "redirect" | "forward";
+
 export function createCluster<Cmd, Res, SM>(
   net: Network,
   nodes: readonly SimNode[],
   streams: RandomStreams,
   timings: ConsensusTimings,
   spec: StateMachineSpec<Cmd, Res, SM>,
+  routing: Routing,
 ): Cluster<Cmd, Res, SM> {
   const n = nodes.length;
   // No member sends to itself: no link (and no random stream) for that.
@@ -462,6 +496,42 @@ export function createCluster<Cmd, Res, SM>(
     onAppendReply(members[msg.to]!, msg.from, msg.term, msg.success, msg.match, msg.prevIndex);
   }
 
+  /**
+   * Tells followers the new commit index at once, as etcd (bcastAppend) and ZooKeeper (COMMIT)
+   * do, up to what each is known to hold (its matchIndex: those entries are the leader's).
+   * Sent only to followers with a watch waiting: nothing else reads a follower's applied state
+   * before its next append, and a notice changes nothing else (no timer, no reply).
+   */
+  function noticeCommit(m: Member<Cmd, Res, SM>): void {
+    for (const peer of members) {
+      if (peer === m || watches[peer.id]!.length === 0) continue;
+      const upTo = Math.min(m.commitIndex, m.matchIndex[peer.id]!);
+      if (upTo <= 0) continue;
+      const msg: CommitNoticeMsg = {
+        handle: handleCommitNotice,
+        refuse: null,
+        to: peer.id,
+        leader: m.id,
+        term: m.term,
+        upTo,
+      };
+      send(net, links[m.id]![peer.id]!, msg);
+    }
+  }
+
+  function handleCommitNotice(msg: CommitNoticeMsg): void {
+    const f = members[msg.to]!;
+    if (
+      f.role !== "follower" ||
+      f.term !== msg.term ||
+      f.leaderId !== msg.leader ||
+      msg.upTo <= f.commitIndex
+    )
+      return;
+    f.commitIndex = Math.min(msg.upTo, lastIndex(f));
+    applyCommitted(f);
+  }
+
   /** Sends new entries to every follower in replicate state (a follower being probed waits). */
   function replicate(m: Member<Cmd, Res, SM>): void {
     for (const peer of members) {
@@ -554,6 +624,7 @@ export function createCluster<Cmd, Res, SM>(
       if (acks >= majority) {
         m.commitIndex = idx;
         applyCommitted(m);
+        if (m.role === "leader") noticeCommit(m);
         return;
       }
     }
@@ -647,6 +718,50 @@ export function createCluster<Cmd, Res, SM>(
     answer(arg as never, { kind: "done", value: res });
   }
 
+  /** A client request at the leader `m`: a renewal or a local read at once, anything else through the log. */
+  function serveAtLeader(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res>, arg: unknown): void {
+    if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, answer, arg);
+    else if (m.lessor !== null && spec.isLocalRead(cmd))
+      answer(arg as never, { kind: "done", value: spec.apply(m.sm, cmd) });
+    else propose(m, cmd, answer, arg);
+  }
+
+  /**
+   * etcd's forwarding: the follower `via` sends the request to the leader it knows and relays
+   * the answer to the client. One message object makes the trip there and back.
+   */
+  function forwardToLeader(
+    via: Member<Cmd, Res, SM>,
+    leader: Member<Cmd, Res, SM>,
+    cmd: Cmd,
+    answer: Answer<Res>,
+    arg: unknown,
+  ): void {
+    const msg: ForwardMsg<Cmd, Res, SM> = {
+      handle: forwardArrived,
+      refuse: null,
+      via,
+      leader,
+      cmd,
+      answer,
+      arg,
+      result: null,
+    };
+    send(net, links[via.id]![leader.id]!, msg);
+  }
+
+  function forwardArrived(msg: ForwardMsg<Cmd, Res, SM>): void {
+    const { leader } = msg;
+    if (leader.role === "leader") serveAtLeader(leader, msg.cmd, forwardAnswered as Answer<Res>, msg);
+    else forwardAnswered(msg, { kind: "not-leader", leader: leader.leaderId });
+  }
+
+  function forwardAnswered(msg: ForwardMsg<Cmd, Res, SM>, s: Submitted<Res>): void {
+    msg.result = s;
+    msg.handle = relayArrived;
+    send(net, links[msg.leader.id]![msg.via.id]!, msg);
+  }
+
   /** Appends `cmd` to the leader's log; `answer(arg, …)` once it is applied, unless `answer` is null. */
   function propose(m: Member<Cmd, Res, SM>, cmd: Cmd, answer: Answer<Res> | null, arg: unknown): void {
     m.log.push({ term: m.term, cmd });
@@ -692,11 +807,10 @@ export function createCluster<Cmd, Res, SM>(
     },
     submit(id, cmd, answer, arg) {
       const m = members[id]!;
-      if (m.role !== "leader") answer(arg, { kind: "not-leader", leader: m.leaderId });
-      else if (m.lessor !== null && spec.isRenewal(cmd)) renewOutsideLog(m, cmd, answer as Answer<Res>, arg);
-      else if (m.lessor !== null && spec.isLocalRead(cmd))
-        answer(arg, { kind: "done", value: spec.apply(m.sm, cmd) });
-      else propose(m, cmd, answer as Answer<Res>, arg);
+      if (m.role === "leader") serveAtLeader(m, cmd, answer as Answer<Res>, arg);
+      else if (routing === "forward" && m.leaderId !== null && m.leaderId !== id)
+        forwardToLeader(m, members[m.leaderId]!, cmd, answer as Answer<Res>, arg);
+      else answer(arg, { kind: "not-leader", leader: m.leaderId });
     },
     watch(id, seen, waitMs, notify, arg) {
       const m = members[id]!;

@@ -194,5 +194,5 @@ export function createZkEnsemble(
   streams: RandomStreams,
   timings: ConsensusTimings,
 ): ZkEnsemble {
-  return { cluster: createCluster(net, nodes, streams, timings, zkSpec()) };
+  return { cluster: createCluster(net, nodes, streams, timings, zkSpec(), "redirect") };
 }
