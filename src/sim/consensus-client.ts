@@ -21,8 +21,8 @@
  * after answers that all said "nothing happened", the error is `unreachable`.
  *
  * A watch goes to the member the client last used, or a random one (a crashed member refuses
- * it: then the next one), which notifies the client from its own applied state; silence until the wait
- * is over means "not seen", whatever the reason (still there, or the member is cut off).
+ * it: then the next one), which notifies the client from its own applied state; silence until
+ * the wait is over means "not seen", whatever the reason (still there, or the member is cut off).
  *
  * Both are written as callbacks on one SimOp rather than as step code of their own, and their
  * hops react inside the event that answers them (`callThen`): a call costs the client one op
@@ -45,9 +45,9 @@ export interface ClusterSession {
   readonly net: Network;
   readonly client: SimNode;
   readonly members: readonly SimNode[];
-  /** Channels to each member, by member id, opened on first use (most clients only ever reach the leader). */
+  /** Channels to each member, by member id, opened on first use (a sticky client mostly reaches only the leader). */
   readonly channels: (Channel | null)[];
-  /** The member tried first by a sticky session. */
+  /** The member tried first by a sticky session (a random session writes it too, and never reads it). */
   preferred: number;
   /** A random session's draws of members (null: sticky). */
   readonly pick: Random | null;
