@@ -15,7 +15,9 @@
  * - `fuzz --workers`: a short and a long campaign, each on 1 worker and on every core (worker
  *   threads, src/runner/workers/), in 3 rounds: the fastest runs per wall second of each and
  *   their ratio, and each round's own ratio; then where the fastest rounds' CPU went, thread
- *   by thread, and the ratio that CPU would allow on every core with none idle.
+ *   by thread, and the ratio that CPU would allow on every core with none idle. Both on new
+ *   threads (as one `lockcheck fuzz` gets them), and the short one again on threads kept warm
+ *   from the search before (as gate's later targets get them).
  * - Time to first violation (search only, no shrinking), median over 20 seeds, for
  *   sim:lease/unfenced with pauses and sim:redlock/unfenced with clock faults (alone, and
  *   with partitions as in the published five-node timeline).
@@ -29,6 +31,7 @@ import fc from "fast-check";
 import type { FaultCategory } from "../src/generators/bounds.js";
 import { fuzz } from "../src/runner/fuzz.js";
 import { fuzzOnCores } from "../src/runner/workers/fuzz-parallel.js";
+import { endIdleThreads, warmThreads } from "../src/runner/workers/pool.js";
 import type { Schedule } from "../src/schedule/schedule.js";
 import { findTarget } from "../src/targets/index.js";
 import type { Target } from "../src/targets/target.js";
@@ -183,8 +186,18 @@ function cpuOfProcessMs(): number {
  * efficiency (worker start-up, each thread's own JIT warm-up, messages). Each rate is the
  * fastest round's, as for processes (other jobs only ever slow a round down); the ratio of
  * each round's pair is printed beside it.
+ *
+ * `threads`: "new" ends the pool's idle threads before each campaign on `cores` workers, so its
+ * threads start cold, as in a `lockcheck fuzz` process; "kept" gives it the threads of a search
+ * before it, warm, as gate's later targets and a test's later `fuzz` calls get them.
  */
-async function fuzzScaling(name: string, runs: number, cores: number, rounds: number) {
+async function fuzzScaling(
+  name: string,
+  runs: number,
+  cores: number,
+  rounds: number,
+  threads: "new" | "kept",
+) {
   const o = {
     target: target(name),
     resource: "fenced" as const,
@@ -196,6 +209,10 @@ async function fuzzScaling(name: string, runs: number, cores: number, rounds: nu
   };
   await fuzz({ ...o, runs: 300 }); // warm-up of this thread
   const measure = async (workers: number) => {
+    if (workers > 1 && threads === "new") await endIdleThreads();
+    if (workers > 1 && threads === "kept" && warmThreads() < workers - 1) {
+      await fuzzOnCores({ ...o, runs: 20_000 }, workers, { threadsAtOnce: true }); // warm-up of the threads
+    }
     const cpu0 = cpuOfProcessMs();
     const split = measureThreadCpu();
     const r = await fuzzOnCores(o, workers);
@@ -233,7 +250,8 @@ async function fuzzScaling(name: string, runs: number, cores: number, rounds: nu
     paired,
     cpuEfficiency: bestCpuAll / bestCpuOne,
     same,
-    where: whereTheCpuWent(one, all, cores),
+    // Kept threads ran before the snapshot: their CPU cannot be told from V8's helpers'.
+    where: threads === "new" ? whereTheCpuWent(one, all, cores) : null,
   };
 }
 
@@ -406,11 +424,16 @@ for (const r of await scaling(200, 3, cores)) {
     `  ${verdict(r.ratio >= 0.9 * cores)} ${r.name.padEnd(19)} 1 process ${fmt(r.one).padStart(5)}/s   ${cores} processes ${fmt(r.all).padStart(5)}/s   scaling ${fmt(r.ratio, 2)}× (target ≥ ${fmt(0.9 * cores, 1)}×); per CPU-s beside the others ${fmt(100 * r.cpuEfficiency)}% of alone`,
   );
 }
-// A short campaign (a few seconds: the threads' start-up and warm-up weigh) and a long one.
-for (const runs of [40_000, 160_000]) {
-  const f = await fuzzScaling("sim:lease-token", runs, cores, 3);
+// A short campaign (a few seconds: new threads' start-up and warm-up weigh) and a long one, on
+// new threads; and the short one on threads kept from the search before.
+for (const [runs, threads] of [
+  [40_000, "new"],
+  [160_000, "new"],
+  [40_000, "kept"],
+] as const) {
+  const f = await fuzzScaling("sim:lease-token", runs, cores, 3, threads);
   console.log(
-    `  ${verdict(f.ratio >= 0.9 * cores && f.same)} fuzz sim:lease-token (fenced) --faults pause,delay --runs ${runs}: --workers 1 ${fmt(f.one)} runs/s, --workers ${cores} ${fmt(f.all)} runs/s, scaling ${fmt(f.ratio, 2)}× (rounds: ${f.paired.map((x) => `${fmt(x, 2)}×`).join(", ")}); runs per CPU-s ${fmt(100 * f.cpuEfficiency)}% of 1 worker's${f.same ? "" : " (RUN COUNTS DIFFER OR A VIOLATION STOPPED IT)"}`,
+    `  ${verdict(f.ratio >= 0.9 * cores && f.same)} fuzz sim:lease-token (fenced) --faults pause,delay --runs ${runs}, ${threads === "new" ? "new threads" : "threads kept from the search before"}: --workers 1 ${fmt(f.one)} runs/s, --workers ${cores} ${fmt(f.all)} runs/s, scaling ${fmt(f.ratio, 2)}× (rounds: ${f.paired.map((x) => `${fmt(x, 2)}×`).join(", ")}); runs per CPU-s ${fmt(100 * f.cpuEfficiency)}% of 1 worker's${f.same ? "" : " (RUN COUNTS DIFFER OR A VIOLATION STOPPED IT)"}`,
   );
   if (f.where !== null) console.log(`       ${f.where}`);
 }

@@ -9,22 +9,25 @@
  * This thread searches too (`workers` counts it): it starts at once, while the threads load,
  * so a violation in the first runs costs no more than in a sequential search, and its code is
  * warm for the shrinking that follows. It yields to its event loop between runs, so that the
- * workers' messages and the time limit are handled. Threads join only when the work left looks
- * worth it: a thread costs about a second of CPU to load and warm up its compiled code, so a
- * search this thread finishes in a second or two runs here alone. Who runs which block never
- * changes the result.
+ * workers' messages and the time limit are handled. Who runs which block never changes the
+ * result.
+ *
+ * Threads come from this process's pool (pool.ts). A warm one (it served an earlier search)
+ * joins at once. A new one costs 1–3 s of CPU on the same cores (loading, then V8 compiling the
+ * target's code again), so new threads join only once this thread's pace has settled and the
+ * work left at that pace is over THREADS_WORTH_MS: measured on 2 cores, cold threads made a
+ * 2-second sim:consensus search 25% slower, and they pay only in searches of several seconds.
  *
  * Only deterministic targets that another thread can load (by name or from their module)
  * are searched in parallel; any other target runs sequentially, in this thread.
  */
-import type { Worker } from "node:worker_threads";
 import type { Arbitrary } from "fast-check";
 import { runCursor } from "../../generators/run-position.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { type FuzzOptions, type FuzzResult, fuzz, fuzzScheduleArb } from "../fuzz.js";
 import { SearchFrontier } from "./blocks.js";
-import { startWorker } from "./pool.js";
+import { borrowThread, discard, giveBack, type SearchThread, type ThreadEvent, warmThreads } from "./pool.js";
 import type { FromWorker, SearchSetup, ToWorker } from "./protocol.js";
 import { runBlock } from "./run-block.js";
 import { targetSpec } from "./target-spec.js";
@@ -154,10 +157,46 @@ function yieldingEvery(everyMs: number): () => Promise<void> {
 
 const YIELD_EVERY_MS = 2;
 
+/** How long a thread may take to drop its block when a search ends before it is ended instead. */
+const RELEASE_MS = 5000;
+
 /** How often the coordinator considers starting the threads. */
 const THREAD_CHECK_MS = 250;
+/** This thread's pace counts as settled (its code compiled) once it gains less than this between checks. */
+const PACE_SETTLED = 1.25;
 /** Threads start once the work left (estimated at this thread's pace) is longer than this. */
-const THREADS_WORTH_MS = 1500;
+const THREADS_WORTH_MS = 2500;
+
+/** A pool thread lent to one search. */
+interface Lent {
+  thread: SearchThread;
+  /** It failed or exited (the pool has dropped it). */
+  lost: boolean;
+  /** Called when it has answered `release`, or was lost. */
+  released: (() => void) | null;
+}
+
+/**
+ * Asks a lent thread to drop its block and gives it back to the pool once it has; a thread
+ * that does not answer within RELEASE_MS (a run stuck in a module target) is ended instead.
+ */
+function handBack(t: Lent): Promise<void> {
+  if (t.lost) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timeout = setTimeout(() => {
+      t.released = null;
+      void discard(t.thread).then(resolve);
+    }, RELEASE_MS);
+    t.released = () => {
+      clearTimeout(timeout);
+      t.released = null;
+      if (!t.lost) giveBack(t.thread);
+      resolve();
+    };
+    const m: ToWorker = { type: "release" };
+    t.thread.worker.postMessage(m);
+  });
+}
 
 interface SearchPlan {
   threads: number;
@@ -176,10 +215,10 @@ function search(
   frontier: SearchFrontier,
   plan: SearchPlan,
 ): Promise<SearchOutcome> {
-  const { threads, deadline, onChange } = plan;
+  const { deadline, onChange } = plan;
   return new Promise((resolve) => {
     const started = Date.now();
-    const workers: Worker[] = [];
+    const threads: Lent[] = [];
     // Blocks are handed out in index order: one walk over the seed's generators serves them all.
     const cursor = runCursor(setup.seed);
     let busy = 0;
@@ -192,8 +231,9 @@ function search(
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
       if (threadCheck !== undefined) clearTimeout(threadCheck);
-      // This thread's run in progress ends first (it checks `settled` between runs).
-      void Promise.all([local, ...workers.map((w) => w.terminate())]).then(() => resolve(outcome));
+      // This thread's run in progress ends first (it checks `settled` between runs); the threads
+      // drop theirs and go back to the pool, warm.
+      void Promise.all([local, ...threads.map(handBack)]).then(() => resolve(outcome));
     };
     const searchHere = async (here: LocalSearch): Promise<void> => {
       const between = yieldingEvery(YIELD_EVERY_MS);
@@ -225,7 +265,7 @@ function search(
         }
       }
     };
-    const feed = (w: Worker) => {
+    const feed = (t: Lent) => {
       const block = frontier.next();
       if (block === null) {
         if (busy === 0) finish({ interrupted: false });
@@ -233,11 +273,15 @@ function search(
       }
       busy++;
       const m: ToWorker = { type: "block", from: cursor.at(block.start), count: block.count };
-      w.postMessage(m);
+      t.thread.worker.postMessage(m);
     };
-    const onMessage = (w: Worker, m: FromWorker) => {
+    const onMessage = (t: Lent, m: FromWorker) => {
+      if (m.type === "released") {
+        t.released?.();
+        return;
+      }
       if (settled) return;
-      if (m.type === "ready") feed(w);
+      if (m.type === "ready") feed(t);
       else if (m.type === "progress") {
         frontier.progress(m.start, m.passed);
         onChange();
@@ -246,28 +290,41 @@ function search(
         frontier.finish(m.start, m.failedAt);
         onChange();
         if (frontier.decided()) finish({ interrupted: false });
-        else feed(w);
+        else feed(t);
       } else finish({ interrupted: false, fatal: m.message });
     };
     if (Number.isFinite(deadline)) {
       timer = setTimeout(() => finish({ interrupted: true }), Math.max(0, deadline - Date.now()));
     }
     const startThreads = () => {
-      for (let k = 0; k < threads; k++) {
-        const w = startWorker(import.meta.url, "./fuzz-worker", setup);
-        workers.push(w);
-        w.on("message", (m: FromWorker) => onMessage(w, m));
-        w.on("error", (e) => finish({ interrupted: false, fatal: e.message }));
-        w.on("exit", (code) => finish({ interrupted: false, fatal: `a worker exited early (code ${code})` }));
+      for (let k = 0; k < plan.threads; k++) {
+        const hear = (e: ThreadEvent) => {
+          if (e.kind === "message") return onMessage(t, e.message);
+          t.lost = true;
+          t.released?.();
+          finish({ interrupted: false, fatal: e.reason });
+        };
+        const t: Lent = { thread: borrowThread(hear), lost: false, released: null };
+        threads.push(t);
+        const m: ToWorker = { type: "search", setup };
+        t.thread.worker.postMessage(m);
       }
     };
-    /** Whether the work left, at this thread's pace so far, is worth the threads' start-up. */
+    /**
+     * Whether the work left, at this thread's pace since the last check, is worth the threads'
+     * start-up. The pace since the start would not do: the first runs are slower many times
+     * over, while V8 compiles them.
+     */
+    let lastCheck = { at: started, passed: 0, pace: 0 };
     const threadsWorthIt = (): boolean => {
       if (frontier.lowestFailure() !== null) return false;
+      const now = Date.now();
       const passed = frontier.passedTotal();
-      const elapsed = Date.now() - started;
-      if (passed === 0) return true;
-      const leftMs = Math.min((frontier.remaining() * elapsed) / passed, deadline - Date.now());
+      const pace = (passed - lastCheck.passed) / (now - lastCheck.at);
+      const settled = pace > 0 && pace < lastCheck.pace * PACE_SETTLED;
+      lastCheck = { at: now, passed, pace };
+      if (!settled) return false;
+      const leftMs = Math.min(frontier.remaining() / pace, deadline - now);
       return leftMs > THREADS_WORTH_MS;
     };
     const considerThreads = () => {
@@ -276,7 +333,8 @@ function search(
       if (threadsWorthIt()) startThreads();
       else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
     };
-    if (plan.threadsAtOnce) startThreads();
+    // Warm threads cost a message, not a second of CPU: they join at once.
+    if (plan.threadsAtOnce || warmThreads() >= plan.threads) startThreads();
     else threadCheck = setTimeout(considerThreads, THREAD_CHECK_MS);
     if (here !== null) {
       local = searchHere(here).catch((e: unknown) => finish({ interrupted: false, fatal: String(e) }));

@@ -1,9 +1,10 @@
 /**
- * Worker thread of a parallel search (fuzz-parallel.ts): runs the blocks of run indices it is
- * handed (run-block.ts), one at a time in the order they arrive, and reports which runs
- * passed and the first that failed.
+ * A search thread (pool.ts) of parallel searches (fuzz-parallel.ts). For each search it is
+ * lent to, it loads the search's target, runs the blocks of run indices it is handed
+ * (run-block.ts), one at a time in the order they arrive, and reports which runs passed and the
+ * first that failed; on `release` it drops the rest of its block and waits for the next search.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import type { Arbitrary } from "fast-check";
 import type { RunPosition } from "../../generators/run-position.js";
 import type { InputError, Result } from "../../result.js";
@@ -18,21 +19,34 @@ const PROGRESS_EVERY_MS = 100;
 
 const port = parentPort;
 if (port === null) throw new Error("fuzz-worker runs as a worker thread");
-const setup = workerData as SearchSetup;
 const send = (m: FromWorker) => port.postMessage(m);
 
-async function runBlockHere(target: Target, arb: Arbitrary<Schedule>, from: RunPosition, count: number) {
+interface Search {
+  target: Target;
+  arb: Arbitrary<Schedule>;
+  seed: number;
+}
+
+/** The search being served; null between searches or when its target did not load. */
+let search: Search | null = null;
+/** Set when `release` arrives: the block in progress stops at its next run. */
+let releasing = false;
+const targets = new Map<string, Target>();
+
+async function runBlockHere(s: Search, from: RunPosition, count: number) {
   const start = from.index;
   let lastReport = performance.now();
-  const { failedAt } = await runBlock(target, arb, setup.seed, from, count, {
+  const { failedAt, abandoned } = await runBlock(s.target, s.arb, s.seed, from, count, {
     passed(passed) {
       const now = performance.now();
       if (now - lastReport < PROGRESS_EVERY_MS) return;
       lastReport = now;
       send({ type: "progress", start, passed });
     },
+    // runAndCheck turns the event loop every 50 ms (util/event-loop-turn.ts): a `release` is seen then.
+    abandoned: () => releasing,
   });
-  send({ type: "done", start, failedAt });
+  if (!abandoned) send({ type: "done", start, failedAt });
 }
 
 /** The target named by a spec of target-spec.ts (the module loader only when it is needed). */
@@ -45,19 +59,35 @@ async function loadTarget(spec: string): Promise<Result<Target, InputError>> {
   return findTarget(spec);
 }
 
-const target = await loadTarget(setup.target);
-if (!target.ok) {
-  send({ type: "fatal", message: target.error.message });
-} else {
-  const arb = fuzzScheduleArb({ ...setup, target: target.value });
-  // Blocks run one at a time, in the order they arrive.
-  let queue = Promise.resolve();
-  port.on("message", (m: ToWorker) => {
-    if (m.type === "stop") {
-      port.close();
+async function startSearch(setup: SearchSetup): Promise<void> {
+  search = null;
+  let target = targets.get(setup.target);
+  if (target === undefined) {
+    const loaded = await loadTarget(setup.target);
+    if (!loaded.ok) {
+      send({ type: "fatal", message: loaded.error.message });
       return;
     }
-    queue = queue.then(() => runBlockHere(target.value, arb, m.from, m.count));
-  });
+    target = loaded.value;
+    targets.set(setup.target, target);
+  }
+  search = { target, arb: fuzzScheduleArb({ ...setup, target }), seed: setup.seed };
   send({ type: "ready" });
 }
+
+// Work runs one step at a time, in the order the messages came; `release` also acts at once.
+let queue = Promise.resolve();
+port.on("message", (m: ToWorker) => {
+  if (m.type === "search") {
+    queue = queue.then(() => startSearch(m.setup));
+  } else if (m.type === "block") {
+    queue = queue.then(() => (search === null ? undefined : runBlockHere(search, m.from, m.count)));
+  } else {
+    releasing = true;
+    queue = queue.then(() => {
+      releasing = false;
+      search = null;
+      send({ type: "released" });
+    });
+  }
+});
