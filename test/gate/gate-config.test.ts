@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gate } from "../../src/api/gate.js";
 import { findDefaultConfig, loadGateConfig, parseGateConfig } from "../../src/runner/gate/gate-config.js";
 
 let dir: string;
@@ -24,6 +25,7 @@ describe("gate config", () => {
     expect(r.value).toMatchObject({
       seed: 1,
       corpus: ["/x/histories"],
+      defaultCorpus: true,
       output: "/x/lockcheck-out/gate",
       baseDir: "/x",
     });
@@ -107,5 +109,24 @@ describe("gate config", () => {
     expect(await findDefaultConfig(sub)).toBe(join(sub, "lockcheck.config.json"));
     await writeFile(join(sub, "lockcheck.config.ts"), "export default {};");
     expect(await findDefaultConfig(sub)).toBe(join(sub, "lockcheck.config.ts"));
+  });
+
+  it("without a corpus field, a missing histories/ folder is no corpus; a corpus folder named but missing is an error", async () => {
+    const work = await mkdtemp(join(dir, "corpus-"));
+    const target = {
+      target: "sim:lease",
+      resource: "unfenced",
+      expect: "unsafe",
+      faults: ["pause"],
+      runs: 50,
+    };
+    await writeFile(join(work, "none.json"), JSON.stringify({ targets: [target], output: "out" }));
+    const r = await gate({ config: join(work, "none.json") });
+    expect(r.ok && r.value.results.map((x) => x.kind)).toEqual(["target"]);
+
+    await writeFile(join(work, "named.json"), JSON.stringify({ targets: [target], corpus: ["histories"] }));
+    const named = await gate({ config: join(work, "named.json") });
+    expect(named.ok).toBe(false);
+    if (!named.ok) expect(named.error[0]).toMatchObject({ field: "corpus", message: "no such folder" });
   });
 });

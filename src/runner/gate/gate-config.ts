@@ -63,9 +63,10 @@ export const gateConfigSchema = z.strictObject({
   targets: z.array(gateTargetSchema).default([]),
   /**
    * Folders of saved counterexamples to replay: each subfolder with a history.jsonl is one
-   * entry. Default ["histories"]; relative to the config file.
+   * entry. Relative to the config file. Default: "histories" if that folder exists, else none;
+   * a folder named here must exist.
    */
-  corpus: z.array(z.string().min(1)).default(["histories"]),
+  corpus: z.array(z.string().min(1)).optional(),
   /** Where run folders of failing runs are saved; default "lockcheck-out/gate". */
   output: z.string().min(1).default("lockcheck-out/gate"),
 });
@@ -74,11 +75,17 @@ export const gateConfigSchema = z.strictObject({
 export type GateConfigInput = z.input<typeof gateConfigSchema>;
 
 /** A loaded config with defaults applied and paths made absolute. */
-export type GateConfig = z.infer<typeof gateConfigSchema> & {
+export type GateConfig = Omit<z.infer<typeof gateConfigSchema>, "corpus"> & {
+  /** Absolute corpus folders. */
+  corpus: string[];
+  /** True when the config names no corpus: then a missing "histories" folder means no corpus, not an error. */
+  defaultCorpus: boolean;
   /** Folder of the config file: module targets and relative paths resolve against it. */
   baseDir: string;
   file: string | null;
 };
+
+const DEFAULT_CORPUS = "histories";
 
 export const DEFAULT_GATE_RUNS = 200;
 
@@ -147,7 +154,14 @@ export function parseGateConfig(
   });
   if (problems.length > 0) return err(problems);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
-  return ok({ ...config, corpus: config.corpus.map(abs), output: abs(config.output), baseDir, file });
+  return ok({
+    ...config,
+    corpus: (config.corpus ?? [DEFAULT_CORPUS]).map(abs),
+    defaultCorpus: config.corpus === undefined,
+    output: abs(config.output),
+    baseDir,
+    file,
+  });
 }
 
 export function gateTargetName(t: GateTargetConfig): string {

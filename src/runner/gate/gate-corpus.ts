@@ -45,10 +45,14 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-/** Every entry under the corpus folders, sorted by name; a missing folder is an error. */
+/**
+ * Every entry under the corpus folders, sorted by name. A missing folder is an error, unless
+ * `missingIsEmpty` (the default corpus folder, which a config need not have).
+ */
 export async function findCorpusEntries(
   folders: readonly string[],
   baseDir: string,
+  missingIsEmpty = false,
 ): Promise<Result<CorpusEntry[], InputError>> {
   const entries: CorpusEntry[] = [];
   for (const folder of folders) {
@@ -58,6 +62,7 @@ export async function findCorpusEntries(
         .filter((d) => d.isDirectory())
         .map((d) => d.name);
     } catch {
+      if (missingIsEmpty) continue;
       return err({ file: folder, field: "corpus", message: "no such folder" });
     }
     const dirs = (await isFile(join(folder, "history.jsonl")))
