@@ -72,7 +72,8 @@ export interface FuzzOptions {
   /**
    * Threads searching at once (default 1). Used for simulated targets given by name or module
    * (a Target or lock object made in the caller's code cannot be loaded by another thread);
-   * the same seed gives the same result whatever the number.
+   * the same seed gives the same result whatever the number. On a real target: runs at once,
+   * each on servers of its own.
    */
   workers?: number;
   /** Search only the i-th of n equal ranges of the `runs` schedules (one CI job each; `lockcheck merge` combines them). */
@@ -179,6 +180,7 @@ function realOptions(o: FuzzOptions): NonNullable<RunnerFuzzOptions["real"]> {
   return {
     ...(o.cluster === "docker" ? { cluster: "docker" as const } : {}),
     ...(o.partitionMode === undefined ? {} : { partitionMode: o.partitionMode }),
+    ...(o.workers === undefined ? {} : { parallel: o.workers }),
   };
 }
 

@@ -45,7 +45,11 @@ export async function gate(o: GateOptions = {}): Promise<Result<GateReport, Inpu
     ]);
   const config = await loadGateConfig(path);
   if (!config.ok) return config;
-  const corpus = await findCorpusEntries(config.value.corpus, config.value.baseDir, config.value.defaultCorpus);
+  const corpus = await findCorpusEntries(
+    config.value.corpus,
+    config.value.baseDir,
+    config.value.defaultCorpus,
+  );
   if (!corpus.ok) return err([corpus.error]);
   const items = shardItems(planGate(config.value, corpus.value), shard);
   const report = await runGate(items, config.value, shard, o.events ?? {}, { workers: o.workers ?? 1 });

@@ -1,7 +1,8 @@
 /**
- * `fuzz` on a real target (one with `openSession`): runs that hunt, one after another, on
- * servers started once and reset between runs (src/real/shared-world.ts; on docker its twin,
- * src/real/docker/shared-world.ts), until a safety violation, the run budget or the time limit.
+ * `fuzz` on a real target (one with `openSession`): runs that hunt, `real.parallel` at once
+ * (each on servers of its own), on servers started once and reset between runs
+ * (src/real/shared-world.ts; on docker its twin, src/real/docker/shared-world.ts), until a
+ * safety violation, the run budget or the time limit.
  *
  * Each run is a whole `lockcheck run`: its schedule is what `run --seed <s> --duration <d>`
  * generates for the run's own seed s (clients keep cycling, faults keep coming for the whole
@@ -85,6 +86,14 @@ export function realRunSchedule(arb: fc.Arbitrary<Schedule>, seed: number, i: nu
   return { ...generated, seed: s };
 }
 
+/** A failing run of the search. */
+interface Found {
+  schedule: Schedule;
+  kind: ViolationKind;
+  at: number;
+  ops: Op[];
+}
+
 /** A run stops at its first violation: the rest of it would only take time. */
 const violated = (ops: Op[]): boolean => violationKind(checkOps(ops, SAFETY_CHECKERS)) !== null;
 
@@ -101,7 +110,8 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   let runs = 0;
   let shrinkRuns = 0;
   let phase: FuzzProgress["phase"] = "search";
-  let found: { schedule: Schedule; kind: ViolationKind; at: number; ops: Op[] } | null = null;
+  let found: Found | null = null;
+  let foundAtRun = 0;
   const report = () => o.onProgress?.({ phase, runs, shrinkRuns, violations: found === null ? 0 : 1 });
   // Client processes your library ended (it threw outside a call) while searching.
   const crashes: LibraryCrashes = { runs: 0, clients: 0, first: "" };
@@ -113,8 +123,9 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   };
   const crashSummary = () => (crashes.runs === 0 ? {} : { libraryCrashes: { ...crashes } });
 
-  // The search runs one at a time; shrinking runs candidates two at a time, the second on
-  // servers of its own.
+  // The search runs `parallel` runs at once and shrinking two candidates at once, each on
+  // servers of its own (more sessions are opened as runs overlap).
+  const parallel = Math.max(1, Math.floor(o.real?.parallel ?? 1));
   const sessions = await openSessionPool(
     target,
     {
@@ -123,21 +134,39 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       ...(o.real?.cluster === undefined ? {} : { cluster: o.real.cluster }),
       ...(o.real?.docker === undefined ? {} : { docker: o.real.docker }),
     },
-    REAL_PARALLEL,
+    Math.max(REAL_PARALLEL, parallel),
   );
   if (sessions === null) throw new Error(`fuzzReal: ${target.name} is not a real target`);
   let schedule: Schedule | null = null;
   try {
-    while (runs < maxRuns && Date.now() < deadline) {
-      schedule = withPartitionMode(realRunSchedule(arb, o.seed, runs), o.real?.partitionMode);
-      runs++;
-      const scheduled = schedule;
-      const run = await sessions.use((session) => session.run(scheduled, violated));
-      noteCrashes(run.libraryCrashes);
-      const kind = violationKind(checkOps(run.ops, SAFETY_CHECKERS));
-      if (kind !== null) found = { schedule, kind, at: Date.now(), ops: run.ops };
-      report();
-      if (found !== null) break;
+    // Run indices are handed out in order. Once a run fails, none starts and the runs still
+    // going end early; of the runs that failed, the lowest index is the counterexample.
+    let next = 0;
+    let stopping = false;
+    const failures: (Found & { index: number })[] = [];
+    const searcher = async (): Promise<void> => {
+      while (!stopping && next < maxRuns && Date.now() < deadline) {
+        const index = next++;
+        const scheduled = withPartitionMode(realRunSchedule(arb, o.seed, index), o.real?.partitionMode);
+        schedule = scheduled;
+        const run = await sessions.use((session) =>
+          session.run(scheduled, (ops) => stopping || violated(ops)),
+        );
+        runs++;
+        noteCrashes(run.libraryCrashes);
+        const kind = violationKind(checkOps(run.ops, SAFETY_CHECKERS));
+        if (kind !== null) {
+          failures.push({ index, schedule: scheduled, kind, at: Date.now(), ops: run.ops });
+          stopping = true;
+        }
+        report();
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, searcher));
+    const first = failures.sort((a, b) => a.index - b.index)[0];
+    if (first !== undefined) {
+      found = first;
+      foundAtRun = first.index + 1;
     }
     const interrupted = found === null && runs < maxRuns;
     if (found === null)
@@ -155,7 +184,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     // candidate of the shrink pass (a real schedule need not fail again when rerun).
     const { kind } = found;
     let final: { ops: Op[]; verdicts: Verdict[] } = { ops: found.ops, verdicts: checkOps(found.ops) };
-    await o.onFound?.({ foundAtRun: runs, schedule: found.schedule, ...final });
+    await o.onFound?.({ foundAtRun, schedule: found.schedule, ...final });
     found.at = Date.now();
     let minimal = found.schedule;
     let passSteps = 0;
@@ -192,7 +221,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       elapsedMs: Date.now() - started,
       interrupted: false,
       counterexample: {
-        foundAtRun: runs,
+        foundAtRun,
         original: found.schedule,
         schedule: minimal,
         ops: final.ops,

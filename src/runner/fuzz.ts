@@ -82,7 +82,13 @@ export interface FuzzOptions {
    */
   startAt?: number;
   /** Real targets: where their servers run (fuzz-real.ts). */
-  real?: { cluster?: "process" | "docker"; docker?: Record<string, unknown>; partitionMode?: PartitionMode };
+  real?: {
+    cluster?: "process" | "docker";
+    docker?: Record<string, unknown>;
+    partitionMode?: PartitionMode;
+    /** Search runs at once, each on servers of its own (default 1). */
+    parallel?: number;
+  };
 }
 
 /** A failing search run, as found (before any shrinking). */

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import type { ClientOp } from "../../src/history/op.js";
 import { fuzz } from "../../src/runner/fuzz.js";
+import { realHuntArb, realRunSchedule } from "../../src/runner/fuzz-real.js";
 import { realTargetFor } from "../../src/targets/real.js";
 import type { Target, TargetSession } from "../../src/targets/target.js";
 import {
@@ -51,6 +52,54 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(ce.verdicts.some((v) => v.valid === false)).toBe(true);
     expect(ce.schedule.clients.every((c) => c.repeat === true)).toBe(true);
     expect(ce.schedule.faults.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("runs at once, each on servers of its own, and names the run that failed by its index", async () => {
+    const t = target("redis:lease");
+    let running = 0;
+    let mostAtOnce = 0;
+    const servers = new Set<string>();
+    // The target as it is, but counting runs in progress and the sessions' servers.
+    const counted: Target = {
+      ...t,
+      async openSession(opts) {
+        const s = await t.openSession!(opts);
+        servers.add(s.serverPids().join(","));
+        return {
+          ...s,
+          run: async (schedule, stopWhen) => {
+            mostAtOnce = Math.max(mostAtOnce, ++running);
+            try {
+              return await s.run(schedule, stopWhen);
+            } finally {
+              running--;
+            }
+          },
+          serverPids: () => s.serverPids(),
+          close: () => s.close(),
+        };
+      },
+    };
+    const r = await fuzz({
+      target: counted,
+      resource: "unfenced",
+      seed: 11,
+      runs: 6,
+      faults: ["pause"],
+      options: { horizonMs: 5000 },
+      shrink: false,
+      real: { parallel: 2 },
+    });
+    expect(r.error).toBeNull();
+    expect(mostAtOnce).toBe(2);
+    expect(servers.size, "two sessions, two sets of servers").toBe(2);
+    expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
+    const ce = r.counterexample!;
+    expect(ce.verdicts.some((v) => v.valid === false)).toBe(true);
+    // Run N is the campaign's N-th schedule (what `lockcheck run --seed` of that run makes).
+    const arb = realHuntArb(t, ["pause"], 5000, 4, "unfenced");
+    expect(ce.original).toEqual(realRunSchedule(arb, 11, ce.foundAtRun - 1));
+    expect(r.runs).toBeGreaterThanOrEqual(ce.foundAtRun);
   }, 120_000);
 
   it("with partitions that black-hole: every run's schedule says so, and the partitions that fired did", async () => {

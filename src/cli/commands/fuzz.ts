@@ -101,7 +101,7 @@ export function fuzzCommand(): Command {
     )
     .option(
       "--workers <n>",
-      "threads searching at once (default: the number of cores); same seed ⇒ same result whatever n",
+      "threads searching at once (default: the number of cores); same seed ⇒ same result whatever n. Real targets: runs at once, each on servers of its own",
       positiveIntArg("--workers"),
     )
     .option(

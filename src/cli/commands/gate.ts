@@ -39,7 +39,7 @@ export function gateCommand(): Command {
     .option("--quiet", "no progress lines")
     .option(
       "--workers <n>",
-      "threads fuzzing each simulated target (default: the number of cores); same results whatever n",
+      "threads fuzzing each simulated target (default: the number of cores); same results whatever n. Real targets: runs at once, each on servers of its own",
       positiveIntArg("--workers"),
     )
     .action(async (flags: GateFlags) => {

@@ -131,6 +131,8 @@ async function runTarget(
         ...(clients === undefined
           ? {}
           : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
+        // Real targets: runs at once, each on servers of its own.
+        real: { parallel: workers },
         // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
         ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
         onProgress: (p) =>
