@@ -148,10 +148,14 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       while (!stopping && next < maxRuns && Date.now() < deadline) {
         const index = next++;
         const scheduled = withPartitionMode(realRunSchedule(arb, o.seed, index), o.real?.partitionMode);
-        schedule = scheduled;
-        const run = await sessions.use((session) =>
-          session.run(scheduled, (ops) => stopping || violated(ops)),
-        );
+        const run = await sessions
+          .use((session) => session.run(scheduled, (ops) => stopping || violated(ops)))
+          .catch((e: unknown) => {
+            // The error is reported with the schedule of the run that threw.
+            stopping = true;
+            schedule = scheduled;
+            throw e;
+          });
         runs++;
         noteCrashes(run.libraryCrashes);
         const kind = violationKind(checkOps(run.ops, SAFETY_CHECKERS));
@@ -162,11 +166,15 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
         report();
       }
     };
-    await Promise.all(Array.from({ length: parallel }, searcher));
+    // A run that throws stops the search; the runs still going end (early) before it is reported.
+    const ended = await Promise.allSettled(Array.from({ length: parallel }, searcher));
+    const thrown = ended.find((e) => e.status === "rejected");
+    if (thrown !== undefined) throw thrown.reason;
     const first = failures.sort((a, b) => a.index - b.index)[0];
     if (first !== undefined) {
       found = first;
       foundAtRun = first.index + 1;
+      schedule = first.schedule;
     }
     const interrupted = found === null && runs < maxRuns;
     if (found === null)

@@ -102,6 +102,48 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(r.runs).toBeGreaterThanOrEqual(ce.foundAtRun);
   }, 120_000);
 
+  it("a run that throws ends the search: the error names its schedule, after the other run stopped", async () => {
+    const t = target("redis:lease");
+    let calls = 0;
+    let running = 0;
+    const failing: Target = {
+      ...t,
+      async openSession(opts) {
+        const s = await t.openSession!(opts);
+        return {
+          ...s,
+          run: async (schedule, stopWhen) => {
+            if (++calls === 2) throw new Error("the second run broke");
+            running++;
+            try {
+              return await s.run(schedule, stopWhen);
+            } finally {
+              running--;
+            }
+          },
+          serverPids: () => s.serverPids(),
+          close: () => s.close(),
+        };
+      },
+    };
+    const r = await fuzz({
+      target: failing,
+      resource: "unfenced",
+      seed: 12,
+      runs: 6,
+      faults: ["pause"],
+      options: { horizonMs: 5000 },
+      shrink: false,
+      real: { parallel: 2 },
+    });
+    expect(running, "no run still going").toBe(0);
+    expect(r.error?.message).toContain("the second run broke");
+    expect(r.counterexample).toBeNull();
+    // The second run handed out is run index 1.
+    const arb = realHuntArb(t, ["pause"], 5000, 4, "unfenced");
+    expect(r.error?.schedule).toEqual(realRunSchedule(arb, 12, 1));
+  }, 120_000);
+
   it("with partitions that black-hole: every run's schedule says so, and the partitions that fired did", async () => {
     const r = await fuzz({
       target: target("redis:lease"),
