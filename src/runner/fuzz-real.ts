@@ -107,7 +107,11 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   const maxRuns = o.runs ?? (o.timeLimitMs !== undefined ? Number.MAX_SAFE_INTEGER : DEFAULT_RUNS);
   const deadline = o.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + o.timeLimitMs;
   const base = { target: target.name, resource, seed: o.seed };
-  let runs = 0;
+  // Run indices [from, end): a shard of a campaign starts past 0. `runs` counts as the
+  // sequential search does: from the campaign's start, so `from` plus the runs finished.
+  const from = o.startAt ?? 0;
+  const end = from + maxRuns;
+  let runs = from;
   let shrinkRuns = 0;
   let phase: FuzzProgress["phase"] = "search";
   let found: Found | null = null;
@@ -141,11 +145,11 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   try {
     // Run indices are handed out in order. Once a run fails, none starts and the runs still
     // going end early; of the runs that failed, the lowest index is the counterexample.
-    let next = 0;
+    let next = from;
     let stopping = false;
     const failures: (Found & { index: number })[] = [];
     const searcher = async (): Promise<void> => {
-      while (!stopping && next < maxRuns && Date.now() < deadline) {
+      while (!stopping && next < end && Date.now() < deadline) {
         const index = next++;
         const scheduled = withPartitionMode(realRunSchedule(arb, o.seed, index), o.real?.partitionMode);
         const run = await sessions
@@ -176,7 +180,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       foundAtRun = first.index + 1;
       schedule = first.schedule;
     }
-    const interrupted = found === null && runs < maxRuns;
+    const interrupted = found === null && runs < end;
     if (found === null)
       return {
         ...base,

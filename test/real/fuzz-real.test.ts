@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import type { ClientOp } from "../../src/history/op.js";
 import { fuzz } from "../../src/runner/fuzz.js";
-import { realHuntArb, realRunSchedule } from "../../src/runner/fuzz-real.js";
+import { realHuntArb, realRunSchedule, realRunSeed } from "../../src/runner/fuzz-real.js";
 import { realTargetFor } from "../../src/targets/real.js";
 import type { Target, TargetSession } from "../../src/targets/target.js";
 import {
@@ -142,6 +142,42 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     // The second run handed out is run index 1.
     const arb = realHuntArb(t, ["pause"], 5000, 4, "unfenced");
     expect(r.error?.schedule).toEqual(realRunSchedule(arb, 12, 1));
+  }, 120_000);
+
+  it("a shard starts at its own first run, and counts runs from the campaign's start", async () => {
+    const t = target("redis:lease-token");
+    const seeds: number[] = [];
+    const recording: Target = {
+      ...t,
+      async openSession(opts) {
+        const s = await t.openSession!(opts);
+        return {
+          ...s,
+          run: (schedule, stopWhen) => {
+            seeds.push(schedule.seed);
+            return s.run(schedule, stopWhen);
+          },
+          serverPids: () => s.serverPids(),
+          close: () => s.close(),
+        };
+      },
+    };
+    // Runs 3, 4 and 5 of a campaign of 6 (its second shard); fenced, so nothing fails.
+    const r = await fuzz({
+      target: recording,
+      resource: "fenced",
+      seed: 11,
+      startAt: 3,
+      runs: 3,
+      faults: ["pause"],
+      options: { horizonMs: 1500 },
+      shrink: false,
+    });
+    expect(r.error).toBeNull();
+    expect(r.counterexample).toBeNull();
+    expect(seeds).toEqual([3, 4, 5].map((i) => realRunSeed(11, i)));
+    expect(r.runs).toBe(6);
+    expect(r.interrupted).toBe(false);
   }, 120_000);
 
   it("with partitions that black-hole: every run's schedule says so, and the partitions that fired did", async () => {
