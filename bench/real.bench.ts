@@ -6,6 +6,9 @@
  *   simulator (wall-clock cycles per second there), printed as a ratio.
  * - Start-up time of the 5-node Redis fleet (plus the resource) and of the 3-member etcd
  *   cluster (plus the resource), median of 3.
+ * - Real fuzz search throughput, runs per minute, one run at a time against two at once
+ *   (`--workers 2`: each on servers of its own), on a campaign that finds nothing
+ *   (redis:lease-token, fenced), and their ratio.
  * - Median time to the first violation of `run` and `fuzz` with pauses on redis:lease,
  *   redis:redlock-nocheck, etcd:lock and the library adapters of docs/libraries.md
  *   (bench/hunt.ts); seeds from BENCH_HUNT_SEEDS (default 1,2,3), BENCH_HUNT_SEEDS= skips it,
@@ -27,8 +30,10 @@ import { findBinary } from "../src/real/cluster/binaries.js";
 import { runReal } from "../src/real/run.js";
 import type { ServerKind } from "../src/real/world.js";
 import { startWorld } from "../src/real/world.js";
+import { fuzz } from "../src/runner/fuzz.js";
 import type { Schedule } from "../src/schedule/schedule.js";
 import { simulate } from "../src/sim/simulate.js";
+import { realTargetFor } from "../src/targets/real.js";
 import { printHunt } from "./hunt.js";
 
 const CLIENTS = 2;
@@ -85,6 +90,28 @@ async function simThroughput(schedule: Schedule, algorithm: LockAlgorithm) {
   const wallMs = performance.now() - started;
   const n = cycles(r.ops);
   return { cycles: n, perSecond: n / (wallMs / 1000), virtualMs: r.stats.virtualMs };
+}
+
+/** Runs per minute of a real fuzz campaign that finds nothing, `parallel` runs at once. */
+async function realSearchRate(
+  parallel: number,
+): Promise<{ perMinute: number; runs: number; violations: number }> {
+  const target = realTargetFor("redis:lease-token");
+  if (target === undefined) throw new Error("no redis:lease-token");
+  const started = performance.now();
+  const r = await fuzz({
+    target,
+    resource: "fenced",
+    seed: 7,
+    runs: 8,
+    faults: ["pause", "partition"],
+    options: { horizonMs: 3000 },
+    shrink: false,
+    real: { parallel },
+  });
+  if (r.error !== null) throw new Error(r.error.message);
+  const minutes = (performance.now() - started) / 60_000;
+  return { perMinute: r.runs / minutes, runs: r.runs, violations: r.counterexample === null ? 0 : 1 };
 }
 
 async function startupMs(kind: ServerKind, count: number): Promise<number> {
@@ -152,6 +179,15 @@ async function main(): Promise<void> {
   console.log("cluster start-up (median of 3, until every server answers)");
   console.log(`  5 redis-servers + resource: ${(await startupMs("redis", 5)).toFixed(0)} ms`);
   console.log(`  3-member etcd + resource:   ${(await startupMs("etcd", 3)).toFixed(0)} ms`);
+  console.log(
+    "real fuzz search, redis:lease-token (fenced) --faults pause,partition, 8 runs of 3 s (set-up included)",
+  );
+  const one = await realSearchRate(1);
+  const two = await realSearchRate(2);
+  console.log(
+    `  --workers 1 ${one.perMinute.toFixed(1)} runs/min, --workers 2 ${two.perMinute.toFixed(1)} runs/min: ${(two.perMinute / one.perMinute).toFixed(2)}×` +
+      (one.violations + two.violations > 0 ? " (A VIOLATION STOPPED A CAMPAIGN)" : ""),
+  );
   if (seeds.length > 0) await printHunt(seeds);
 }
 
