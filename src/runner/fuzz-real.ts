@@ -130,7 +130,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
   // The search runs `parallel` runs at once and shrinking two candidates at once, each on
   // servers of its own (more sessions are opened as runs overlap).
   const parallel = Math.max(1, Math.floor(o.real?.parallel ?? 1));
-  const sessions = await openSessionPool(
+  const opened = await openSessionPool(
     target,
     {
       resource,
@@ -139,7 +139,23 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       ...(o.real?.docker === undefined ? {} : { docker: o.real.docker }),
     },
     Math.max(REAL_PARALLEL, parallel),
+  ).then(
+    (pool) => ({ pool }),
+    // Servers or containers that cannot start (a missing binary, an image not on the engine):
+    // the campaign's error, reported as any other, not an exception out of the command.
+    (e: unknown) => ({ failed: e instanceof Error ? e.message : String(e) }),
   );
+  if ("failed" in opened) {
+    return {
+      ...base,
+      runs: from,
+      elapsedMs: Date.now() - started,
+      interrupted: false,
+      counterexample: null,
+      error: { message: opened.failed, schedule: null },
+    };
+  }
+  const sessions = opened.pool;
   if (sessions === null) throw new Error(`fuzzReal: ${target.name} is not a real target`);
   let schedule: Schedule | null = null;
   try {

@@ -180,6 +180,24 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     expect(r.interrupted).toBe(false);
   }, 120_000);
 
+  it("servers that cannot start are the campaign's error, not an exception", async () => {
+    const t = target("redis:lease");
+    const r = await fuzz({
+      target: {
+        ...t,
+        openSession: () =>
+          Promise.reject(new Error("redis:lease: starting containers: image redis:7 is not on the engine")),
+      },
+      resource: "unfenced",
+      seed: 1,
+      runs: 2,
+      faults: ["pause"],
+    });
+    expect(r.error?.message).toContain("image redis:7 is not on the engine");
+    expect(r.counterexample).toBeNull();
+    expect(r.runs).toBe(0);
+  });
+
   it("with partitions that black-hole: every run's schedule says so, and the partitions that fired did", async () => {
     const r = await fuzz({
       target: target("redis:lease"),
