@@ -35,6 +35,33 @@ function target(name: string): Target {
 const acquired = (ops: readonly { process: unknown; f?: string; type: string }[], p: number) =>
   (ops as ClientOp[]).find((o) => o.process === p && o.f === "acquire" && o.type !== "invoke")?.type;
 
+/**
+ * `t` as it is, but every session's runs go through `wrap` (which calls `run` to run it), and
+ * `opened` hears of each session opened.
+ */
+function wrappingRuns(
+  t: Target,
+  wrap: (
+    run: TargetSession["run"],
+    ...args: Parameters<TargetSession["run"]>
+  ) => ReturnType<TargetSession["run"]>,
+  opened: (s: TargetSession) => void = () => {},
+): Target {
+  return {
+    ...t,
+    async openSession(opts) {
+      const s = await t.openSession!(opts);
+      opened(s);
+      return {
+        ...s,
+        run: (schedule, stopWhen) => wrap((a, b) => s.run(a, b), schedule, stopWhen),
+        serverPids: () => s.serverPids(),
+        close: () => s.close(),
+      };
+    },
+  };
+}
+
 describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
   it("a short fuzz of redis:lease with pauses finds the stale write", async () => {
     const r = await fuzz({
@@ -59,27 +86,19 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     let running = 0;
     let mostAtOnce = 0;
     const servers = new Set<string>();
-    // The target as it is, but counting runs in progress and the sessions' servers.
-    const counted: Target = {
-      ...t,
-      async openSession(opts) {
-        const s = await t.openSession!(opts);
-        servers.add(s.serverPids().join(","));
-        return {
-          ...s,
-          run: async (schedule, stopWhen) => {
-            mostAtOnce = Math.max(mostAtOnce, ++running);
-            try {
-              return await s.run(schedule, stopWhen);
-            } finally {
-              running--;
-            }
-          },
-          serverPids: () => s.serverPids(),
-          close: () => s.close(),
-        };
+    // Counting runs in progress and the sessions' servers.
+    const counted = wrappingRuns(
+      t,
+      async (run, schedule, stopWhen) => {
+        mostAtOnce = Math.max(mostAtOnce, ++running);
+        try {
+          return await run(schedule, stopWhen);
+        } finally {
+          running--;
+        }
       },
-    };
+      (s) => servers.add(s.serverPids().join(",")),
+    );
     const r = await fuzz({
       target: counted,
       resource: "unfenced",
@@ -106,26 +125,15 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     const t = target("redis:lease");
     let calls = 0;
     let running = 0;
-    const failing: Target = {
-      ...t,
-      async openSession(opts) {
-        const s = await t.openSession!(opts);
-        return {
-          ...s,
-          run: async (schedule, stopWhen) => {
-            if (++calls === 2) throw new Error("the second run broke");
-            running++;
-            try {
-              return await s.run(schedule, stopWhen);
-            } finally {
-              running--;
-            }
-          },
-          serverPids: () => s.serverPids(),
-          close: () => s.close(),
-        };
-      },
-    };
+    const failing = wrappingRuns(t, async (run, schedule, stopWhen) => {
+      if (++calls === 2) throw new Error("the second run broke");
+      running++;
+      try {
+        return await run(schedule, stopWhen);
+      } finally {
+        running--;
+      }
+    });
     const r = await fuzz({
       target: failing,
       resource: "unfenced",
@@ -147,21 +155,10 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
   it("a shard starts at its own first run, and counts runs from the campaign's start", async () => {
     const t = target("redis:lease-token");
     const seeds: number[] = [];
-    const recording: Target = {
-      ...t,
-      async openSession(opts) {
-        const s = await t.openSession!(opts);
-        return {
-          ...s,
-          run: (schedule, stopWhen) => {
-            seeds.push(schedule.seed);
-            return s.run(schedule, stopWhen);
-          },
-          serverPids: () => s.serverPids(),
-          close: () => s.close(),
-        };
-      },
-    };
+    const recording = wrappingRuns(t, (run, schedule, stopWhen) => {
+      seeds.push(schedule.seed);
+      return run(schedule, stopWhen);
+    });
     // Runs 3, 4 and 5 of a campaign of 6 (its second shard); fenced, so nothing fails.
     const r = await fuzz({
       target: recording,

@@ -21,13 +21,14 @@
  * Only deterministic targets that another thread can load (by name or from their module)
  * are searched in parallel; any other target runs sequentially, in this thread.
  */
+import type { Worker } from "node:worker_threads";
 import type { Arbitrary } from "fast-check";
 import { runCursor } from "../../generators/run-position.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { type FuzzOptions, type FuzzResult, fuzz, fuzzScheduleArb } from "../fuzz.js";
 import { SearchFrontier } from "./blocks.js";
-import { borrowThread, discard, giveBack, type SearchThread, type ThreadEvent, warmThreads } from "./pool.js";
+import { borrowThread, discard, giveBack, type ThreadEvent, warmThreads } from "./pool.js";
 import type { FromWorker, SearchSetup, ToWorker } from "./protocol.js";
 import { runBlock } from "./run-block.js";
 import { targetSpec } from "./target-spec.js";
@@ -169,7 +170,7 @@ const THREADS_WORTH_MS = 2500;
 
 /** A pool thread lent to one search. */
 interface Lent {
-  thread: SearchThread;
+  thread: Worker;
   /** It failed or exited (the pool has dropped it). */
   lost: boolean;
   /** Called when it has answered `release`, or was lost. */
@@ -194,7 +195,7 @@ function handBack(t: Lent): Promise<void> {
       resolve();
     };
     const m: ToWorker = { type: "release" };
-    t.thread.worker.postMessage(m);
+    t.thread.postMessage(m);
   });
 }
 
@@ -273,7 +274,7 @@ function search(
       }
       busy++;
       const m: ToWorker = { type: "block", from: cursor.at(block.start), count: block.count };
-      t.thread.worker.postMessage(m);
+      t.thread.postMessage(m);
     };
     const onMessage = (t: Lent, m: FromWorker) => {
       if (m.type === "released") {
@@ -307,7 +308,7 @@ function search(
         const t: Lent = { thread: borrowThread(hear), lost: false, released: null };
         threads.push(t);
         const m: ToWorker = { type: "search", setup };
-        t.thread.worker.postMessage(m);
+        t.thread.postMessage(m);
       }
     };
     /**

@@ -23,15 +23,8 @@ const IDLE_MS = 30_000;
 /** What a borrowed thread tells its borrower. */
 export type ThreadEvent = { kind: "message"; message: FromWorker } | { kind: "lost"; reason: string };
 
-export interface SearchThread {
-  readonly worker: Worker;
-  /** Whether it has run a search before (its code is loaded and compiled). */
-  readonly warm: boolean;
-}
-
 interface PooledThread {
   worker: Worker;
-  warm: boolean;
   /** The borrower's handler; null while idle. */
   listener: ((e: ThreadEvent) => void) | null;
   idleTimer: NodeJS.Timeout | undefined;
@@ -50,21 +43,20 @@ export function warmThreads(): number {
  * A search thread, warm if one is idle, else a new one. `listener` gets its messages until
  * `giveBack` or `discard`.
  */
-export function borrowThread(listener: (e: ThreadEvent) => void): SearchThread {
+export function borrowThread(listener: (e: ThreadEvent) => void): Worker {
   const t = idle.pop() ?? startThread();
   if (t.idleTimer !== undefined) clearTimeout(t.idleTimer);
   t.idleTimer = undefined;
   t.listener = listener;
   t.worker.ref();
-  return { worker: t.worker, warm: t.warm };
+  return t.worker;
 }
 
 /** Returns a thread that finished its search's work (it answered `released`) to the pool. */
-export function giveBack(thread: SearchThread): void {
-  const t = byWorker.get(thread.worker);
+export function giveBack(worker: Worker): void {
+  const t = byWorker.get(worker);
   if (t === undefined || t.lost) return;
   t.listener = null;
-  t.warm = true;
   t.worker.unref();
   t.idleTimer = setTimeout(() => discardPooled(t), IDLE_MS);
   t.idleTimer.unref();
@@ -72,8 +64,8 @@ export function giveBack(thread: SearchThread): void {
 }
 
 /** Ends a thread (one that may be mid-run or broken); resolves once it has stopped. */
-export async function discard(thread: SearchThread): Promise<void> {
-  const t = byWorker.get(thread.worker);
+export async function discard(worker: Worker): Promise<void> {
+  const t = byWorker.get(worker);
   if (t === undefined) return;
   await discardPooled(t);
 }
@@ -95,7 +87,7 @@ async function discardPooled(t: PooledThread): Promise<void> {
 
 function startThread(): PooledThread {
   const worker = startWorker(import.meta.url, "./fuzz-worker");
-  const t: PooledThread = { worker, warm: false, listener: null, idleTimer: undefined, lost: false };
+  const t: PooledThread = { worker, listener: null, idleTimer: undefined, lost: false };
   byWorker.set(worker, t);
   worker.on("message", (message: FromWorker) => t.listener?.({ kind: "message", message }));
   const lose = (reason: string) => {
