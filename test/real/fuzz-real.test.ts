@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import type { ClientOp } from "../../src/history/op.js";
-import { fuzz } from "../../src/runner/fuzz.js";
+import { type FuzzOptions, fuzz } from "../../src/runner/fuzz.js";
 import { realHuntArb, realRunSchedule, realRunSeed } from "../../src/runner/fuzz-real.js";
 import { realTargetFor } from "../../src/targets/real.js";
 import type { Target, TargetSession } from "../../src/targets/target.js";
@@ -34,6 +34,20 @@ function target(name: string): Target {
 
 const acquired = (ops: readonly { process: unknown; f?: string; type: string }[], p: number) =>
   (ops as ClientOp[]).find((o) => o.process === p && o.f === "acquire" && o.type !== "invoke")?.type;
+
+/** A short real campaign: 6 runs of 5 s with pauses, unfenced, seed 11, no shrinking; `o` overrides. */
+function shortFuzz(t: Target, o: Partial<FuzzOptions> = {}) {
+  return fuzz({
+    target: t,
+    resource: "unfenced",
+    seed: 11,
+    runs: 6,
+    faults: ["pause"],
+    options: { horizonMs: 5000 },
+    shrink: false,
+    ...o,
+  });
+}
 
 /**
  * `t` as it is, but every session's runs go through `wrap` (which calls `run` to run it), and
@@ -64,15 +78,7 @@ function wrappingRuns(
 
 describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
   it("a short fuzz of redis:lease with pauses finds the stale write", async () => {
-    const r = await fuzz({
-      target: target("redis:lease"),
-      resource: "unfenced",
-      seed: 11,
-      runs: 6,
-      faults: ["pause"],
-      options: { horizonMs: 5000 },
-      shrink: false,
-    });
+    const r = await shortFuzz(target("redis:lease"));
     expect(r.error).toBeNull();
     expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
     const ce = r.counterexample!;
@@ -99,16 +105,7 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
       },
       (s) => servers.add(s.serverPids().join(",")),
     );
-    const r = await fuzz({
-      target: counted,
-      resource: "unfenced",
-      seed: 11,
-      runs: 6,
-      faults: ["pause"],
-      options: { horizonMs: 5000 },
-      shrink: false,
-      real: { parallel: 2 },
-    });
+    const r = await shortFuzz(counted, { real: { parallel: 2 } });
     expect(r.error).toBeNull();
     expect(mostAtOnce).toBe(2);
     expect(servers.size, "two sessions, two sets of servers").toBe(2);
@@ -134,16 +131,7 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
         running--;
       }
     });
-    const r = await fuzz({
-      target: failing,
-      resource: "unfenced",
-      seed: 12,
-      runs: 6,
-      faults: ["pause"],
-      options: { horizonMs: 5000 },
-      shrink: false,
-      real: { parallel: 2 },
-    });
+    const r = await shortFuzz(failing, { seed: 12, real: { parallel: 2 } });
     expect(running, "no run still going").toBe(0);
     expect(r.error?.message).toContain("the second run broke");
     expect(r.counterexample).toBeNull();
@@ -160,15 +148,11 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
       return run(schedule, stopWhen);
     });
     // Runs 3, 4 and 5 of a campaign of 6 (its second shard); fenced, so nothing fails.
-    const r = await fuzz({
-      target: recording,
+    const r = await shortFuzz(recording, {
       resource: "fenced",
-      seed: 11,
       startAt: 3,
       runs: 3,
-      faults: ["pause"],
       options: { horizonMs: 1500 },
-      shrink: false,
     });
     expect(r.error).toBeNull();
     expect(r.counterexample).toBeNull();
@@ -196,14 +180,8 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
   });
 
   it("with partitions that black-hole: every run's schedule says so, and the partitions that fired did", async () => {
-    const r = await fuzz({
-      target: target("redis:lease"),
-      resource: "unfenced",
-      seed: 11,
-      runs: 6,
+    const r = await shortFuzz(target("redis:lease"), {
       faults: ["pause", "partition"],
-      options: { horizonMs: 5000 },
-      shrink: false,
       real: { partitionMode: "blackhole" },
     });
     expect(r.error).toBeNull();
@@ -225,15 +203,7 @@ describe.skipIf(missing.length > 0)("fuzz on real targets", () => {
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
     const real = loaded.value.real;
     expect(real?.openSession).toBeDefined();
-    const r = await fuzz({
-      target: real!,
-      resource: "unfenced",
-      seed: 11,
-      runs: 6,
-      faults: ["pause"],
-      options: { horizonMs: 5000 },
-      shrink: false,
-    });
+    const r = await shortFuzz(real!);
     expect(r.error).toBeNull();
     expect(r.counterexample, `no violation in ${r.runs} runs`).not.toBeNull();
   }, 120_000);

@@ -191,7 +191,7 @@ function handBack(t: Lent): Promise<void> {
     t.released = () => {
       clearTimeout(timeout);
       t.released = null;
-      if (!t.lost) giveBack(t.thread);
+      giveBack(t.thread); // the pool ignores a thread it has dropped
       resolve();
     };
     const m: ToWorker = { type: "release" };
