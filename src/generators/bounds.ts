@@ -98,8 +98,17 @@ export interface FaultBounds {
   maxDriftRate: number;
   maxDelayMs: number;
   maxDelayWindowMs: number;
+  /**
+   * Which links a delay slows: `"any"` (the default), any two nodes, clients with each other
+   * included, as the simulator's seeds have always drawn them; `"client-links"`, only links
+   * that carry traffic on real servers — a client's requests to a lock server or the resource,
+   * or their replies to it (half of each).
+   */
+  delayLinks: DelayLinks;
   maxRestartMs: number;
 }
+
+export type DelayLinks = "any" | "client-links";
 
 /** Workload bounds derived from a target's schedule options. */
 export function defaultWorkloadBounds(
@@ -163,6 +172,7 @@ export function defaultFaultBounds(
     maxDriftRate: 0.9,
     maxDelayMs: 2 * ttl,
     maxDelayWindowMs: ttl,
+    delayLinks: "any",
     maxRestartMs: 2 * ttl,
     ...overrides,
   };

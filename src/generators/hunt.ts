@@ -5,8 +5,9 @@
  * over the whole duration, with checkpoint and in-call occurrences reaching as far into the
  * run as clients get. It stays a plain, replayable schedule: every fault is listed.
  *
- * Pauses include pauses inside calls (`in-call`), which `scheduleArb` leaves out by default, and
- * checkpoint pauses aim where a write can follow (not before a release).
+ * Pauses include pauses inside calls (`in-call`), which `scheduleArb` leaves out by default,
+ * checkpoint pauses aim where a write can follow (not before a release), and delays slow only a
+ * client's link to a lock server or the resource (requests or replies), never two clients'.
  *
  * Tuned to find a stale write soon (measured on real servers, bench/hunt.ts): every hold
  * writes at least once (a paused holder has a write to make when it wakes); a client pause
@@ -75,6 +76,8 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
     pauses: PAUSE_KINDS,
     // Where a pause leads to a write after the lease is gone (before a release it seldom does).
     checkpoints: HUNT_CHECKPOINTS,
+    // On real servers only a client's links to the servers and the resource carry traffic.
+    delayLinks: "client-links",
     maxPauseMs,
     minClientPauseMs,
     ...renewing.faults,
