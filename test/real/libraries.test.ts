@@ -97,6 +97,10 @@ function expectLateSecondGrant(r: CheckedRealRun): void {
  * are out, for 3.6 s (the delays keep the replies away until then: without them a loopback
  * reply can beat the stop). Without `clocks` it is a plain pause at the same point.
  *
+ * late-grant.json: client 0 acquires at 100 ms while the server's replies to it are held 900 ms:
+ * the key is set at ~100 ms and expires at ~1.1 s, the grant reaches client 0 at ~1 s. It holds
+ * 800 ms, writing every 200 ms; client 1 takes the lock at 1.3 s and writes every 100 ms.
+ *
  * paused-holder.json (-etcd: 3 servers, -redlock: 5): client 0 acquires at once and holds 4 s, writing every
  * second; it is SIGSTOPped at 0.5 s for 3 s (its lease refresh / keep-alive frozen too). Client 1
  * acquires at 2 s, after the lease ran out (etcd revokes an expired lease within half a second),
@@ -119,6 +123,7 @@ const acquisitionSuspend = async (target: string, clocks: "stopped" | "running")
     faults: s.faults.map((f) => (f.kind === "pause-in-call" ? { ...f, clocks: undefined } : f)),
   };
 };
+const lateGrant = (target: string) => docSchedule("late-grant.json", target, "unfenced");
 const PAUSED_HOLDER: Record<number, string> = {
   1: "paused-holder.json",
   3: "paused-holder-etcd.json",
@@ -161,6 +166,24 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
     const r = await run(await acquisitionSuspend(await adapter("redlock-v5-checked.mjs"), "running"));
     expect(pausesOf(r), r.timeline).toEqual([{ clocks: undefined, inCall: true }]);
     expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toEqual([]);
+  });
+
+  it("a lease lock of one's own, counted from the reply: a late grant gives a stale write", async () => {
+    const r = await run(await lateGrant(await adapter("own-lease.mjs")));
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+
+  it("the lease lock of one's own counted from before the request: the late grant's writes are refused, safe", async () => {
+    const r = await run(await lateGrant(await adapter("own-lease-fixed.mjs")));
+    expect(acquiresOk(r.run.ops, 0), r.timeline).toHaveLength(1);
+    expect(acquiresOk(r.run.ops, 1), r.timeline).toHaveLength(1);
+    // Its own lease had run out before its first write: the adapter refused all four.
+    expect(
+      r.rejectedWrites.filter((w) => w.process === 0),
+      r.timeline,
+    ).toHaveLength(4);
     expect(r.violations, r.timeline).toEqual([]);
   });
 
