@@ -99,16 +99,17 @@ export interface FaultBounds {
   maxDelayMs: number;
   maxDelayWindowMs: number;
   /**
-   * Which links a delay slows: `"any"` (the default), any two nodes, clients with each other
-   * included, as the simulator's seeds have always drawn them; `"client-links"`, only links
-   * that carry traffic on real servers — a client's requests to a lock server or the resource,
-   * or their replies to it (half of each).
+   * Which links delays and partitions reach: `"any"` (the default), links between any two
+   * nodes, clients with each other included, as the simulator's seeds have always drawn them;
+   * `"real"`, only links that carry traffic on real servers — a client's requests to a lock
+   * server or the resource and their replies, and links between servers only where the servers
+   * talk to each other (a cluster with a leader).
    */
-  delayLinks: DelayLinks;
+  links: FaultLinks;
   maxRestartMs: number;
 }
 
-export type DelayLinks = "any" | "client-links";
+export type FaultLinks = "any" | "real";
 
 /** Workload bounds derived from a target's schedule options. */
 export function defaultWorkloadBounds(
@@ -172,7 +173,7 @@ export function defaultFaultBounds(
     maxDriftRate: 0.9,
     maxDelayMs: 2 * ttl,
     maxDelayWindowMs: ttl,
-    delayLinks: "any",
+    links: "any",
     maxRestartMs: 2 * ttl,
     ...overrides,
   };

@@ -6,8 +6,9 @@
  * run as clients get. It stays a plain, replayable schedule: every fault is listed.
  *
  * Pauses include pauses inside calls (`in-call`), which `scheduleArb` leaves out by default,
- * checkpoint pauses aim where a write can follow (not before a release), and delays slow only a
- * client's link to a lock server or the resource (requests or replies), never two clients'.
+ * checkpoint pauses aim where a write can follow (not before a release), and delays and
+ * partitions reach only links that carry traffic on real servers (`links: "real"`): never
+ * between two clients, nor between Redis servers.
  *
  * Tuned to find a stale write soon (measured on real servers, bench/hunt.ts): every hold
  * writes at least once (a paused holder has a write to make when it wakes); a client pause
@@ -76,8 +77,8 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
     pauses: PAUSE_KINDS,
     // Where a pause leads to a write after the lease is gone (before a release it seldom does).
     checkpoints: HUNT_CHECKPOINTS,
-    // On real servers only a client's links to the servers and the resource carry traffic.
-    delayLinks: "client-links",
+    // Faults on links that carry no traffic on real servers would do nothing there.
+    links: "real",
     maxPauseMs,
     minClientPauseMs,
     ...renewing.faults,

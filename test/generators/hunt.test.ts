@@ -136,6 +136,33 @@ describe("huntScheduleArb", () => {
     expect(requests).toBeGreaterThan(delays.length / 4);
   });
 
+  it("partitions cut a client's links, and cut servers apart only where they talk to each other", () => {
+    const partitionsOf = (target: string, servers: number, leader: boolean) =>
+      fc
+        .sample(
+          huntScheduleArb({
+            target,
+            resource: "unfenced",
+            options: { ...options, servers },
+            faults: { categories: ["partition"], leader },
+          }),
+          { seed: 3, numRuns: 100 },
+        )
+        .flatMap((s) => s.faults)
+        .filter((f) => f.kind === "partition");
+    const isClient = (n: string) => n.startsWith("client:");
+    const cutsClientLink = (p: { a: string[]; b: string[] }) =>
+      p.a.some((x) => p.b.some((y) => isClient(x) !== isClient(y)));
+    const redis = partitionsOf("redis:redlock", 5, false);
+    expect(redis.length).toBeGreaterThan(500);
+    // Redis servers never talk to each other: a partition that cuts no client's link does nothing.
+    expect(redis.filter((p) => !cutsClientLink(p))).toEqual([]);
+    const etcd = partitionsOf("etcd:lock", 3, true);
+    const splits = etcd.filter((p) => [...p.a, ...p.b].every((n) => n.startsWith("server:")));
+    expect(splits.length).toBeGreaterThan(etcd.length / 10);
+    expect(etcd.filter((p) => !cutsClientLink(p) && !splits.includes(p))).toEqual([]);
+  });
+
   it("no categories: no faults", () => {
     const [s] = fc.sample(huntScheduleArb({ target: "redis:lease", resource: "unfenced", options }), {
       seed: 1,

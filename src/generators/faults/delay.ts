@@ -3,8 +3,8 @@
  * write that reaches the resource after the lease is gone, the grant that reaches its client
  * after the lease is gone. Extra latency and window shrink toward 1 ms.
  *
- * With `delayLinks: "client-links"` (hunts on real servers) the link is always a client's
- * link to a lock server or the resource, either way: the only links that carry traffic there.
+ * With `links: "real"` (hunts on real servers) the link is always a client's link to a lock
+ * server or the resource, either way: the only links lockcheck's proxies can slow there.
  * Drawn from any two nodes, more than half of a hunt's delays on one redis-server did nothing
  * there: between two clients (which never talk), between the server and the resource, or
  * from a node to itself (dropped).
@@ -16,7 +16,7 @@ import { clientRefs, nodeArb, serverRefs } from "../nodes.js";
 import type { DelayFault } from "./types.js";
 
 export function delayArb(b: FaultBounds): fc.Arbitrary<DelayFault> {
-  if (b.delayLinks === "client-links") return clientLinkDelayArb(b);
+  if (b.links === "real") return clientLinkDelayArb(b);
   // The simulator's seeds keep the schedules they always had: this draws exactly as before.
   const nodes: NodeRef[] = [...clientRefs(b.maxClients), ...serverRefs(b.servers, false), "resource"];
   return fc.record({

@@ -4,7 +4,9 @@
  * - a client cut off from a minority of the servers (it can still win a majority without
  *   them — the first half of the published Redlock counterexample);
  * - the servers split in two (a leader isolated from its followers);
- * - any two sets of nodes, the resource included.
+ * - any two sets of nodes, the resource included (with `links: "real"`: some clients on one
+ *   side, lock servers or the resource on the other; and servers split only in a cluster with
+ *   a leader, whose servers talk to each other — Redis servers never do).
  * With `clientIsolationMs`, half of them are a fourth shape instead: a client cut off both
  * ways from every lock server, but not from the resource, for that long (a lock that renews
  * its lease loses it while its holder still writes).
@@ -65,12 +67,21 @@ export function partitionArb(b: FaultBounds): fc.Arbitrary<PartitionFault> {
   return b.clientIsolationMs === null ? shaped : fc.oneof(shaped, clientIsolation(b, b.clientIsolationMs));
 }
 
+/** Some clients on one side, lock servers or the resource on the other. */
+function clientsFromOthers(b: FaultBounds): fc.Arbitrary<Sides> {
+  return fc.record({
+    a: nodeSetArb(clientRefs(b.maxClients), 3),
+    b: nodeSetArb([...serverRefs(b.servers, false), "resource"], b.servers + 1),
+  });
+}
+
 function shapedPartitionArb(b: FaultBounds): fc.Arbitrary<PartitionFault> {
+  const real = b.links === "real";
   const shapes = [
     { arbitrary: clientFromServers(b), weight: 3 },
-    { arbitrary: anyNodes(b), weight: 1 },
+    { arbitrary: real ? clientsFromOthers(b) : anyNodes(b), weight: 1 },
   ];
-  if (b.servers > 1) shapes.push({ arbitrary: serverSplit(b), weight: 1 });
+  if (b.servers > 1 && (!real || b.leader)) shapes.push({ arbitrary: serverSplit(b), weight: 1 });
   return fc
     .record({
       at: fc.integer({ min: 0, max: b.horizonMs }),
