@@ -18,7 +18,7 @@ import { processState } from "./hygiene/processes.js";
 import { type Reaper, startReaper } from "./hygiene/reaper.js";
 import { registerUndo } from "./hygiene/undo.js";
 import { newRunId } from "./run.js";
-import { type RealWorld, startWorld, type WorldSpec } from "./world.js";
+import { peerCutOf, type RealWorld, startWorld, type WorldSpec } from "./world.js";
 
 export interface SharedServersSpec {
   servers: WorldSpec["servers"];
@@ -56,6 +56,7 @@ export async function startSharedServers(spec: SharedServersSpec): Promise<Resul
   ];
 
   const reset = async (): Promise<Result<void, string>> => {
+    w.etcd?.resetPeers?.();
     for (const p of processes()) {
       // Pauses nest: resume until the process runs (a pause whose end was cancelled).
       for (let i = 0; i < 16 && p !== null && !p.hasExited() && (p.isPaused() || isStopped(p.pid)); i++)
@@ -111,12 +112,15 @@ export async function startSharedServers(spec: SharedServersSpec): Promise<Resul
       if (!cleaned.ok) return cleaned;
       const links = await openClientLinks(clientIds, targets(), w);
       let stopped = false;
+      const cutServerLinks = peerCutOf(w.etcd);
       return ok({
         ...sharedRunView(w, clientIds, links),
+        ...(cutServerLinks === undefined ? {} : { cutServerLinks }),
         async stop() {
           if (stopped) return;
           stopped = true;
           await links.close();
+          w.etcd?.resetPeers?.();
           // Servers paused by the run must not stay frozen until the next one starts.
           for (const p of processes()) for (let i = 0; i < 16 && p !== null && p.isPaused(); i++) p.resume();
         },

@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { err, ok, type Result } from "../result.js";
-import type { ResourceMode } from "../schedule/schedule.js";
+import type { PartitionMode, ResourceMode } from "../schedule/schedule.js";
 import { type EtcdCluster, startEtcdCluster } from "./cluster/etcd.js";
 import { type RedisNode, startRedisNode } from "./cluster/redis.js";
 import type { Reaper } from "./hygiene/reaper.js";
@@ -42,10 +42,11 @@ export interface RealWorld {
   portsFor(clientId: number): { redisPorts: number[]; etcdPorts: number[]; resourcePort: number | null };
   /**
    * Cuts every link between a server of `a` and a server of `b` ("server:N") until `heal`, where
-   * this world can: the docker world isolates one member from its peers (src/real/docker/).
-   * Absent here: links between server processes are not proxied.
+   * this world can: etcd members on this machine through their peer links (cluster/peer-links.ts,
+   * Linux), the docker world by isolating one member from its peers (src/real/docker/). Absent
+   * where servers do not talk to each other (Redis) or their links cannot be told apart.
    */
-  cutServerLinks?(a: readonly string[], b: readonly string[]): Promise<ServerCut>;
+  cutServerLinks?(a: readonly string[], b: readonly string[], mode: PartitionMode): Promise<ServerCut>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +54,21 @@ export interface RealWorld {
 export type ServerCut = { heal: () => void; isolated: string[] } | { unsupported: string };
 
 const linkKey = (clientId: number, node: string): string => `client:${clientId}|${node}`;
+
+/**
+ * `cutServerLinks` for an etcd cluster of local processes whose peer links are lockcheck's:
+ * any split of the members, cut or black-holed as the run's partitions are. The smaller side
+ * (side `a` on a tie) is recorded as isolated.
+ */
+export function peerCutOf(etcd: EtcdCluster | null): RealWorld["cutServerLinks"] {
+  const cutPeers = etcd?.cutPeers;
+  if (cutPeers === undefined) return undefined;
+  const index = (name: string): number => Number(name.slice("server:".length));
+  return async (a, b, mode) => {
+    const heal = cutPeers(a.map(index), b.map(index), mode);
+    return { heal, isolated: [...(b.length < a.length ? b : a)] };
+  };
+}
 
 export async function startWorld(spec: WorldSpec): Promise<Result<RealWorld, string>> {
   const dir = makeTempDir(spec.runId, spec.reaper);
@@ -117,12 +133,14 @@ async function buildWorld(
     }
   }
   const portOf = (id: number, node: string): number => links.get(linkKey(id, node))!.port;
+  const cutServerLinks = peerCutOf(etcd);
   return ok({
     spec,
     dir,
     redis,
     etcd,
     resource: resourceNode,
+    ...(cutServerLinks === undefined ? {} : { cutServerLinks }),
     link: (id, node) => links.get(linkKey(id, node)),
     portsFor: (id) => ({
       redisPorts: redis.map((n) => portOf(id, n.name)),

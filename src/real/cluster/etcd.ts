@@ -2,7 +2,8 @@
  * A 3-member etcd cluster on loopback (any odd size works): each member has a free client
  * port, a free peer port and its own data dir; fast raft timing (50 ms heartbeat, 500 ms
  * election timeout) keeps leader changes short under faults. A crashed member restarts
- * from its data dir and rejoins.
+ * from its data dir and rejoins. On Linux the members reach each other through lockcheck's
+ * peer links (peer-links.ts), so partitions can cut members apart.
  *
  * etcd ignores the clock shim (Go reads the clock through its own vDSO calls, not libc) and
  * its leases run on a monotonic clock anyway, so clock faults do not apply to etcd members.
@@ -13,6 +14,7 @@ import { err, ok, type Result } from "../../result.js";
 import { type ManagedProcess, type ServerProcess, spawnManaged } from "../hygiene/managed.js";
 import type { Reaper } from "../hygiene/reaper.js";
 import { freePort, getJson, LOOPBACK, postJson, waitUntil } from "./net.js";
+import { type PeerLinks, peerLinksSupported, startPeerLinks } from "./peer-links.js";
 
 export interface EtcdMember {
   /** Schedule name: "server:N". */
@@ -30,6 +32,13 @@ export interface EtcdCluster {
   readonly members: readonly EtcdMember[];
   /** Index of the member that leads now (asked of every live member; majority answer), or null. */
   leader(timeoutMs?: number): Promise<number | null>;
+  /**
+   * Cuts the links between members `a` and members `b` (indices) until the returned heal;
+   * absent where members' links are not lockcheck's (docker has its own way, not on Linux none).
+   */
+  cutPeers?(a: readonly number[], b: readonly number[], mode: "cut" | "blackhole"): () => void;
+  /** Heals every cut still in force (between runs). */
+  resetPeers?(): void;
   stop(): Promise<void>;
 }
 
@@ -52,9 +61,15 @@ interface MemberSpec {
   dataDir: string;
 }
 
-function memberArgs(m: MemberSpec, initialCluster: string, token: string): string[] {
+function memberArgs(
+  m: MemberSpec,
+  advertisedPeerPort: number,
+  initialCluster: string,
+  token: string,
+): string[] {
   const client = `http://${LOOPBACK}:${m.clientPort}`;
   const peer = `http://${LOOPBACK}:${m.peerPort}`;
+  const advertisedPeer = `http://${LOOPBACK}:${advertisedPeerPort}`;
   return [
     "--name",
     m.memberName,
@@ -67,7 +82,7 @@ function memberArgs(m: MemberSpec, initialCluster: string, token: string): strin
     "--listen-peer-urls",
     peer,
     "--initial-advertise-peer-urls",
-    peer,
+    advertisedPeer,
     "--initial-cluster",
     initialCluster,
     "--initial-cluster-state",
@@ -116,15 +131,27 @@ async function tryStart(opts: EtcdClusterOptions, attempt: number): Promise<Resu
       dataDir,
     });
   }
-  const initialCluster = specs.map((m) => `${m.memberName}=http://${LOOPBACK}:${m.peerPort}`).join(",");
+  let procs: (ManagedProcess | null)[] = [];
+  const peers: PeerLinks | null = peerLinksSupported()
+    ? await startPeerLinks(
+        specs.map((m) => m.peerPort),
+        () => procs.map((p) => (p === null || p.hasExited() ? null : p.pid)),
+      )
+    : null;
+  const advertised = (i: number): number => peers?.advertisedPort(i) ?? specs[i]!.peerPort;
+  const initialCluster = specs.map((m, i) => `${m.memberName}=http://${LOOPBACK}:${advertised(i)}`).join(",");
   const token = `lockcheck-${process.pid}-${Date.now()}`;
-  const launch = (m: MemberSpec): ManagedProcess =>
+  const launch = (m: MemberSpec, i: number): ManagedProcess =>
     spawnManaged(
-      { label: `etcd ${m.name}`, command: opts.binary, args: memberArgs(m, initialCluster, token) },
+      {
+        label: `etcd ${m.name}`,
+        command: opts.binary,
+        args: memberArgs(m, advertised(i), initialCluster, token),
+      },
       opts.reaper,
     );
 
-  const procs: (ManagedProcess | null)[] = specs.map(launch);
+  procs = specs.map(launch);
   const members: EtcdMember[] = specs.map((m, i) => ({
     name: m.name,
     clientPort: m.clientPort,
@@ -138,7 +165,7 @@ async function tryStart(opts: EtcdClusterOptions, attempt: number): Promise<Resu
     },
     async restart() {
       if (procs[i] !== null) return ok(undefined);
-      const p = launch(m);
+      const p = launch(m, i);
       procs[i] = p;
       const problem = await waitUntil(() => healthy(m.clientPort), {
         timeoutMs: opts.startTimeoutMs ?? 20_000,
@@ -151,6 +178,7 @@ async function tryStart(opts: EtcdClusterOptions, attempt: number): Promise<Resu
 
   const stop = async (): Promise<void> => {
     await Promise.all(members.map((m) => m.crash()));
+    await peers?.close();
   };
 
   const problems = await Promise.all(
@@ -196,5 +224,12 @@ async function tryStart(opts: EtcdClusterOptions, attempt: number): Promise<Resu
     return index >= 0 ? index : null;
   };
 
-  return ok({ members, leader, stop });
+  if (peers === null) return ok({ members, leader, stop });
+  return ok({
+    members,
+    leader,
+    cutPeers: (a, b, mode) => peers.cut(a, b, mode),
+    resetPeers: () => peers.reset(),
+    stop,
+  });
 }

@@ -1,7 +1,8 @@
 /**
- * Mapping schedule links onto proxies. Only client↔server and client↔resource traffic goes
- * through lockcheck's proxies; links between two servers (etcd peers) are not proxied, so a
- * partition between servers is recorded as unsupported rather than silently pretended.
+ * Mapping schedule links onto client link proxies: client↔server and client↔resource traffic.
+ * Links between two servers are not among them: a partition cuts those through the world's
+ * `cutServerLinks` where it has one (etcd's peer links, docker's member isolation), and records
+ * them as unsupported where it has none, rather than silently pretend.
  */
 import type { Direction, LinkProxy } from "../proxy/link-proxy.js";
 import type { RealWorld } from "../world.js";

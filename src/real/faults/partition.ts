@@ -39,7 +39,8 @@ export async function startPartition(ctx: FaultContext, fault: PartitionFault): 
       }
     }
   }
-  // Links between servers: a world that can cut them does (docker: a member off its peer network).
+  // Links between servers: a world that can cut them does (etcd's peer links; docker: a member
+  // off its peer network).
   let isolated: string[] | undefined;
   const isServer = (n: RealNode): boolean =>
     n.kind === "etcd" || (n.kind === "redis" && n.name !== "resource");
@@ -47,6 +48,7 @@ export async function startPartition(ctx: FaultContext, fault: PartitionFault): 
     const cut = await ctx.world.cutServerLinks(
       a.filter(isServer).map((n) => n.name),
       b.filter(isServer).map((n) => n.name),
+      ctx.partitionMode,
     );
     if ("heal" in cut) {
       releases.push(cut.heal);

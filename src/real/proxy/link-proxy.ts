@@ -46,7 +46,15 @@ interface Pipe {
   out: Socket;
 }
 
-export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
+/** A link's faults and connections, without the listening socket: `accept` takes each connection. */
+export interface Link extends Omit<LinkProxy, "port" | "close"> {
+  /** Forwards a connection made to this link to the target, through the link's faults. */
+  accept(client: Socket): void;
+  /** Drops every open connection (the link stays usable). */
+  dropAll(): void;
+}
+
+export function createLink(targetPort: number): Link {
   let cuts = 0;
   const holds: Record<Direction, number> = { up: 0, down: 0 };
   const delays: Record<Direction, number[]> = { up: [], down: [] };
@@ -81,7 +89,7 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
     }
   };
 
-  const server: Server = createServer({ noDelay: true }, (client) => {
+  const accept = (client: Socket): void => {
     if (cuts > 0) {
       client.destroy();
       return;
@@ -112,14 +120,7 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
       s.on("close", teardown);
     }
     upstream.connect(targetPort, LOOPBACK, () => client.resume());
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, LOOPBACK, () => resolve());
-  });
-  const addr = server.address();
-  const port = typeof addr === "object" && addr !== null ? addr.port : 0;
+  };
 
   const once = (release: () => void): (() => void) => {
     let done = false;
@@ -131,7 +132,8 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
   };
 
   return {
-    port,
+    accept,
+    dropAll,
     cut() {
       cuts++;
       dropAll();
@@ -154,8 +156,27 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
       });
     },
     connections: () => open.size,
+  };
+}
+
+export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
+  const link = createLink(targetPort);
+  const server: Server = createServer({ noDelay: true }, (client) => link.accept(client));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, LOOPBACK, () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === "object" && addr !== null ? addr.port : 0;
+  return {
+    port,
+    cut: link.cut,
+    hold: link.hold,
+    delay: link.delay,
+    connections: link.connections,
     close() {
-      dropAll();
+      link.dropAll();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
