@@ -46,7 +46,11 @@ export interface RealWorld {
    * Linux), the docker world by isolating one member from its peers (src/real/docker/). Absent
    * where servers do not talk to each other (Redis) or their links cannot be told apart.
    */
-  cutServerLinks?(a: readonly string[], b: readonly string[], mode: PartitionMode): Promise<ServerCut>;
+  cutServerLinks?(
+    a: readonly string[],
+    b: readonly string[],
+    how: { mode: PartitionMode; oneWay: boolean },
+  ): Promise<ServerCut>;
   stop(): Promise<void>;
 }
 
@@ -57,16 +61,16 @@ const linkKey = (clientId: number, node: string): string => `client:${clientId}|
 
 /**
  * `cutServerLinks` for an etcd cluster of local processes whose peer links are lockcheck's:
- * any split of the members, cut or black-holed as the run's partitions are. The smaller side
- * (side `a` on a tie) is recorded as isolated.
+ * any split of the members, cut or black-holed as the run's partitions are, or one way. The
+ * smaller side of a two-way split (side `a` on a tie) is recorded as isolated.
  */
 export function peerCutOf(etcd: EtcdCluster | null): RealWorld["cutServerLinks"] {
   const cutPeers = etcd?.cutPeers;
   if (cutPeers === undefined) return undefined;
   const index = (name: string): number => Number(name.slice("server:".length));
-  return async (a, b, mode) => {
-    const heal = cutPeers(a.map(index), b.map(index), mode);
-    return { heal, isolated: [...(b.length < a.length ? b : a)] };
+  return async (a, b, how) => {
+    const heal = cutPeers(a.map(index), b.map(index), how);
+    return { heal, isolated: how.oneWay ? [] : [...(b.length < a.length ? b : a)] };
   };
 }
 

@@ -49,7 +49,7 @@ describe.skipIf(missing.length > 0 || process.platform !== "linux")("etcd peer l
       const old = await cluster.leader(2000);
       expect(old).not.toBeNull();
       const others = [0, 1, 2].filter((i) => i !== old);
-      const heal = cluster.cutPeers!([old!], others, "cut");
+      const heal = cluster.cutPeers!([old!], others, { mode: "cut", oneWay: false });
       let next: number | null = old;
       for (let i = 0; i < 80 && (next === null || next === old); i++) {
         await sleep(100);
@@ -71,6 +71,37 @@ describe.skipIf(missing.length > 0 || process.platform !== "linux")("etcd peer l
         agree = after.every((l) => l !== undefined && l !== "0" && l === after[0]);
       }
       expect(agree).toBe(true);
+    } finally {
+      await cluster.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(await waitForNone(() => processesMatching(dir), 5000)).toEqual([]);
+  });
+
+  it("one way, the leader's messages held: the others elect one of them, and the old leader, still hearing them, follows it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lockcheck-peer-links-test-"));
+    const started = await startEtcdCluster({ binary: etcd.ok ? etcd.value : "", size: 3, dir, reaper: null });
+    if (!started.ok) throw new Error(started.error);
+    const cluster = started.value;
+    const ports = cluster.members.map((m) => m.clientPort);
+    try {
+      const old = await cluster.leader(2000);
+      expect(old).not.toBeNull();
+      const others = [0, 1, 2].filter((i) => i !== old);
+      const heal = cluster.cutPeers!([old!], others, { mode: "blackhole", oneWay: true });
+      let seen: (string | undefined)[] = [];
+      let nextId: string | undefined;
+      for (let i = 0; i < 80; i++) {
+        await sleep(100);
+        seen = await leadersSeen(ports);
+        const ids = await Promise.all(others.map((o) => memberId(ports[o]!)));
+        nextId = ids.find((id) => id !== undefined && seen[others[0]!] === id);
+        if (nextId !== undefined && seen.every((l) => l === nextId)) break;
+      }
+      // A follower leads now, and the old leader knows it: the other way was never cut.
+      expect(nextId).toBeDefined();
+      expect(seen).toEqual([nextId, nextId, nextId]);
+      heal();
     } finally {
       await cluster.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,7 @@ import { err, ok, type Result } from "../../result.js";
 import { type ManagedProcess, type ServerProcess, spawnManaged } from "../hygiene/managed.js";
 import type { Reaper } from "../hygiene/reaper.js";
 import { freePort, getJson, LOOPBACK, postJson, waitUntil } from "./net.js";
-import { type PeerLinks, peerLinksSupported, startPeerLinks } from "./peer-links.js";
+import { type PeerCut, type PeerLinks, peerLinksSupported, startPeerLinks } from "./peer-links.js";
 
 export interface EtcdMember {
   /** Schedule name: "server:N". */
@@ -36,7 +36,7 @@ export interface EtcdCluster {
    * Cuts the links between members `a` and members `b` (indices) until the returned heal;
    * absent where members' links are not lockcheck's (docker has its own way, not on Linux none).
    */
-  cutPeers?(a: readonly number[], b: readonly number[], mode: "cut" | "blackhole"): () => void;
+  cutPeers?(a: readonly number[], b: readonly number[], how: PeerCut): () => void;
   /** Heals every cut still in force (between runs). */
   resetPeers?(): void;
   stop(): Promise<void>;
@@ -186,7 +186,8 @@ async function tryStart(opts: EtcdClusterOptions, attempt: number): Promise<Resu
       waitUntil(() => healthy(m.clientPort), {
         timeoutMs: opts.startTimeoutMs ?? 20_000,
         intervalMs: 50,
-        giveUp: () => (procs[i]?.hasExited() ? "exited during start-up (port taken?)" : null),
+        giveUp: () =>
+          procs[i]?.hasExited() ? "exited during start-up (port taken?)" : (peers?.problem() ?? null),
       }),
     ),
   );
@@ -228,7 +229,7 @@ async function tryStart(opts: EtcdClusterOptions, attempt: number): Promise<Resu
   return ok({
     members,
     leader,
-    cutPeers: (a, b, mode) => peers.cut(a, b, mode),
+    cutPeers: (a, b, how) => peers.cut(a, b, how),
     resetPeers: () => peers.reset(),
     stop,
   });

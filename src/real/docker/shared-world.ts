@@ -106,7 +106,7 @@ export async function startSharedDockerServers(
       let stopped = false;
       const view: RealWorld & { warnings(): string[] } = {
         ...sharedRunView(w, clientIds, links),
-        cutServerLinks: (a, b, mode) => w.cutServerLinks!(a, b, mode),
+        cutServerLinks: (a, b, how) => w.cutServerLinks!(a, b, how),
         warnings: () => w.warnings().slice(warningsBefore),
         async stop() {
           if (stopped) return;

@@ -175,7 +175,9 @@ export async function startDockerWorld(
       resource,
       cluster,
       link: (id, node) => links.get(key(id, node)),
-      async cutServerLinks(a, b): Promise<ServerCut> {
+      async cutServerLinks(a, b, how): Promise<ServerCut> {
+        if (how.oneWay && spec.servers.kind === "etcd")
+          return { unsupported: "docker cuts server links by isolating a member, both ways, not one way" };
         const names = servers.map(({ n }) => n.name);
         const choice = memberToIsolate(spec.servers.kind, names, a, b);
         if ("unsupported" in choice) return choice;

@@ -44,11 +44,11 @@ export async function startPartition(ctx: FaultContext, fault: PartitionFault): 
   let isolated: string[] | undefined;
   const isServer = (n: RealNode): boolean =>
     n.kind === "etcd" || (n.kind === "redis" && n.name !== "resource");
-  if (!fault.oneWay && ctx.world.cutServerLinks !== undefined && a.some(isServer) && b.some(isServer)) {
+  if (ctx.world.cutServerLinks !== undefined && a.some(isServer) && b.some(isServer)) {
     const cut = await ctx.world.cutServerLinks(
       a.filter(isServer).map((n) => n.name),
       b.filter(isServer).map((n) => n.name),
-      ctx.partitionMode,
+      { mode: ctx.partitionMode, oneWay: fault.oneWay },
     );
     if ("heal" in cut) {
       releases.push(cut.heal);
