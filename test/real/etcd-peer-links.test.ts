@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findBinary } from "../../src/real/cluster/binaries.js";
-import { startEtcdCluster } from "../../src/real/cluster/etcd.js";
+import { type EtcdCluster, startEtcdCluster } from "../../src/real/cluster/etcd.js";
 import { postJson } from "../../src/real/cluster/net.js";
 import { missingBinaries, processesMatching, waitForNone } from "./helpers.js";
 import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
@@ -37,14 +37,27 @@ async function memberId(port: number): Promise<string | undefined> {
   return a?.header?.member_id;
 }
 
+/** A 3-member cluster for `use`, stopped after it; nothing of it is left. */
+async function withCluster(use: (cluster: EtcdCluster, ports: number[]) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "lockcheck-peer-links-test-"));
+  const started = await startEtcdCluster({ binary: etcd.ok ? etcd.value : "", size: 3, dir, reaper: null });
+  if (!started.ok) throw new Error(started.error);
+  const cluster = started.value;
+  try {
+    await use(
+      cluster,
+      cluster.members.map((m) => m.clientPort),
+    );
+  } finally {
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  expect(await waitForNone(() => processesMatching(dir), 5000)).toEqual([]);
+}
+
 describe.skipIf(missing.length > 0 || process.platform !== "linux")("etcd peer links", () => {
   it("the leader cut off from its followers: one of them leads, the cut one never hears of it; healed, all agree", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lockcheck-peer-links-test-"));
-    const started = await startEtcdCluster({ binary: etcd.ok ? etcd.value : "", size: 3, dir, reaper: null });
-    if (!started.ok) throw new Error(started.error);
-    const cluster = started.value;
-    const ports = cluster.members.map((m) => m.clientPort);
-    try {
+    await withCluster(async (cluster, ports) => {
       expect(cluster.cutPeers).toBeDefined();
       const old = await cluster.leader(2000);
       expect(old).not.toBeNull();
@@ -71,20 +84,11 @@ describe.skipIf(missing.length > 0 || process.platform !== "linux")("etcd peer l
         agree = after.every((l) => l !== undefined && l !== "0" && l === after[0]);
       }
       expect(agree).toBe(true);
-    } finally {
-      await cluster.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-    expect(await waitForNone(() => processesMatching(dir), 5000)).toEqual([]);
+    });
   });
 
   it("one way, the leader's messages held: the others elect one of them, and the old leader, still hearing them, follows it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lockcheck-peer-links-test-"));
-    const started = await startEtcdCluster({ binary: etcd.ok ? etcd.value : "", size: 3, dir, reaper: null });
-    if (!started.ok) throw new Error(started.error);
-    const cluster = started.value;
-    const ports = cluster.members.map((m) => m.clientPort);
-    try {
+    await withCluster(async (cluster, ports) => {
       const old = await cluster.leader(2000);
       expect(old).not.toBeNull();
       const others = [0, 1, 2].filter((i) => i !== old);
@@ -102,11 +106,7 @@ describe.skipIf(missing.length > 0 || process.platform !== "linux")("etcd peer l
       expect(nextId).toBeDefined();
       expect(seen).toEqual([nextId, nextId, nextId]);
       heal();
-    } finally {
-      await cluster.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-    expect(await waitForNone(() => processesMatching(dir), 5000)).toEqual([]);
+    });
   });
 
   it("in a run: the leader's split from the others is made and recorded as isolating it", async () => {

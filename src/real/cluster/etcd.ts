@@ -33,8 +33,8 @@ export interface EtcdCluster {
   /** Index of the member that leads now (asked of every live member; majority answer), or null. */
   leader(timeoutMs?: number): Promise<number | null>;
   /**
-   * Cuts the links between members `a` and members `b` (indices) until the returned heal;
-   * absent where members' links are not lockcheck's (docker has its own way, not on Linux none).
+   * Cuts the links between members `a` and members `b` (indices) until the returned heal.
+   * Absent off Linux, where the members' connections cannot be told apart.
    */
   cutPeers?(a: readonly number[], b: readonly number[], how: PeerCut): () => void;
   /** Heals every cut still in force (between runs). */

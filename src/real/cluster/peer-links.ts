@@ -62,8 +62,10 @@ export async function startPeerLinks(
     while (!closed && !(await accepts(peerPorts[y]!))) await new Promise((r) => setTimeout(r, 20));
     if (closed) return;
     await new Promise<void>((resolve) => {
-      servers[y]!.once("error", (e) => {
-        problem = `peer link of member ${y}: ${e.message}`;
+      // Kept for the server's life: an error after listening (an accept that failed) is
+      // reported the same way rather than thrown.
+      servers[y]!.on("error", (e) => {
+        problem ??= `peer link of member ${y}: ${e.message}`;
         resolve();
       });
       servers[y]!.listen(ports[y], LOOPBACK, () => resolve());
