@@ -10,11 +10,11 @@ import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import type { ClientOp } from "../../src/history/op.js";
 import { LABEL_OWNER, ownerLabel } from "../../src/real/docker/labels.js";
-import { fuzz } from "../../src/runner/fuzz.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { realTargetFor } from "../../src/targets/real.js";
 import type { TargetSession } from "../../src/targets/target.js";
 import { holdAndTry, schedule } from "../real/helpers.js";
+import { shortFuzz } from "../real/run-helpers.js";
 import { dockerTestEnv, needDocker, skipDockerTests, TEST_IMAGES } from "./docker-env.js";
 
 const env = await dockerTestEnv();
@@ -40,14 +40,7 @@ async function ours(
 describe.skipIf(skipDockerTests(env))("fuzz --cluster docker", () => {
   it("a short fuzz of redis:lease with pauses on containers finds the stale write", async () => {
     needDocker(env);
-    const r = await fuzz({
-      target: realTargetFor("redis:lease")!,
-      resource: "unfenced",
-      seed: 11,
-      runs: 6,
-      faults: ["pause"],
-      options: { horizonMs: 5000 },
-      shrink: false,
+    const r = await shortFuzz(realTargetFor("redis:lease")!, {
       real: { cluster: "docker", docker: { images: TEST_IMAGES } },
     });
     expect(r.error).toBeNull();

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import type { ClientOp } from "../../src/history/op.js";
-import { type FuzzOptions, fuzz } from "../../src/runner/fuzz.js";
+import { fuzz } from "../../src/runner/fuzz.js";
 import { realHuntArb, realRunSchedule, realRunSeed } from "../../src/runner/fuzz-real.js";
 import { realTargetFor } from "../../src/targets/real.js";
 import type { Target, TargetSession } from "../../src/targets/target.js";
@@ -23,6 +23,7 @@ import {
   tempDirsMatching,
   waitForNone,
 } from "./helpers.js";
+import { shortFuzz } from "./run-helpers.js";
 
 const missing = missingBinaries(["redis-server"]);
 
@@ -34,20 +35,6 @@ function target(name: string): Target {
 
 const acquired = (ops: readonly { process: unknown; f?: string; type: string }[], p: number) =>
   (ops as ClientOp[]).find((o) => o.process === p && o.f === "acquire" && o.type !== "invoke")?.type;
-
-/** A short real campaign: 6 runs of 5 s with pauses, unfenced, seed 11, no shrinking; `o` overrides. */
-function shortFuzz(t: Target, o: Partial<FuzzOptions> = {}) {
-  return fuzz({
-    target: t,
-    resource: "unfenced",
-    seed: 11,
-    runs: 6,
-    faults: ["pause"],
-    options: { horizonMs: 5000 },
-    shrink: false,
-    ...o,
-  });
-}
 
 /**
  * `t` as it is, but every session's runs go through `wrap` (which calls `run` to run it), and

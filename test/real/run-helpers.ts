@@ -7,8 +7,10 @@ import { checkOps, SAFETY_CHECKERS } from "../../src/checkers/index.js";
 import type { Verdict } from "../../src/checkers/verdict.js";
 import { isNemesisOp, type Op, type WriteOp } from "../../src/history/op.js";
 import { newRunId, type RealRun, type RealRunOptions, runReal } from "../../src/real/run.js";
+import { type FuzzOptions, fuzz } from "../../src/runner/fuzz.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { realTargetFor } from "../../src/targets/real.js";
+import type { Target } from "../../src/targets/target.js";
 import { processesMatching, stoppedProcessesMatching, tempDirsMatching, waitForNone } from "./helpers.js";
 
 export interface CheckedRealRun {
@@ -148,4 +150,18 @@ export function wroteAfterResume(ops: readonly Op[], client: number): boolean {
       o.time > resume.time &&
       o.grant === held.grant,
   );
+}
+
+/** A short real campaign: 6 runs of 5 s with pauses, unfenced, seed 11, no shrinking; `o` overrides. */
+export function shortFuzz(t: Target, o: Partial<FuzzOptions> = {}) {
+  return fuzz({
+    target: t,
+    resource: "unfenced",
+    seed: 11,
+    runs: 6,
+    faults: ["pause"],
+    options: { horizonMs: 5000 },
+    shrink: false,
+    ...o,
+  });
 }
