@@ -93,6 +93,36 @@ describe("shrinking with timing margins", () => {
     expect(hair).toBeGreaterThan(0);
   });
 
+  it("a lock that renews its lease: a partition that fails by a hair gets margins by cutting the holder off from every member", async () => {
+    // Seeds 5 and 8 of sim:consensus with partitions: the partition as found cut client 0 off
+    // from two of the three members, and its heal came just before a keep-alive; no earlier
+    // variant gives that room, so these shrank to the bare minimum before renewingRoom.
+    const consensus = target("sim:consensus");
+    for (const seed of [5, 8]) {
+      const r = await fuzz({
+        target: consensus,
+        resource: "unfenced",
+        faults: ["partition"],
+        runs: 5000,
+        seed,
+        fcShrink: { maxRuns: 600, timeLimitMs: 600_000 },
+        shrink: { maxRuns: 2000 },
+      });
+      const ce = r.counterexample!;
+      expect(ce.shrink, `seed ${seed}`).toBe("margins");
+      const kind = violationKind(ce.verdicts)!;
+      expect((await probeRobust(consensus, ce.schedule, kind, 50)).fails).toBe(true);
+      const servers = ["server:0", "server:1", "server:2"];
+      const cuts = ce.schedule.faults.filter((f) => f.kind === "partition");
+      expect(cuts.length).toBeGreaterThan(0);
+      for (const f of cuts) {
+        if (f.kind !== "partition") continue;
+        const side = f.a.every((n) => n.startsWith("client:")) ? f.b : f.a;
+        expect([...side].sort(), `seed ${seed}`).toEqual(servers);
+      }
+    }
+  });
+
   it("perturbations move each timing by the margin, one at a time and all together", () => {
     const s = scheduleFor("sim:lease", {
       resource: "unfenced",

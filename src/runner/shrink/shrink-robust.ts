@@ -51,6 +51,54 @@ function withLongerHolds(s: Schedule, capMs: number): Schedule | null {
   return changed ? { ...s, clients } : null;
 }
 
+/**
+ * For a lock that renews its lease: every hold `factor` times as long with `factor` times the
+ * writes (capped at the schedule's 100), so the writes it made stay where they were (the gap
+ * between two is the same) and more follow. A holder whose lease ran out then writes again
+ * after the new holder did, instead of only racing it once. Null if nothing changes.
+ */
+function withMoreWrites(s: Schedule, factor: number): Schedule | null {
+  let changed = false;
+  const clients = s.clients.map((c) => ({
+    ...c,
+    cycles: c.cycles.map((cy) => {
+      if (cy.holdMs === 0 || cy.writes === 0) return cy;
+      const writes = Math.min(MAX_WRITES, cy.writes * factor);
+      if (writes === cy.writes) return cy;
+      changed = true;
+      return { ...cy, holdMs: Math.round((cy.holdMs * writes) / cy.writes), writes };
+    }),
+  }));
+  return changed ? { ...s, clients } : null;
+}
+
+const MAX_WRITES = 100;
+
+const isClient = (n: string): boolean => n.startsWith("client:");
+const isLockServer = (n: string): boolean => n.startsWith("server:");
+
+/**
+ * For a lock that renews its lease: every partition between clients and some lock servers
+ * made to cut those clients off from every lock server, for at least `durationMs`. A client
+ * that still reaches one member may renew through it (its keep-alives go to a member drawn
+ * once), and one cut off a little past its lease is renewed again by a keep-alive sent just
+ * after a heal that comes a margin sooner. Null if nothing changes.
+ */
+function withClientsIsolated(s: Schedule, durationMs: number): Schedule | null {
+  const all = Array.from({ length: s.options.servers }, (_, i) => `server:${i}`);
+  let changed = false;
+  const faults = s.faults.map((f) => {
+    if (f.kind !== "partition") return f;
+    const [clients, servers] = f.a.every(isClient) ? [f.a, f.b] : [f.b, f.a];
+    if (!clients.every(isClient) || !servers.every(isLockServer)) return f;
+    const cut = { ...f, a: [...clients], b: all, durationMs: Math.max(f.durationMs, durationMs) };
+    if (JSON.stringify(cut) === JSON.stringify(f)) return f;
+    changed = true;
+    return cut;
+  });
+  return changed ? { ...s, faults } : null;
+}
+
 /** Every timed fault `byMs` later (one that came right after what it hits gets some room). */
 function withTimedFaultsLater(s: Schedule, byMs: number): Schedule | null {
   if (!s.faults.some((f) => "at" in f)) return null;
@@ -87,9 +135,15 @@ function grantOrder(s: Schedule, ops: readonly Op[] | undefined): number[] {
 /**
  * Variants of a schedule that fails only by a hair, to find one that fails with margins:
  * longer pauses, clock jumps of a whole TTL, longer holds (below the TTL), timed faults later; clients that started at the same instant spread apart, in the order they
- * got the lock in the failing run, or one of them later, or in id order either way.
+ * got the lock in the failing run, or one of them later, or in id order either way; and for a
+ * lock that renews its lease, last, longer partitions and holds with more writes.
  */
-function* roomier(s: Schedule, marginMs: number, ops: readonly Op[] | undefined): Generator<Schedule> {
+function* roomier(
+  s: Schedule,
+  marginMs: number,
+  ops: readonly Op[] | undefined,
+  renews: boolean,
+): Generator<Schedule> {
   const ids = s.clients.map((c) => c.id);
   const orders = [grantOrder(s, ops), ids, [...ids].reverse()].filter((o) => o.length > 1);
   const spread = [
@@ -107,6 +161,23 @@ function* roomier(s: Schedule, marginMs: number, ops: readonly Op[] | undefined)
     yield* widenings(base, marginMs);
     const jumps = withClockJumpsAtLeast(base, base.options.ttlMs);
     if (jumps !== null) yield jumps;
+  }
+  if (renews) for (const base of bases) yield* renewingRoom(base);
+}
+
+/**
+ * Room that only a lock that renews its lease may be given, tried after the rest (so the
+ * counterexamples of other locks stay what they were): holds past the TTL with more writes,
+ * a client cut off from every lock server for two TTLs or more, and both.
+ */
+function* renewingRoom(s: Schedule): Generator<Schedule> {
+  const isolated = withClientsIsolated(s, 2 * s.options.ttlMs);
+  for (const base of isolated === null ? [s] : [s, isolated]) {
+    if (base !== s) yield base;
+    for (const factor of [2, 4]) {
+      const more = withMoreWrites(base, factor);
+      if (more !== null) yield more;
+    }
   }
 }
 
@@ -156,7 +227,7 @@ export async function shrinkRobustly(
     let startProbe: ShrinkProbe = { fails: false };
     runs++;
     const ops = (await exactProbe(from)).evidence?.ops;
-    for (const r of [from, ...roomier(from, marginMs, ops)]) {
+    for (const r of [from, ...roomier(from, marginMs, ops, target.renews === true)]) {
       if (outOfTime()) break;
       runs++;
       startProbe = await robustProbe(r);
