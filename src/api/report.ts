@@ -8,7 +8,8 @@ import { combineValidity, type Validity } from "../checkers/verdict.js";
 import { loadModule, MODULE_PREFIX } from "../custom/module-target.js";
 import { REPORT_FILE, writeReportFile } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { loadReportInput, targetRenews } from "../runner/run-folder.js";
+import { loadReportInput, SCHEDULE_FILE, targetRenews } from "../runner/run-folder.js";
+import { findModulePath } from "../schedule/module-path.js";
 import type { Schedule } from "../schedule/schedule.js";
 
 export interface RenderReportOptions {
@@ -35,10 +36,15 @@ export interface RenderedReport {
  * Whether the run's lock renews its lease (then no hold is marked as outliving its ttl): a
  * library adapter's target is known once its module, which the schedule names, is loaded.
  */
-async function lockRenews(schedule: Schedule | undefined, warnings: InputError[]): Promise<boolean> {
+async function lockRenews(
+  schedule: Schedule | undefined,
+  scheduleFile: string,
+  warnings: InputError[],
+): Promise<boolean> {
   if (schedule === undefined) return false;
-  if (schedule.module !== undefined) {
-    const mod = await loadModule(`${MODULE_PREFIX}${schedule.module.path}`);
+  const path = await findModulePath(schedule, scheduleFile);
+  if (path !== undefined) {
+    const mod = await loadModule(`${MODULE_PREFIX}${path}`);
     if (!mod.ok) {
       warnings.push({
         ...mod.error,
@@ -57,7 +63,7 @@ export async function renderRunReport(
   const loaded = await loadReportInput(path, { recheck: o.recheck === true });
   if (!loaded.ok) return loaded;
   const { input, dir, verdictSource, warnings } = loaded.value;
-  input.renews ??= await lockRenews(input.schedule, warnings);
+  input.renews ??= await lockRenews(input.schedule, join(dir, SCHEDULE_FILE), warnings);
   for (const w of warnings) o.onWarning?.(w);
   if (o.title !== undefined) input.title = o.title;
   const written = await writeReportFile(o.out ?? join(dir, REPORT_FILE), input);

@@ -16,6 +16,7 @@ import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { err, formatInputError, ok, type Result } from "../result.js";
 import { changesServerClock } from "../schedule/faults/index.js";
+import { withModuleRelativeTo } from "../schedule/module-path.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { type ClientFleet, type LibraryCrash, startClients } from "./clients.js";
 import { findBinary } from "./cluster/binaries.js";
@@ -156,7 +157,10 @@ export async function runReal(
   for (const stale of ["history.jsonl", "verdict.json", "report.html"])
     rmSync(join(opts.outDir, stale), { force: true });
   mkdirSync(eventsDir, { recursive: true });
-  writeFileSync(join(opts.outDir, "schedule.json"), `${JSON.stringify(schedule, null, 2)}\n`);
+  writeFileSync(
+    join(opts.outDir, "schedule.json"),
+    `${JSON.stringify(withModuleRelativeTo(schedule, opts.outDir), null, 2)}\n`,
+  );
   // Who ran this folder: the run id is in the argv of every process and temp dir of the run.
   writeFileSync(join(opts.outDir, "run.json"), `${JSON.stringify({ runId, pid: process.pid }, null, 2)}\n`);
   const historyFile = join(opts.outDir, "history.jsonl");

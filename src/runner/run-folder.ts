@@ -16,6 +16,7 @@ import type { HtmlReportInput } from "../report/html.js";
 import { writeReport } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { loadSchedule } from "../schedule/load.js";
+import { withModuleRelativeTo } from "../schedule/module-path.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
 
@@ -93,7 +94,7 @@ export async function saveRun(dir: string, run: RunToSave): Promise<Result<strin
   try {
     await mkdir(dir, { recursive: true });
     // A module's target: the schedule names the module, so it replays from any folder.
-    await writeFile(schedulePath, jsonText(withModuleRef(run.schedule)), "utf8");
+    await writeFile(schedulePath, jsonText(withModuleRelativeTo(withModuleRef(run.schedule), dir)), "utf8");
     const verdict: VerdictFile = {
       valid: combineValidity(run.verdicts.map((v) => v.valid)),
       verdicts: run.verdicts,

@@ -124,11 +124,17 @@ export const scheduleSchema = z.strictObject({
   partitionMode: partitionModeSchema.optional(),
   /**
    * For a target from a user's module (docs/custom-locks.md, docs/libraries.md): the module's
-   * absolute path, loaded again when the schedule is replayed, and the adapter options the run
+   * absolute path, loaded again when the schedule is replayed; in a saved run folder also its
+   * path from that folder (`relativePath`, tried first: module-path.ts), so that a folder
+   * committed with the project finds it in another checkout; and the adapter options the run
    * was given (handed to a library adapter's `connect`). Absent for built-in targets.
    */
   module: z
-    .strictObject({ path: z.string().min(1), options: z.record(z.string(), z.unknown()).optional() })
+    .strictObject({
+      path: z.string().min(1),
+      relativePath: z.string().min(1).optional(),
+      options: z.record(z.string(), z.unknown()).optional(),
+    })
     .optional(),
 });
 export type Schedule = z.infer<typeof scheduleSchema>;
