@@ -13,6 +13,7 @@
  * where the failure allows, so the result fails on real servers, not by a hair. Each fault
  * kind says which of its variants a margin must survive (`perturbed` in src/schedule/faults/).
  */
+import type { Op } from "../../history/op.js";
 import { FAULT_DESCRIPTORS, perturbedFault } from "../../schedule/faults/index.js";
 import type { Fault, Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
@@ -57,6 +58,50 @@ export function clientLosesStartRace(s: Schedule, index: number): Schedule | nul
     if (j !== index && t !== null && Math.abs(t - start) <= windowMs) last = Math.max(last, t);
   });
   return last === Number.NEGATIVE_INFINITY ? null : clientLater(s, index, last - start + windowMs);
+}
+
+/** Client ids in the order their first grant was acknowledged in a failing run's history. */
+export function grantOrder(s: Schedule, ops: readonly Op[] | undefined): number[] {
+  if (ops === undefined) return [];
+  const order: number[] = [];
+  for (const op of ops) {
+    if (
+      op.f === "acquire" &&
+      op.type === "ok" &&
+      typeof op.process === "number" &&
+      !order.includes(op.process)
+    )
+      order.push(op.process);
+  }
+  for (const c of s.clients) if (!order.includes(c.id)) order.push(c.id);
+  return order;
+}
+
+/**
+ * `s` with its start races settled as the failing run `ops` settled them, or null when no two
+ * clients start within `marginMs` of each other. Such clients race for their first grant, and
+ * on real servers the process that happens to run first wins: the one that was granted first in
+ * `ops` keeps its start, and each that came after starts at least 2 × `marginMs` after the one
+ * before it (never sooner than it did).
+ */
+export function withStartRacesSettled(s: Schedule, ops: readonly Op[], marginMs: number): Schedule | null {
+  if (marginMs <= 0) return null;
+  const starts = s.clients.map((_, i) => startOf(s, i));
+  const racing = (i: number): boolean =>
+    starts[i] !== null &&
+    starts.some((t, j) => j !== i && t !== null && Math.abs(t - starts[i]!) <= marginMs);
+  const order = grantOrder(s, ops)
+    .map((id) => s.clients.findIndex((c) => c.id === id))
+    .filter((i) => i >= 0 && racing(i));
+  if (order.length < 2) return null;
+  let out = s;
+  let previous = Number.NEGATIVE_INFINITY;
+  for (const i of order) {
+    const start = Math.max(starts[i]!, previous + 2 * marginMs);
+    if (start > starts[i]!) out = clientLater(out, i, start - starts[i]!);
+    previous = start;
+  }
+  return out === s ? null : out;
 }
 
 /**

@@ -13,7 +13,9 @@
  *    candidate is kept only when it fails on `needed` of `runs` real runs; the schedule cut
  *    short just after its violation (cut-after-violation.ts: a failure 7 s into a 90 s run
  *    need not cost 90 s a candidate), and the schedule without the faults the last failing
- *    run shows never fired (fired-faults.ts), are tried first each round; at the end, pauses of at least 2 × TTL are tried (wider margins).
+ *    run shows never fired (fired-faults.ts), are tried first each round; at the end, pauses of at least 2 × TTL are tried (wider margins),
+ *    then clients that start within a margin of each other started apart, in the order the
+ *    last failing run granted them the lock (`withStartRacesSettled`).
  *
  * The result carries a real failing run of its schedule, or `failingRun: null` when no
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
@@ -30,7 +32,7 @@ import { probeOf, probeViolation, type ViolationKind } from "../same-violation.j
 import { cutAfterViolation } from "./cut-after-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { withPausesMerged } from "./merge-pauses.js";
-import { widenings } from "./robust-failure.js";
+import { widenings, withStartRacesSettled } from "./robust-failure.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 import { shrinkRobustly } from "./shrink-robust.js";
 
@@ -245,6 +247,18 @@ export async function shrinkOnRealServers(
     if (w.fails) {
       result = wider;
       final = w;
+    }
+  }
+  // Clients that start together race for their first grant, and which process runs first
+  // differs from run to run: the failure is kept with the race settled as its last failing run
+  // settled it, if it still fails so (one candidate). A replay then need not win the race again.
+  const racedIn = final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps;
+  const settled = racedIn === null ? null : withStartRacesSettled(result, racedIn, o.marginMs);
+  if (settled !== null) {
+    const r = await repeated(settled);
+    if (r.fails) {
+      result = settled;
+      final = r;
     }
   }
   // An accepted candidate already failed `needed` of `runs` times; the input has failed only

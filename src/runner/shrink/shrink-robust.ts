@@ -12,7 +12,7 @@ import type { Op } from "../../history/op.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { probeViolation, type ViolationKind } from "../same-violation.js";
-import { clientLater, probeRobust, widenings, widenMargins } from "./robust-failure.js";
+import { clientLater, grantOrder, probeRobust, widenings, widenMargins } from "./robust-failure.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 
 export interface RobustShrinkResult {
@@ -113,23 +113,6 @@ function staggered(s: Schedule, ids: readonly number[], marginMs: number): Sched
     if (k > 0) out = clientLater(out, index, 2 * marginMs * k);
   });
   return out;
-}
-
-/** Client ids in the order their first grant was acknowledged in a failing run's history. */
-function grantOrder(s: Schedule, ops: readonly Op[] | undefined): number[] {
-  if (ops === undefined) return [];
-  const order: number[] = [];
-  for (const op of ops) {
-    if (
-      op.f === "acquire" &&
-      op.type === "ok" &&
-      typeof op.process === "number" &&
-      !order.includes(op.process)
-    )
-      order.push(op.process);
-  }
-  for (const c of s.clients) if (!order.includes(c.id)) order.push(c.id);
-  return order;
 }
 
 /**
