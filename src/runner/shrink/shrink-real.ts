@@ -15,7 +15,8 @@
  *    need not cost 90 s a candidate), and the schedule without the faults the last failing
  *    run shows never fired (fired-faults.ts), are tried first each round; at the end, pauses of at least 2 × TTL are tried (wider margins),
  *    then clients that start within a margin of each other started apart, in the order the
- *    last failing run granted them the lock (`withStartRacesSettled`).
+ *    last failing run granted them the lock (`withStartRacesSettled`), then timed pauses of
+ *    clients aimed at the point of their work they hit in it (aim-pauses.ts).
  *
  * The result carries a real failing run of its schedule, or `failingRun: null` when no
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
@@ -29,6 +30,7 @@ import { findTarget } from "../../targets/index.js";
 import { withEarliestLeaseEnd } from "../../targets/sim.js";
 import type { Target } from "../../targets/target.js";
 import { probeOf, probeViolation, type ViolationKind } from "../same-violation.js";
+import { withPausesAimed } from "./aim-pauses.js";
 import { cutAfterViolation } from "./cut-after-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { withPausesMerged } from "./merge-pauses.js";
@@ -258,6 +260,18 @@ export async function shrinkOnRealServers(
     const r = await repeated(settled);
     if (r.fails) {
       result = settled;
+      final = r;
+    }
+  }
+  // Timed pauses of clients aimed at the point of their work they hit in the last failing run
+  // (aim-pauses.ts), if it still fails so (one candidate): a replay whose clients run at
+  // another pace then still pauses the holder where it did.
+  const pausedIn = final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps;
+  const aimed = pausedIn === null ? null : withPausesAimed(result, pausedIn);
+  if (aimed !== null) {
+    const r = await repeated(aimed);
+    if (r.fails) {
+      result = aimed;
       final = r;
     }
   }

@@ -1,0 +1,140 @@
+/**
+ * Timed client pauses aimed at the point of the client's work they hit (aim-pauses.ts, used
+ * at the end of shrink-real.ts): on real servers the clients' pace differs from run to run, so
+ * a pause at a time may find the holder elsewhere in a replay; aimed at a checkpoint or inside
+ * a call it lands at the same point of the client's work on every run.
+ */
+import { describe, expect, it } from "vitest";
+import type { Op } from "../../src/history/op.js";
+import { probeViolation } from "../../src/runner/same-violation.js";
+import { aimedPause, withPausesAimed } from "../../src/runner/shrink/aim-pauses.js";
+import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { scheduleFor, target } from "./schedules.js";
+
+const lease = target("sim:lease");
+
+const op = (ms: number, type: Op["type"], f: Op["f"], process = 0): Op =>
+  ({ index: 0, time: ms * 1e6, process, type, f }) as Op;
+
+/** Client 0: acquire 10–12, write 20–21, write 3000–3001, release 3002–3003; client 1 writes at 25. */
+const ops: Op[] = [
+  op(10, "invoke", "acquire"),
+  op(12, "ok", "acquire"),
+  op(20, "invoke", "write"),
+  op(21, "ok", "write"),
+  op(25, "invoke", "write", 1),
+  op(3000, "invoke", "write"),
+  op(3001, "ok", "write"),
+  op(3002, "invoke", "release"),
+  op(3003, "ok", "release"),
+];
+
+/**
+ * Client 0 starts after `thinkMs` and writes twice in a 600 ms hold; it is frozen at 150 ms
+ * for 2.5 s. Client 1 takes the lock at 1.5 s and writes. With client 0 holding at 150 ms (it
+ * starts at 0 or 100), its lease runs out while it is frozen and its write on waking is stale;
+ * starting later, it is frozen while it thinks, and nothing breaks.
+ */
+function pausedHolder(thinkMs: number): Schedule {
+  return scheduleFor("sim:lease", {
+    resource: "unfenced",
+    clients: [[{ thinkMs, holdMs: 600, writes: 2 }], [{ thinkMs: 1500, holdMs: 100, writes: 1 }]],
+    faults: [{ kind: "pause", node: "client:0", at: 150, durationMs: 2500 }],
+  });
+}
+
+describe("aiming timed pauses", () => {
+  it("a pause between a holder's calls waits for its next one; one inside an acquire stays inside it", () => {
+    expect(aimedPause(0, 500, 2000, ops)).toEqual({
+      kind: "pause-at",
+      client: 0,
+      checkpoint: "before-write",
+      occurrence: 1,
+      durationMs: 2000,
+    });
+    expect(aimedPause(0, 3001.5, 2000, ops)).toEqual({
+      kind: "pause-at",
+      client: 0,
+      checkpoint: "before-release",
+      occurrence: 0,
+      durationMs: 2000,
+    });
+    expect(aimedPause(0, 11.6, 2000, ops)).toEqual({
+      kind: "pause-in-call",
+      client: 0,
+      call: "acquire",
+      occurrence: 0,
+      afterMs: 1,
+      durationMs: 2000,
+    });
+    // Inside a write, after the client's last call, or of a client with no calls: not aimed.
+    expect(aimedPause(0, 20.5, 2000, ops)).toBeNull();
+    expect(aimedPause(0, 4000, 2000, ops)).toBeNull();
+    expect(aimedPause(2, 100, 2000, ops)).toBeNull();
+  });
+
+  it("only client pauses are aimed; a schedule with none to aim gives null", () => {
+    const s = scheduleFor("sim:lease", {
+      resource: "unfenced",
+      clients: [[{ thinkMs: 0, holdMs: 10, writes: 1 }]],
+      faults: [
+        { kind: "pause", node: "server:0", at: 500, durationMs: 100 },
+        { kind: "pause", node: "client:0", at: 500, durationMs: 100 },
+      ],
+    });
+    const aimed = withPausesAimed(s, ops)!;
+    expect(aimed.faults[0]).toEqual(s.faults[0]);
+    expect(aimed.faults[1]).toMatchObject({ kind: "pause-at", checkpoint: "before-write", occurrence: 1 });
+    expect(withPausesAimed({ ...s, faults: [s.faults[0]!] }, ops)).toBeNull();
+  });
+
+  it("in the simulator: at a time the pause misses a client that starts later; aimed, it hits at every pace", async () => {
+    const found = await probeViolation(lease, pausedHolder(0), "stale-write");
+    expect(found.fails).toBe(true);
+    const aimed = withPausesAimed(pausedHolder(0), found.evidence!.ops)!;
+    expect(aimed.faults[0]).toMatchObject({ kind: "pause-at", checkpoint: "before-write", occurrence: 0 });
+    const at = (thinkMs: number, s: Schedule) => ({
+      ...s,
+      clients: s.clients.map((c) => (c.id === 0 ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs }] } : c)),
+    });
+    const timed: boolean[] = [];
+    for (const thinkMs of [0, 100, 200, 300]) {
+      timed.push((await probeViolation(lease, pausedHolder(thinkMs), "stale-write")).fails);
+      expect((await probeViolation(lease, at(thinkMs, aimed), "stale-write")).fails, `think ${thinkMs}`).toBe(
+        true,
+      );
+    }
+    expect(timed).toEqual([true, true, false, false]);
+  });
+
+  it("shrinking a real failure ends with its timed pause aimed where it hit in the failing run", async () => {
+    // "Real servers" that are the simulator with client 0 starting up to 300 ms late: the
+    // clients' pace differs from run to run, as on real servers.
+    let draw = 0;
+    const jittered = (s: Schedule): Schedule => ({
+      ...s,
+      clients: s.clients.map((c) =>
+        c.id === 0
+          ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs: c.cycles[0]!.thinkMs + ((++draw * 97) % 300) }] }
+          : c,
+      ),
+    });
+    const found = pausedHolder(0);
+    const evidence = (await probeViolation(lease, found, "stale-write")).evidence!;
+    const r = await shrinkOnRealServers({ ...lease, deterministic: false }, found, {
+      kind: "stale-write",
+      marginMs: 50,
+      simFirst: false,
+      runs: 4,
+      needed: 4,
+      budget: { maxRuns: 0 },
+      evidence,
+      runOnServers: async (s) => (await lease.run(jittered(s))).ops,
+    });
+    expect(r.schedule.faults).toEqual([
+      { kind: "pause-at", client: 0, checkpoint: "before-write", occurrence: 0, durationMs: 2500 },
+    ]);
+    expect(r.confirmed).toEqual({ failed: 4, runs: 4 });
+  });
+});
