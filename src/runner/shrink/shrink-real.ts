@@ -240,38 +240,26 @@ export async function shrinkOnRealServers(
     onKept,
   });
   let result = shrunk.schedule;
-  // Wider pauses, if the failure survives them (one candidate: real runs are dear). Tried even
-  // when the budget ran out: the pass may have left a pause a hair above what fails.
-  const [wider] = widenings(result, o.marginMs);
+  // Last, one candidate each (real runs are dear), kept if it still fails; tried even when the
+  // budget ran out. `ops` is the last failing run of the schedule so far.
+  const finishing: ((s: Schedule, ops: readonly Op[] | null) => Schedule | null)[] = [
+    // Wider pauses: the pass may have left a pause a hair above what fails.
+    (s) => widenings(s, o.marginMs)[0] ?? null,
+    // Clients that start together race for their first grant, and which process runs first
+    // differs from run to run: the race settled as the failing run settled it, a replay need
+    // not win it again.
+    (s, ops) => (ops === null ? null : withStartRacesSettled(s, ops, o.marginMs)),
+    // Timed client pauses aimed at the point of the client's work they hit (aim-pauses.ts): a
+    // replay whose clients run at another pace still pauses the holder where it did.
+    (s, ops) => (ops === null ? null : withPausesAimed(s, ops)),
+  ];
   let final: Repeated | null = null;
-  if (wider !== undefined) {
-    const w = await repeated(wider);
-    if (w.fails) {
-      result = wider;
-      final = w;
-    }
-  }
-  // Clients that start together race for their first grant, and which process runs first
-  // differs from run to run: the failure is kept with the race settled as its last failing run
-  // settled it, if it still fails so (one candidate). A replay then need not win the race again.
-  const racedIn = final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps;
-  const settled = racedIn === null ? null : withStartRacesSettled(result, racedIn, o.marginMs);
-  if (settled !== null) {
-    const r = await repeated(settled);
+  for (const step of finishing) {
+    const candidate = step(result, final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps);
+    if (candidate === null) continue;
+    const r = await repeated(candidate);
     if (r.fails) {
-      result = settled;
-      final = r;
-    }
-  }
-  // Timed pauses of clients aimed at the point of their work they hit in the last failing run
-  // (aim-pauses.ts), if it still fails so (one candidate): a replay whose clients run at
-  // another pace then still pauses the holder where it did.
-  const pausedIn = final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps;
-  const aimed = pausedIn === null ? null : withPausesAimed(result, pausedIn);
-  if (aimed !== null) {
-    const r = await repeated(aimed);
-    if (r.fails) {
-      result = aimed;
+      result = candidate;
       final = r;
     }
   }
