@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -77,7 +77,8 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
     expect(first.status, first.stderr + first.stdout).toBe(1);
     expect(first.stdout).toMatch(/stale-write\s+INVALID/);
     const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as Schedule;
-    expect(saved.module).toEqual({ path: join(LIBRARIES, "redis-semaphore-mutex.mjs") });
+    const adapter = join(LIBRARIES, "redis-semaphore-mutex.mjs");
+    expect(saved.module).toEqual({ path: adapter, relativePath: relative(out, adapter) });
     const again = /run it again: (lockcheck .*)$/m.exec(first.stdout)?.[1];
     expect(again).toBe(`lockcheck run --schedule ${out}`);
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain(`lockcheck run --schedule ${out}`);
@@ -224,8 +225,10 @@ describe.skipIf(missing.length > 0)("lockcheck run --target module:<library adap
       // The saved schedule is what ran: the server fault is not in it; the adapter options are.
       const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as Schedule;
       expect(saved.faults).toEqual([{ kind: "pause", node: "client:0", at: 500, durationMs: 3000 }]);
+      const adapter = join(LIBRARIES, "redis-semaphore-mutex-fenced.mjs");
       expect(saved.module).toEqual({
-        path: join(LIBRARIES, "redis-semaphore-mutex-fenced.mjs"),
+        path: adapter,
+        relativePath: relative(out, adapter),
         options: { note: "kept" },
       });
     });
