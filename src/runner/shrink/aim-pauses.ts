@@ -12,6 +12,7 @@
  *   an acquire was open.
  */
 import { isNemesisOp, type Op } from "../../history/op.js";
+import { clientOf } from "../../schedule/faults/numbers.js";
 import type { Fault, Schedule } from "../../schedule/schedule.js";
 
 const NS_PER_MS = 1e6;
@@ -57,9 +58,9 @@ export function withPausesAimed(s: Schedule, ops: readonly Op[]): Schedule | nul
   let changed = false;
   const faults = s.faults.map((f) => {
     if (f.kind !== "pause") return f;
-    const m = /^client:(\d+)$/.exec(f.node);
-    if (m === null) return f;
-    const aimed = aimedPause(Number(m[1]), f.at, f.durationMs, ops);
+    const client = clientOf(f.node);
+    if (client === undefined) return f;
+    const aimed = aimedPause(client, f.at, f.durationMs, ops);
     if (aimed === null) return f;
     changed = true;
     return aimed;

@@ -8,7 +8,10 @@
  * is the bare minimum with `robust: false`, and the caller says so. Each of the two
  * shrinking passes has a budget of its own (see ROBUST_TIME_FACTOR).
  */
+
+import { serverRefs } from "../../generators/nodes.js";
 import type { Op } from "../../history/op.js";
+import { clientOf } from "../../schedule/faults/numbers.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { probeViolation, type ViolationKind } from "../same-violation.js";
@@ -74,7 +77,7 @@ function withMoreWrites(s: Schedule, factor: number): Schedule | null {
 
 const MAX_WRITES = 100;
 
-const isClient = (n: string): boolean => n.startsWith("client:");
+const isClient = (n: string): boolean => clientOf(n) !== undefined;
 const isLockServer = (n: string): boolean => n.startsWith("server:");
 
 /**
@@ -85,7 +88,7 @@ const isLockServer = (n: string): boolean => n.startsWith("server:");
  * after a heal that comes a margin sooner. Null if nothing changes.
  */
 function withClientsIsolated(s: Schedule, durationMs: number): Schedule | null {
-  const all = Array.from({ length: s.options.servers }, (_, i) => `server:${i}`);
+  const all = serverRefs(s.options.servers, false);
   let changed = false;
   const faults = s.faults.map((f) => {
     if (f.kind !== "partition") return f;
