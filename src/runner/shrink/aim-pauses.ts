@@ -14,8 +14,7 @@
 import { isNemesisOp, type Op } from "../../history/op.js";
 import { clientOf } from "../../schedule/faults/numbers.js";
 import type { Fault, Schedule } from "../../schedule/schedule.js";
-
-const NS_PER_MS = 1e6;
+import { NS_PER_MS } from "./cycle-spans.js";
 
 /** Where the client's timed pause at `atMs` hit its work in `ops`, as a fault of its own; null if nowhere. */
 export function aimedPause(

@@ -13,10 +13,8 @@
  */
 import { isNemesisOp, type Op } from "../../history/op.js";
 import type { Schedule } from "../../schedule/schedule.js";
-import { firedAtMs } from "./cycle-spans.js";
+import { firedAtMs, NS_PER_MS } from "./cycle-spans.js";
 import type { FailureEvidence } from "./shrink-focus.js";
-
-const NS_PER_MS = 1e6;
 
 /** Time left after the violation's last op: enough for its replies and the run's own end. */
 export function cutSlackMs(s: Schedule): number {

@@ -33,7 +33,8 @@ export interface HistorySpans {
   fastestAcquireMs: number | undefined;
 }
 
-const NS_PER_MS = 1e6;
+/** Histories stamp ns; the shrinker reasons in ms. */
+export const NS_PER_MS = 1e6;
 
 export function cycleSpans(ops: readonly Op[]): HistorySpans {
   const byClient = new Map<number, CycleSpan[]>();
