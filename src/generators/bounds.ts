@@ -4,7 +4,12 @@
  * nothing else. Durations default to multiples of the lease TTL, because what matters for a
  * lock is whether a fault outlasts the lease.
  */
-import { type Checkpoint, checkpointSchema, type ScheduleOptions } from "../schedule/schedule.js";
+import {
+  type Checkpoint,
+  checkpointSchema,
+  MAX_WRITES_PER_CYCLE,
+  type ScheduleOptions,
+} from "../schedule/schedule.js";
 
 /**
  * Groups of faults, as `lockcheck fuzz --faults` names them. `suspend`: a client paused with
@@ -188,7 +193,8 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
   if (!Number.isInteger(w.maxClients) || w.maxClients < w.minClients)
     fail("maxClients", "must be >= minClients");
   if (!Number.isInteger(w.maxCycles) || w.maxCycles < 1) fail("maxCycles", "must be an integer >= 1");
-  if (w.maxWrites < 0 || w.maxWrites > 100) fail("maxWrites", "must be in 0..100");
+  if (w.maxWrites < 0 || w.maxWrites > MAX_WRITES_PER_CYCLE)
+    fail("maxWrites", `must be in 0..${MAX_WRITES_PER_CYCLE}`);
   if (!(w.minWrites >= 0 && w.minWrites <= w.maxWrites)) fail("minWrites", "must be in 0..maxWrites");
   if (w.maxWriteGapMs !== undefined && !(w.maxWriteGapMs >= 1)) fail("maxWriteGapMs", "must be >= 1");
   if (w.maxThinkMs < 0 || w.maxHoldMs < 0) fail("maxThinkMs/maxHoldMs", "must be >= 0");

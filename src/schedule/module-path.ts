@@ -5,8 +5,8 @@
  * project (a gate corpus entry) and checked out elsewhere — a CI runner, a colleague's clone —
  * finds the module by `relativePath`; a folder copied away from the project finds it by `path`.
  */
-import { access } from "node:fs/promises";
 import { dirname, relative, resolve, sep } from "node:path";
+import { pathExists } from "../util/path-exists.js";
 import type { Schedule } from "./schedule.js";
 
 /** `s` as saved in `folder`: its module's path from there, with `/` as separator (the same file on any OS). */
@@ -25,7 +25,7 @@ export async function findModulePath(s: Schedule, scheduleFile: string): Promise
   const { relativePath, path } = s.module;
   if (relativePath !== undefined) {
     const near = resolve(dirname(scheduleFile), relativePath);
-    if (near === path || (await exists(near))) return near;
+    if (near === path || (await pathExists(near))) return near;
   }
   return path;
 }
@@ -36,11 +36,4 @@ export async function withModuleFound(s: Schedule, scheduleFile: string): Promis
   if (s.module === undefined || path === undefined) return s;
   const { relativePath: _, ...module } = s.module;
   return { ...s, module: { ...module, path } };
-}
-
-function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -40,11 +40,14 @@ export {
   pauseInCallFaultSchema,
 };
 
+/** The most writes one lock cycle may make. */
+export const MAX_WRITES_PER_CYCLE = 100;
+
 /** One lock cycle of one client: think, acquire, write `writes` times spread over `holdMs`, release. */
 export const cycleSchema = z.strictObject({
   thinkMs: ms,
   holdMs: ms,
-  writes: z.number().int().min(0).max(100),
+  writes: z.number().int().min(0).max(MAX_WRITES_PER_CYCLE),
 });
 export type Cycle = z.infer<typeof cycleSchema>;
 

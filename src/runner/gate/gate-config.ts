@@ -8,7 +8,7 @@
  * must be found within the budget. An `unsafe` entry is a canary: a known-broken lock that
  * lockcheck must keep catching, so a checker or generator that went blind fails the build.
  */
-import { access, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { FAULT_CATEGORIES } from "../../generators/bounds.js";
@@ -17,6 +17,7 @@ import { describeIssue, formatJsonPath } from "../../schedule/load.js";
 import { resourceModeSchema, scheduleOptionsSchema } from "../../schedule/schedule.js";
 import { parseDuration } from "../../util/duration.js";
 import { defaultExport, importModule } from "../../util/import-module.js";
+import { pathExists } from "../../util/path-exists.js";
 
 const durationSchema = z.string().refine((s) => parseDuration(s, "").ok, {
   message: 'expected a duration such as "500ms", "30s" or "2m"',
@@ -103,19 +104,10 @@ export const DEFAULT_CONFIG_FILES = [
   "lockcheck.config.json",
 ] as const;
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function findDefaultConfig(dir: string): Promise<string | null> {
   for (const name of DEFAULT_CONFIG_FILES) {
     const path = join(dir, name);
-    if (await exists(path)) return path;
+    if (await pathExists(path)) return path;
   }
   return null;
 }
@@ -170,7 +162,7 @@ export function gateTargetName(t: GateTargetConfig): string {
 
 export async function loadGateConfig(path: string): Promise<Result<GateConfig, InputError[]>> {
   const file = resolve(path);
-  if (!(await exists(file))) return err([{ file: path, message: "no such file" }]);
+  if (!(await pathExists(file))) return err([{ file: path, message: "no such file" }]);
   const baseDir = dirname(file);
   let data: unknown;
   if (extname(file) === ".json") {

@@ -12,7 +12,7 @@
 import { serverRefs } from "../../generators/nodes.js";
 import type { Op } from "../../history/op.js";
 import { clientOf } from "../../schedule/faults/numbers.js";
-import type { Schedule } from "../../schedule/schedule.js";
+import { MAX_WRITES_PER_CYCLE, type Schedule } from "../../schedule/schedule.js";
 import type { Target } from "../../targets/target.js";
 import { probeViolation, type ViolationKind } from "../same-violation.js";
 import { clientLater, grantOrder, probeRobust, widenings, widenMargins } from "./robust-failure.js";
@@ -56,7 +56,7 @@ function withLongerHolds(s: Schedule, capMs: number): Schedule | null {
 
 /**
  * For a lock that renews its lease: every hold `factor` times as long with `factor` times the
- * writes (capped at the schedule's 100), so the writes it made stay where they were (the gap
+ * writes (capped at MAX_WRITES_PER_CYCLE), so the writes it made stay where they were (the gap
  * between two is the same) and more follow. A holder whose lease ran out then writes again
  * after the new holder did, instead of only racing it once. Null if nothing changes.
  */
@@ -66,7 +66,7 @@ function withMoreWrites(s: Schedule, factor: number): Schedule | null {
     ...c,
     cycles: c.cycles.map((cy) => {
       if (cy.holdMs === 0 || cy.writes === 0) return cy;
-      const writes = Math.min(MAX_WRITES, cy.writes * factor);
+      const writes = Math.min(MAX_WRITES_PER_CYCLE, cy.writes * factor);
       if (writes === cy.writes) return cy;
       changed = true;
       return { ...cy, holdMs: Math.round((cy.holdMs * writes) / cy.writes), writes };
@@ -74,8 +74,6 @@ function withMoreWrites(s: Schedule, factor: number): Schedule | null {
   }));
   return changed ? { ...s, clients } : null;
 }
-
-const MAX_WRITES = 100;
 
 const isClient = (n: string): boolean => clientOf(n) !== undefined;
 const isLockServer = (n: string): boolean => n.startsWith("server:");
