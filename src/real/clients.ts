@@ -7,7 +7,13 @@ import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
 import { clocksField, clocksLabel } from "../schedule/faults/pause-clocks.js";
 import type { Schedule } from "../schedule/schedule.js";
-import type { ChildConfig, ChildMessage, LibraryChildConfig, ParentMessage } from "./client/protocol.js";
+import type {
+  CheckpointHit,
+  ChildConfig,
+  ChildMessage,
+  LibraryChildConfig,
+  ParentMessage,
+} from "./client/protocol.js";
 import { LOOPBACK } from "./cluster/net.js";
 import { pauseInCallRequest, pauseInCallSpecs } from "./faults/pause-in-call.js";
 import { clientEventsFile } from "./history.js";
@@ -63,6 +69,8 @@ export interface FleetOptions {
   eventsDir: string;
   reaper: Reaper | null;
   onPauseRequest(req: PauseRequest): void;
+  /** A client reached a checkpoint hit of its `partition-at` faults and waits for `cut-done`. */
+  onCutRequest(clientId: number, hit: CheckpointHit): void;
   /** How long children may take to start and connect. */
   startTimeoutMs?: number;
   /** Lock servers the user runs (`--redis-endpoints`): a library adapter connects there, not to proxies. */
@@ -124,6 +132,11 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             ]
           : [],
       ),
+      cutAt: schedule.faults.flatMap((f) =>
+        f.kind === "partition-at" && f.client === plan.id
+          ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence }]
+          : [],
+      ),
       pauseInCall: pauseInCallSpecs(schedule.faults, plan.id),
       eventsFile: clientEventsFile(opts.eventsDir, plan.id),
     };
@@ -150,6 +163,9 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;
           }
+          case "cut-me":
+            opts.onCutRequest(plan.id, { checkpoint: msg.checkpoint, occurrence: msg.occurrence });
+            return;
           case "pause-in-call":
             proc.notePausedBySelf();
             opts.onPauseRequest(pauseInCallRequest(plan.id, msg, msg.time));

@@ -6,13 +6,15 @@
  */
 import type { NemesisF } from "../history/op.js";
 import { faultEffectMs } from "../schedule/faults/index.js";
-import type { Fault, PartitionMode, Schedule } from "../schedule/schedule.js";
+import { isTimedFault, type PartitionMode, type Schedule, type TimedFault } from "../schedule/schedule.js";
+import type { CheckpointHit } from "./client/protocol.js";
 import type { ClientFleet, PauseRequest } from "./clients.js";
 import { startClockFault } from "./faults/clock.js";
 import { type FaultContext, resolveNode } from "./faults/context.js";
 import { startCrash } from "./faults/crash.js";
 import { startDelay } from "./faults/delay.js";
 import { startPartition } from "./faults/partition.js";
+import { startPartitionsAt } from "./faults/partition-at.js";
 import { startPause } from "./faults/pause.js";
 import { handlePauseRequest } from "./faults/pause-at.js";
 import { appendNemesisEvent } from "./history.js";
@@ -27,6 +29,8 @@ export interface Nemesis {
    */
   start(clients: ClientFleet): Promise<void>;
   onPauseRequest(req: PauseRequest): void;
+  /** Client `clientId` reached a hit of its `partition-at` faults: cut it off, then tell it to go on. */
+  onCutRequest(clientId: number, hit: CheckpointHit): void;
   /** Labels of the faults in effect now. */
   active(): string[];
   /**
@@ -47,9 +51,6 @@ export interface NemesisOptions {
   t0: bigint;
   partitionMode: PartitionMode;
 }
-
-/** Faults that start at a time (`pause-at` and `pause-in-call` start at a client's own progress). */
-type TimedFault = Exclude<Fault, { kind: "pause-at" | "pause-in-call" }>;
 
 export function createNemesis(opts: NemesisOptions): Nemesis {
   const timers = new Set<NodeJS.Timeout>();
@@ -117,7 +118,7 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
       ctx = c;
       const startNow: Promise<void>[] = [];
       for (const fault of opts.schedule.faults) {
-        if (fault.kind === "pause-at" || fault.kind === "pause-in-call") continue;
+        if (!isTimedFault(fault)) continue;
         const begin = async (): Promise<void> => {
           begun++;
           track(await startFault(c, fault), faultEffectMs(fault));
@@ -135,6 +136,30 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
         (label) => track(label, req.durationMs),
         (e: unknown) => errors.push(String(e)),
       );
+    },
+    onCutRequest(clientId, hit) {
+      const c = ctx;
+      const goOn = (): void => c?.clients.send(clientId, { type: "cut-done", ...hit });
+      if (c === null || stopped) {
+        goOn();
+        return;
+      }
+      const faults = opts.schedule.faults.filter(
+        (f): f is Extract<typeof f, { kind: "partition-at" }> =>
+          f.kind === "partition-at" &&
+          f.client === clientId &&
+          f.checkpoint === hit.checkpoint &&
+          f.occurrence === hit.occurrence,
+      );
+      begun += faults.length;
+      void startPartitionsAt(c, faults)
+        .then(
+          (started) => {
+            for (const s of started) track(s.label, s.durationMs);
+          },
+          (e: unknown) => void errors.push(String(e)),
+        )
+        .finally(goOn);
     },
     active() {
       const now = nowMs();

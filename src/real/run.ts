@@ -220,6 +220,7 @@ export async function runReal(
       eventsDir,
       reaper,
       onPauseRequest: (req) => nemesis?.onPauseRequest(req),
+      onCutRequest: (id, hit) => nemesis?.onCutRequest(id, hit),
       ...(external === undefined ? {} : { externalEndpoints: external }),
     }).then(
       (f) => ok(f),

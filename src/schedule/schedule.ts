@@ -13,6 +13,7 @@ import { clockJumpFaultSchema } from "./faults/clock-jump.js";
 import { crashFaultSchema } from "./faults/crash.js";
 import { delayFaultSchema } from "./faults/delay.js";
 import { partitionFaultSchema } from "./faults/partition.js";
+import { partitionAtFaultSchema } from "./faults/partition-at.js";
 import { pauseFaultSchema } from "./faults/pause.js";
 import { pauseAtFaultSchema } from "./faults/pause-at.js";
 import { pauseInCallFaultSchema } from "./faults/pause-in-call.js";
@@ -69,12 +70,18 @@ export const faultSchema = z.discriminatedUnion("kind", [
   pauseInCallFaultSchema,
   crashFaultSchema,
   partitionFaultSchema,
+  partitionAtFaultSchema,
   clockJumpFaultSchema,
   clockDriftFaultSchema,
   delayFaultSchema,
 ]);
 export type Fault = z.infer<typeof faultSchema>;
 export type FaultKind = Fault["kind"];
+
+/** A fault that starts at a time (`at`); the others start at a client's own progress (a checkpoint, a call). */
+export type TimedFault = Extract<Fault, { at: number }>;
+
+export const isTimedFault = (f: Fault): f is TimedFault => "at" in f;
 
 /**
  * How the protected resource treats tokens:

@@ -25,7 +25,7 @@ import { noteAction } from "./batch.js";
 import { wallAt } from "./clock.js";
 import { renewInBackground } from "./cluster-renewal.js";
 import { type ClusterSession, clusterSession, submitToCluster, watchAtCluster } from "./consensus-client.js";
-import { pauseAtCheckpoint } from "./nemesis.js";
+import { faultsAtCheckpoint } from "./nemesis.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { mapPacked } from "./packed.js";
 import { callAnswered, callAnsweredEach, channel } from "./rpc.js";
@@ -39,7 +39,9 @@ import type { SimWorld } from "./world.js";
 export function createClientEnv(w: SimWorld, clientId: number, client: SimNode): StepEnv {
   const callTimeout = (opts?: CallOptions): number => opts?.timeoutMs ?? w.schedule.options.callTimeoutMs;
   const checkpoints = new Map<Checkpoint, number>();
-  const pausedAtCheckpoints = w.schedule.faults.some((f) => f.kind === "pause-at" && f.client === clientId);
+  const faultedAtCheckpoints = w.schedule.faults.some(
+    (f) => (f.kind === "pause-at" || f.kind === "partition-at") && f.client === clientId,
+  );
   return {
     clientId,
     now: () => {
@@ -59,10 +61,10 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
     resource: resourceApi(w, client, callTimeout),
     checkpoint(point) {
       noteAction(client);
-      if (!pausedAtCheckpoints) return NOT_PAUSING;
+      if (!faultedAtCheckpoints) return NOT_PAUSING;
       const occurrence = checkpoints.get(point) ?? 0;
       checkpoints.set(point, occurrence + 1);
-      return pauseAtCheckpoint(w, clientId, client, point, occurrence) ?? NOT_PAUSING;
+      return faultsAtCheckpoint(w, clientId, client, point, occurrence) ?? NOT_PAUSING;
     },
   };
 }

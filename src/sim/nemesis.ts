@@ -10,7 +10,8 @@
  * - Partitions and delays are reference counted per directed link, so overlapping faults
  *   compose and each heal undoes only its own cut.
  */
-import type { Checkpoint, Fault, PauseClocks } from "../schedule/schedule.js";
+import { partitionAtMark } from "../schedule/faults/partition-at.js";
+import { type Checkpoint, isTimedFault, type PauseClocks, type TimedFault } from "../schedule/schedule.js";
 import { jumpClock, monoAt } from "./clock.js";
 import { cutLink, delayLink } from "./network.js";
 import {
@@ -28,13 +29,10 @@ import { after, at } from "./scheduler.js";
 import { completeOp, SimOp } from "./sim-op.js";
 import { resolveNodeRef, type SimWorld } from "./world.js";
 
-/** Faults that start at a time (`pause-at` and `pause-in-call` start at a client's own progress). */
-type TimedFault = Exclude<Fault, { kind: "pause-at" | "pause-in-call" }>;
-
+/** Starts the faults that start at a time; the others start at a client's own progress. */
 export function scheduleFaults(w: SimWorld): void {
   for (const fault of w.schedule.faults) {
-    if (fault.kind === "pause-at" || fault.kind === "pause-in-call") continue;
-    at(w.core, fault.at, () => startFault(w, fault));
+    if (isTimedFault(fault)) at(w.core, fault.at, () => startFault(w, fault));
   }
 }
 
@@ -62,20 +60,9 @@ function startFault(w: SimWorld, fault: TimedFault): void {
       }
       return;
     }
-    case "partition": {
-      const a = resolveGroup(w, fault.a);
-      const b = resolveGroup(w, fault.b);
-      const links = partitionLinks(a, b, fault.oneWay);
-      if (links.length === 0) return;
-      const value = { a, b, oneWay: fault.oneWay, durationMs: fault.durationMs };
-      recordNemesis(w.history, "partition", undefined, value);
-      for (const [from, to] of links) cutLink(w.net, from, to, 1);
-      after(w.core, fault.durationMs, () => {
-        recordNemesis(w.history, "heal", undefined, value);
-        for (const [from, to] of links) cutLink(w.net, from, to, -1);
-      });
+    case "partition":
+      partitionFor(w, fault.a, fault.b, fault.oneWay, fault.durationMs, {});
       return;
-    }
     case "clock-jump": {
       const node = resolveNodeRef(w, fault.node);
       if (node === undefined) return;
@@ -128,6 +115,31 @@ export function pauseFor(
   });
 }
 
+/**
+ * Cuts the links between the nodes of `a` and of `b` (only a→b when `oneWay`) for
+ * `durationMs`, recording the partition and its heal (their value carries `mark` too).
+ */
+function partitionFor(
+  w: SimWorld,
+  aRefs: readonly string[],
+  bRefs: readonly string[],
+  oneWay: boolean,
+  durationMs: number,
+  mark: Record<string, unknown>,
+): void {
+  const a = resolveGroup(w, aRefs);
+  const b = resolveGroup(w, bRefs);
+  const links = partitionLinks(a, b, oneWay);
+  if (links.length === 0) return;
+  const value = { a, b, oneWay, durationMs, ...mark };
+  recordNemesis(w.history, "partition", undefined, value);
+  for (const [from, to] of links) cutLink(w.net, from, to, 1);
+  after(w.core, durationMs, () => {
+    recordNemesis(w.history, "heal", undefined, value);
+    for (const [from, to] of links) cutLink(w.net, from, to, -1);
+  });
+}
+
 function resolveGroup(w: SimWorld, refs: readonly string[]): string[] {
   const names: string[] = [];
   for (const ref of refs) {
@@ -150,11 +162,12 @@ function partitionLinks(a: readonly string[], b: readonly string[], oneWay: bool
 }
 
 /**
- * `env.checkpoint(point)`: if `pause-at` faults name this client, checkpoint and occurrence,
- * pause the client for their durations (recorded as pause/resume) and return an op settled
- * once it runs again; otherwise null (nothing to wait for).
+ * `env.checkpoint(point)`: the `partition-at` faults that name this client, checkpoint and
+ * occurrence cut it off from their nodes now (it goes on at once); then, if `pause-at` faults
+ * name them, pause the client for their durations (recorded as pause/resume) and return an op
+ * settled once it runs again; otherwise null (nothing to wait for).
  */
-export function pauseAtCheckpoint(
+export function faultsAtCheckpoint(
   w: SimWorld,
   clientId: number,
   client: SimNode,
@@ -164,13 +177,22 @@ export function pauseAtCheckpoint(
   let matched = false;
   for (const f of w.schedule.faults) {
     if (
+      f.kind !== "partition-at" ||
+      f.client !== clientId ||
+      f.checkpoint !== point ||
+      f.occurrence !== occurrence
+    )
+      continue;
+    partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
+  }
+  for (const f of w.schedule.faults) {
+    if (
       f.kind !== "pause-at" ||
       f.client !== clientId ||
       f.checkpoint !== point ||
       f.occurrence !== occurrence
-    ) {
+    )
       continue;
-    }
     matched = true;
     pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs }, f.clocks);
   }

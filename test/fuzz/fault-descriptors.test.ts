@@ -19,6 +19,14 @@ const SAMPLES: Fault[] = [
     b: ["server:0", "server:2"],
     oneWay: false,
   },
+  {
+    kind: "partition-at",
+    client: 2,
+    checkpoint: "before-write",
+    occurrence: 3,
+    durationMs: 2000,
+    nodes: ["server:0", "server:1", "client:1"],
+  },
   { kind: "clock-jump", node: "server:1", at: 50, deltaMs: -800 },
   { kind: "clock-drift", node: "client:0", at: 20, rate: 0.25 },
   { kind: "delay", from: "client:1", to: "server:0", at: 10, durationMs: 600, extraMs: 120 },
@@ -71,10 +79,39 @@ describe("fault descriptors", () => {
       ["pause-in-call", 700],
       ["crash", 400],
       ["partition", 500],
+      ["partition-at", 2000],
       ["clock-jump", 0],
       ["clock-drift", 0],
       ["delay", 600],
     ]);
+    // A partition-at's recorded start is its own, not a timed partition's of the same length.
+    const cut = SAMPLES.find((f) => f.kind === "partition-at")!;
+    const start = {
+      f: "partition",
+      value: {
+        a: ["client:2"],
+        b: ["server:0"],
+        oneWay: false,
+        durationMs: 2000,
+        checkpoint: "before-write",
+        occurrence: 3,
+      },
+    };
+    expect(descriptorOf(cut).startedBy?.(cut, start)).toBe(true);
+    expect(
+      descriptorOf(cut).startedBy?.(cut, { ...start, value: { ...start.value, occurrence: 2 } }),
+    ).toBeUndefined();
+    const timed: Fault = {
+      kind: "partition",
+      at: 5,
+      durationMs: 2000,
+      a: ["client:2"],
+      b: ["server:0"],
+      oneWay: false,
+    };
+    expect(descriptorOf(timed).startedBy?.(timed, start)).toBeUndefined();
+    const { checkpoint: _, occurrence: __, ...timedStart } = start.value;
+    expect(descriptorOf(timed).startedBy?.(timed, { ...start, value: timedStart })).toBe(true);
     const forGood: Fault = { kind: "crash", node: "server:0", at: 0, restartAfterMs: null };
     expect(descriptorOf(forGood).effectMs(forGood)).toBe(Number.POSITIVE_INFINITY);
   });

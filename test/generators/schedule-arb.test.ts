@@ -38,6 +38,8 @@ function nodesOf(f: Fault): NodeRef[] {
       return [f.from, f.to];
     case "partition":
       return [...f.a, ...f.b];
+    case "partition-at":
+      return [`client:${f.client}`, ...f.nodes];
   }
 }
 

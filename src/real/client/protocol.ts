@@ -38,10 +38,18 @@ export interface ChildConfig {
   resource: { mode: ResourceMode; port: number | null };
   /** This client's `pause-at` faults. */
   pauseAt: { checkpoint: Checkpoint; occurrence: number; durationMs: number; clocks?: PauseClocks }[];
+  /** Where this client's `partition-at` faults cut it off (absent: none); the parent knows from what. */
+  cutAt?: CheckpointHit[];
   /** This client's `pause-in-call` faults (absent: none). */
   pauseInCall?: PauseInCallSpec[];
   /** Where the child appends its events, one JSON line each. */
   eventsFile: string;
+}
+
+/** The `occurrence`-th (0-based) time a client reaches `checkpoint`. */
+export interface CheckpointHit {
+  checkpoint: Checkpoint;
+  occurrence: number;
 }
 
 export interface LibraryChildConfig {
@@ -59,7 +67,9 @@ export type ParentMessage =
   | { type: "start"; t0: string }
   /** Client-side clock faults: step by deltaMs, or set the drift rate. */
   | { type: "clock-jump"; deltaMs: number }
-  | { type: "clock-drift"; rate: number };
+  | { type: "clock-drift"; rate: number }
+  /** The client's `partition-at` cuts of this checkpoint hit are in place (or failed): go on. */
+  | ({ type: "cut-done" } & CheckpointHit);
 
 export type ChildMessage =
   | { type: "ready" }
@@ -77,6 +87,11 @@ export type ChildMessage =
       time: number;
       clocks?: PauseClocks;
     }
+  /**
+   * The child reached a checkpoint hit where `partition-at` faults cut it off; it waits for
+   * `cut-done` before it goes on. `time`: ns since t0.
+   */
+  | ({ type: "cut-me"; time: number } & CheckpointHit)
   /** The same for a `pause-in-call` fault that came due (see pause-in-call.ts). */
   | ({ type: "pause-in-call"; time: number } & PauseInCallFired)
   | { type: "done" }

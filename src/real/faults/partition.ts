@@ -19,7 +19,12 @@ async function resolveGroup(ctx: FaultContext, refs: readonly string[]): Promise
   return nodes;
 }
 
-export async function startPartition(ctx: FaultContext, fault: PartitionFault): Promise<string | null> {
+/** `mark`: more fields for the recorded value (a `partition-at`'s checkpoint hit). */
+export async function startPartition(
+  ctx: FaultContext,
+  fault: PartitionFault,
+  mark: Record<string, unknown> = {},
+): Promise<string | null> {
   const a = await resolveGroup(ctx, fault.a);
   const b = await resolveGroup(ctx, fault.b);
   const releases: (() => void)[] = [];
@@ -64,6 +69,7 @@ export async function startPartition(ctx: FaultContext, fault: PartitionFault): 
     oneWay: fault.oneWay,
     durationMs: fault.durationMs,
     mode: fault.oneWay ? "blackhole" : ctx.partitionMode,
+    ...mark,
   };
   if (isolated !== undefined) value.isolated = isolated;
   if (unsupported.length > 0)

@@ -8,7 +8,8 @@
  * acquire invoke is cycle n of its plan and hands out grant "<client>:<n>".
  */
 import { type AcquireOp, isNemesisOp, type Op } from "../../history/op.js";
-import type { CallKind, Checkpoint, Fault } from "../../schedule/schedule.js";
+import { partitionAt } from "../../schedule/faults/partition-at.js";
+import { type CallKind, type Checkpoint, type Fault, isTimedFault } from "../../schedule/schedule.js";
 
 export interface CycleSpan {
   client: number;
@@ -113,8 +114,7 @@ export function callHits(span: CycleSpan, call: CallKind): number {
  * (undefined once the client was done).
  */
 export function cycleHit(spans: readonly CycleSpan[], f: Fault, ms: number): CycleSpan | undefined {
-  if (f.kind === "pause-at" || f.kind === "pause-in-call")
-    return spans.findLast((s) => s.acquireSentMs <= ms);
+  if (!isTimedFault(f)) return spans.findLast((s) => s.acquireSentMs <= ms);
   return spans.find((s) => ms <= s.endMs);
 }
 
@@ -125,10 +125,19 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /**
  * When a fault fired (ms), or undefined if the history shows it never did. Timed faults fire
  * at `at`; a `pause-at` fires when the nemesis recorded a pause of that client at that
- * checkpoint and occurrence; a `pause-in-call` when it recorded one of that call and occurrence.
+ * checkpoint and occurrence; a `pause-in-call` when it recorded one of that call and occurrence;
+ * a `partition-at` when it recorded the client's partition at that checkpoint and occurrence.
  */
 export function firedAtMs(f: Fault, ops: readonly Op[]): number | undefined {
-  if (f.kind !== "pause-at" && f.kind !== "pause-in-call") return f.at;
+  if (isTimedFault(f)) return f.at;
+  if (f.kind === "partition-at") {
+    const op = ops.find(
+      (o) =>
+        isNemesisOp(o) &&
+        partitionAt.startedBy(f, { f: o.f, node: o.node, value: isObject(o.value) ? o.value : {} }),
+    );
+    return op === undefined ? undefined : op.time / NS_PER_MS;
+  }
   const node = `client:${f.client}`;
   const same = (v: Record<string, unknown>): boolean =>
     f.kind === "pause-at"

@@ -19,7 +19,13 @@
 import type { Anomaly } from "../../checkers/verdict.js";
 import { isNemesisOp, type Op } from "../../history/op.js";
 import { faultTargetClient } from "../../schedule/faults/index.js";
-import type { Checkpoint, ClientPlan, Fault, Schedule } from "../../schedule/schedule.js";
+import {
+  type Checkpoint,
+  type ClientPlan,
+  type Fault,
+  isTimedFault,
+  type Schedule,
+} from "../../schedule/schedule.js";
 import {
   type CycleSpan,
   callHits,
@@ -139,12 +145,12 @@ function focusedClientFault(
   const history = spans.byClient.get(client) ?? [];
   const hit = fired === undefined ? undefined : cycleHit(history, f, fired);
   if (hit === undefined || !kept.includes(hit.cycle)) return null;
-  if (f.kind !== "pause-at" && f.kind !== "pause-in-call")
-    return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
+  if (isTimedFault(f)) return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
   let passedInDropped = 0;
   for (const span of history) {
     if (span.cycle < hit.cycle && !kept.includes(span.cycle))
-      passedInDropped += f.kind === "pause-at" ? checkpointHits(span, f.checkpoint) : callHits(span, f.call);
+      passedInDropped +=
+        f.kind === "pause-in-call" ? callHits(span, f.call) : checkpointHits(span, f.checkpoint);
   }
   const occurrence = f.occurrence - passedInDropped;
   return occurrence < 0 ? null : { ...f, occurrence };

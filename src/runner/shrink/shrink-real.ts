@@ -16,7 +16,8 @@
  *    run shows never fired (fired-faults.ts), are tried first each round; at the end, pauses of at least 2 × TTL are tried (wider margins),
  *    then clients that start within a margin of each other started apart, in the order the
  *    last failing run granted them the lock (`withStartRacesSettled`), then timed pauses of
- *    clients aimed at the point of their work they hit in it (aim-pauses.ts).
+ *    clients, and timed partitions of one client, aimed at the point of their work they hit in
+ *    it (aim-faults.ts).
  *
  * The result carries a real failing run of its schedule, or `failingRun: null` when no
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
@@ -30,7 +31,7 @@ import { findTarget } from "../../targets/index.js";
 import { withEarliestLeaseEnd } from "../../targets/sim.js";
 import type { Target } from "../../targets/target.js";
 import { probeOf, probeViolation, type ViolationKind } from "../same-violation.js";
-import { withPausesAimed } from "./aim-pauses.js";
+import { withFaultsAimed } from "./aim-faults.js";
 import { cutAfterViolation } from "./cut-after-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { withPausesMerged } from "./merge-pauses.js";
@@ -249,9 +250,10 @@ export async function shrinkOnRealServers(
     // differs from run to run: the race settled as the failing run settled it, a replay need
     // not win it again.
     (s, ops) => (ops === null ? null : withStartRacesSettled(s, ops, o.marginMs)),
-    // Timed client pauses aimed at the point of the client's work they hit (aim-pauses.ts): a
-    // replay whose clients run at another pace still pauses the holder where it did.
-    (s, ops) => (ops === null ? null : withPausesAimed(s, ops)),
+    // Timed client pauses and partitions aimed at the point of the client's work they hit
+    // (aim-faults.ts): a replay whose clients run at another pace still pauses or cuts off the
+    // holder where it did.
+    (s, ops) => (ops === null ? null : withFaultsAimed(s, ops)),
   ];
   let final: Repeated | null = null;
   for (const step of finishing) {

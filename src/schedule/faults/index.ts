@@ -9,6 +9,7 @@ import { crash } from "./crash.js";
 import { delay } from "./delay.js";
 import type { ClientRemap, FaultDescriptor, FaultDescriptors, FaultOf } from "./descriptor.js";
 import { partition } from "./partition.js";
+import { partitionAt } from "./partition-at.js";
 import { pause } from "./pause.js";
 import { pauseAt } from "./pause-at.js";
 import { pauseInCall } from "./pause-in-call.js";
@@ -22,6 +23,7 @@ export const FAULT_DESCRIPTORS = {
   "pause-in-call": pauseInCall,
   crash,
   partition,
+  "partition-at": partitionAt,
   "clock-jump": clockJump,
   "clock-drift": clockDrift,
   delay,

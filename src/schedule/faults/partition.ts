@@ -22,7 +22,7 @@ function remapSide(side: readonly NodeRef[], remap: ClientRemap): NodeRef[] {
 }
 
 /** A partition whose recorded groups hold no client↔non-client pair cut nothing that is proxied. */
-function cutSomething(v: RecordedStart["value"]): boolean {
+export function cutSomething(v: RecordedStart["value"]): boolean {
   if (v.unsupported === undefined) return true;
   if (Array.isArray(v.isolated) && v.isolated.length > 0) return true;
   const a = Array.isArray(v.a) ? (v.a as string[]) : [];
@@ -62,7 +62,10 @@ export const partition = {
   counted: false,
   timeline: { start: "partition", end: "heal" },
   startedBy: (f, s) =>
-    s.f === "partition" && s.value.durationMs === f.durationMs && s.value.oneWay === f.oneWay
+    s.f === "partition" &&
+    s.value.checkpoint === undefined &&
+    s.value.durationMs === f.durationMs &&
+    s.value.oneWay === f.oneWay
       ? cutSomething(s.value)
       : undefined,
 } satisfies FaultDescriptor<"partition">;

@@ -1,15 +1,16 @@
 /**
- * Timed client pauses aimed at the point of the client's work they hit (aim-pauses.ts, used
- * at the end of shrink-real.ts): on real servers the clients' pace differs from run to run, so
- * a pause at a time may find the holder elsewhere in a replay; aimed at a checkpoint or inside
- * a call it lands at the same point of the client's work on every run.
+ * Timed client pauses and partitions aimed at the point of the client's work they hit
+ * (aim-faults.ts, used at the end of shrink-real.ts): on real servers the clients' pace
+ * differs from run to run, so a fault at a time may find the holder elsewhere in a replay;
+ * aimed at a checkpoint or inside a call it lands at the same point of the client's work on
+ * every run.
  */
 import { describe, expect, it } from "vitest";
 import type { Op } from "../../src/history/op.js";
 import { probeViolation } from "../../src/runner/same-violation.js";
-import { aimedPause, withPausesAimed } from "../../src/runner/shrink/aim-pauses.js";
+import { aimedPartition, aimedPause, withFaultsAimed } from "../../src/runner/shrink/aim-faults.js";
 import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
-import type { Schedule } from "../../src/schedule/schedule.js";
+import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import { scheduleFor, target } from "./schedules.js";
 
 const lease = target("sim:lease");
@@ -83,16 +84,16 @@ describe("aiming timed pauses", () => {
         { kind: "pause", node: "client:0", at: 500, durationMs: 100 },
       ],
     });
-    const aimed = withPausesAimed(s, ops)!;
+    const aimed = withFaultsAimed(s, ops)!;
     expect(aimed.faults[0]).toEqual(s.faults[0]);
     expect(aimed.faults[1]).toMatchObject({ kind: "pause-at", checkpoint: "before-write", occurrence: 1 });
-    expect(withPausesAimed({ ...s, faults: [s.faults[0]!] }, ops)).toBeNull();
+    expect(withFaultsAimed({ ...s, faults: [s.faults[0]!] }, ops)).toBeNull();
   });
 
   it("in the simulator: at a time the pause misses a client that starts later; aimed, it hits at every pace", async () => {
     const found = await probeViolation(lease, pausedHolder(0), "stale-write");
     expect(found.fails).toBe(true);
-    const aimed = withPausesAimed(pausedHolder(0), found.evidence!.ops)!;
+    const aimed = withFaultsAimed(pausedHolder(0), found.evidence!.ops)!;
     expect(aimed.faults[0]).toMatchObject({ kind: "pause-at", checkpoint: "before-write", occurrence: 0 });
     const at = (thinkMs: number, s: Schedule) => ({
       ...s,
@@ -134,6 +135,113 @@ describe("aiming timed pauses", () => {
     });
     expect(r.schedule.faults).toEqual([
       { kind: "pause-at", client: 0, checkpoint: "before-write", occurrence: 0, durationMs: 2500 },
+    ]);
+    expect(r.confirmed).toEqual({ failed: 4, runs: 4 });
+  });
+});
+
+const consensus = target("sim:consensus");
+const MEMBERS = ["server:0", "server:1", "server:2"];
+
+/**
+ * sim:consensus (an etcd-like lock that renews its lease): client 0 starts after `thinkMs` and
+ * holds for 3 s, writing every 500 ms; client 1 tries at 1.2 s. `fault` cuts client 0 off from
+ * every member for 2.5 s: its renewals fail, its lease ends, client 1 takes the lock and
+ * writes, and client 0, holding on, writes after it — if the cut came while it held.
+ */
+function cutHolder(thinkMs: number, fault: Fault): Schedule {
+  return scheduleFor("sim:consensus", {
+    resource: "unfenced",
+    clients: [[{ thinkMs, holdMs: 3000, writes: 6 }], [{ thinkMs: 1200, holdMs: 100, writes: 1 }]],
+    faults: [fault],
+  });
+}
+
+const timedCut: Extract<Fault, { kind: "partition" }> = {
+  kind: "partition",
+  at: 150,
+  durationMs: 2500,
+  a: ["client:0"],
+  b: MEMBERS,
+  oneWay: false,
+};
+
+describe("aiming timed partitions", () => {
+  it("a cut of one client between its calls of a hold waits for its next call, from either side", () => {
+    const cut = (f: Partial<Extract<Fault, { kind: "partition" }>>) => ({ ...timedCut, at: 500, ...f });
+    const expected = {
+      kind: "partition-at",
+      client: 0,
+      checkpoint: "before-write",
+      occurrence: 1,
+      durationMs: 2500,
+      nodes: MEMBERS,
+    };
+    expect(aimedPartition(cut({}), ops)).toEqual(expected);
+    expect(aimedPartition(cut({ a: MEMBERS, b: ["client:0"] }), ops)).toEqual(expected);
+    expect(aimedPartition(cut({ at: 3001.5 }), ops)).toMatchObject({
+      checkpoint: "before-release",
+      occurrence: 0,
+    });
+    // One way, two clients, clients on both sides, inside an acquire or a write: not aimed.
+    expect(aimedPartition(cut({ oneWay: true }), ops)).toBeNull();
+    expect(aimedPartition(cut({ a: ["client:0", "client:1"] }), ops)).toBeNull();
+    expect(aimedPartition(cut({ b: ["client:1", "server:0"] }), ops)).toBeNull();
+    expect(aimedPartition(cut({ at: 11.6 }), ops)).toBeNull();
+    expect(aimedPartition(cut({ at: 20.5 }), ops)).toBeNull();
+  });
+
+  it("in the simulator: at a time the cut misses a client that starts later; aimed, it cuts the holder at every pace", async () => {
+    const found = await probeViolation(consensus, cutHolder(0, timedCut), "stale-write");
+    expect(found.fails).toBe(true);
+    const aimed = withFaultsAimed(cutHolder(0, timedCut), found.evidence!.ops)!;
+    const fault = aimed.faults[0]!;
+    expect(fault).toMatchObject({
+      kind: "partition-at",
+      client: 0,
+      checkpoint: "before-write",
+      occurrence: 0,
+    });
+    const timed: boolean[] = [];
+    for (const thinkMs of [0, 100, 200, 300, 500]) {
+      timed.push((await probeViolation(consensus, cutHolder(thinkMs, timedCut), "stale-write")).fails);
+      const r = await probeViolation(consensus, cutHolder(thinkMs, fault), "stale-write");
+      expect(r.fails, `think ${thinkMs}`).toBe(true);
+    }
+    expect(timed).toEqual([true, true, false, false, false]);
+  });
+
+  it("shrinking a real failure ends with its timed partition aimed where it hit in the failing run", async () => {
+    let draw = 0;
+    const jittered = (s: Schedule): Schedule => ({
+      ...s,
+      clients: s.clients.map((c) =>
+        c.id === 0
+          ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs: c.cycles[0]!.thinkMs + ((++draw * 97) % 400) }] }
+          : c,
+      ),
+    });
+    const found = cutHolder(0, timedCut);
+    const evidence = (await probeViolation(consensus, found, "stale-write")).evidence!;
+    const r = await shrinkOnRealServers({ ...consensus, deterministic: false }, found, {
+      kind: "stale-write",
+      marginMs: 50,
+      simFirst: false,
+      runs: 4,
+      needed: 4,
+      budget: { maxRuns: 0 },
+      evidence,
+      runOnServers: async (s) => (await consensus.run(jittered(s))).ops,
+    });
+    expect(r.schedule.faults).toEqual([
+      {
+        kind: "partition-at",
+        client: 0,
+        checkpoint: "before-write",
+        occurrence: 0,
+        durationMs: 2500,
+        nodes: MEMBERS,
+      },
     ]);
     expect(r.confirmed).toEqual({ failed: 4, runs: 4 });
   });

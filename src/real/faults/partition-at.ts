@@ -1,0 +1,34 @@
+/**
+ * partition-at: a client reached the checkpoint hit where the schedule cuts it off from some
+ * nodes. The cuts are partitions of that client from those nodes, made the way a timed
+ * partition is (partition.ts), recorded with the checkpoint and occurrence; the client waits
+ * until they are in place (client/cut-requests.ts).
+ */
+import { partitionAtMark } from "../../schedule/faults/partition-at.js";
+import type { Fault } from "../../schedule/schedule.js";
+import type { FaultContext } from "./context.js";
+import { startPartition } from "./partition.js";
+
+type PartitionAtFault = Extract<Fault, { kind: "partition-at" }>;
+
+/** Starts each of `faults` (all of one client's hit); returns the label and length of each that cut something. */
+export async function startPartitionsAt(
+  ctx: FaultContext,
+  faults: readonly PartitionAtFault[],
+): Promise<{ label: string; durationMs: number }[]> {
+  const started: { label: string; durationMs: number }[] = [];
+  for (const f of faults) {
+    const client = `client:${f.client}`;
+    const partition: Extract<Fault, { kind: "partition" }> = {
+      kind: "partition",
+      at: 0,
+      durationMs: f.durationMs,
+      a: [client],
+      b: f.nodes,
+      oneWay: false,
+    };
+    const label = await startPartition(ctx, partition, partitionAtMark(f));
+    if (label !== null) started.push({ label: `${label}@${f.checkpoint}`, durationMs: f.durationMs });
+  }
+  return started;
+}

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { checkpointSchema, nodeRefSchema, positiveMs } from "../refs.js";
+import type { NodeRef } from "../schedule.js";
+import type { FaultDescriptor, RecordedStart } from "./descriptor.js";
+import { fitNode, shrinkBy, smallerInts } from "./numbers.js";
+import { remapClient, theClient } from "./one-client.js";
+import { cutSomething } from "./partition.js";
+
+/**
+ * Cut a client off from `nodes` (both directions) for `durationMs`, starting at the
+ * `occurrence`-th (0-based) time it reaches `checkpoint`. The client is not paused: it goes on
+ * at once, with its links cut. A partition at a time finds a client wherever its pace has
+ * brought it, which on real servers differs from run to run; this one cuts the holder at the
+ * same point of its work on every run (the shrinker aims timed partitions so, aim-faults.ts).
+ */
+export const partitionAtFaultSchema = z.strictObject({
+  kind: z.literal("partition-at"),
+  client: z.number().int().nonnegative(),
+  checkpoint: checkpointSchema,
+  occurrence: z.number().int().nonnegative(),
+  durationMs: positiveMs,
+  nodes: z.array(nodeRefSchema).min(1),
+});
+
+type PartitionAtFault = z.infer<typeof partitionAtFaultSchema>;
+
+const clientNode = (f: PartitionAtFault): NodeRef => `client:${f.client}`;
+
+/** The value a world records with the start and heal of `f` (besides a, b, oneWay, durationMs). */
+export const partitionAtMark = (f: Pick<PartitionAtFault, "checkpoint" | "occurrence">) => ({
+  checkpoint: f.checkpoint,
+  occurrence: f.occurrence,
+});
+
+/** Whether a recorded partition start is this fault's: the client's cut at that checkpoint. */
+function isItsStart(f: PartitionAtFault, s: RecordedStart): boolean {
+  const a = s.value.a;
+  return (
+    s.f === "partition" &&
+    s.value.checkpoint === f.checkpoint &&
+    s.value.occurrence === f.occurrence &&
+    Array.isArray(a) &&
+    a.includes(clientNode(f))
+  );
+}
+
+export const partitionAt = {
+  kind: "partition-at",
+  description: "cut a client off from nodes for durationMs at the occurrence-th time it reaches a checkpoint",
+  schema: partitionAtFaultSchema,
+  magnitude: (f) => f.durationMs + f.occurrence + f.nodes.length * 1000,
+  *smaller(f) {
+    for (let i = 0; i < f.nodes.length && f.nodes.length > 1; i++)
+      yield { ...f, nodes: f.nodes.filter((_, k) => k !== i) };
+    for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
+    for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+  },
+  perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }],
+  remapClients(f, remap) {
+    const moved = remapClient(f, remap);
+    if (moved === null) return null;
+    const nodes = f.nodes.map((n) => remap.node(n)).filter((n): n is NodeRef => n !== null);
+    return nodes.length === 0 ? null : { ...moved, nodes };
+  },
+  fit(f, clients) {
+    const client = f.client % clients;
+    const nodes = [...new Set(f.nodes.map((n) => fitNode(n, clients)))].filter(
+      (n) => n !== `client:${client}`,
+    );
+    return nodes.length === 0 ? null : { ...f, client, nodes };
+  },
+  effectMs: (f) => f.durationMs,
+  nodes: (f) => [clientNode(f), ...f.nodes],
+  targetClient: theClient,
+  pause: false,
+  widenable: false,
+  counted: true,
+  timeline: { start: "partition", end: "heal" },
+  startedBy: (f, s) => (isItsStart(f, s) ? cutSomething(s.value) : undefined),
+} satisfies FaultDescriptor<"partition-at">;

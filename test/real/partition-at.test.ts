@@ -1,0 +1,70 @@
+/**
+ * `partition-at` on real servers: a client cut off from its lock server at a point of its own
+ * work, not at a time. Client 0 takes the watchdog lock (test/fixtures/libraries/
+ * watchdog-lock.mjs, which renews its key every TTL/3 and retries silently) and, at its first
+ * write, is cut off from the redis-server for 2 TTLs; client 1 tries every 300 ms. Its
+ * renewals fail, its key expires, client 1 takes the lock and writes, and client 0 writes on:
+ * a stale write, on every run, however fast the processes start — the cut waits for client
+ * 0's first write, and client 0 waits for the cut.
+ */
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadModule } from "../../src/custom/module-target.js";
+import { isNemesisOp } from "../../src/history/op.js";
+import { missingBinaries, schedule } from "./helpers.js";
+import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
+const missingRedis = missingBinaries(["redis-server"]);
+const track = expectNothingLeftAfterEach();
+
+describe.skipIf(missingRedis.length > 0)("partition-at on real servers", () => {
+  it("cuts the holder off at its first write, before that write is sent: stale write", async () => {
+    const loaded = await loadModule("module:./watchdog-lock.mjs", FIXTURES);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const r = await runChecked(
+      schedule(
+        loaded.value.target.name,
+        "unfenced",
+        { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 6000 },
+        [
+          { id: 0, cycles: [{ thinkMs: 0, holdMs: 3000, writes: 10 }] },
+          { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 300, holdMs: 100, writes: 1 })) },
+        ],
+        [
+          {
+            kind: "partition-at",
+            client: 0,
+            checkpoint: "before-write",
+            occurrence: 0,
+            durationMs: 2000,
+            nodes: ["server:0"],
+          },
+        ],
+      ),
+    );
+    track(r.runId);
+    expect(r.run.warnings, r.timeline).toEqual([]);
+    const { ops } = r.run;
+    const cuts = ops.filter(isNemesisOp).filter((o) => o.f === "partition");
+    expect(cuts, r.timeline).toHaveLength(1);
+    expect(cuts[0]!.value).toMatchObject({
+      a: ["client:0"],
+      b: ["server:0"],
+      checkpoint: "before-write",
+      occurrence: 0,
+      durationMs: 2000,
+    });
+    // The cut came after client 0's grant and before its first write was sent.
+    const granted = ops.find((o) => o.process === 0 && o.f === "acquire" && o.type === "ok")!;
+    const firstWrite = ops.find((o) => o.process === 0 && o.f === "write" && o.type === "invoke")!;
+    expect(granted, r.timeline).toBeDefined();
+    expect(cuts[0]!.time).toBeGreaterThan(granted.time);
+    expect(cuts[0]!.time).toBeLessThan(firstWrite.time);
+    expect(
+      ops.filter(isNemesisOp).some((o) => o.f === "heal"),
+      r.timeline,
+    ).toBe(true);
+    expect(r.violations, r.timeline).toContain("stale-write");
+  });
+});
