@@ -174,25 +174,18 @@ export function faultsAtCheckpoint(
   point: Checkpoint,
   occurrence: number,
 ): SimOp<void> | null {
-  let matched = false;
-  for (const f of w.schedule.faults) {
-    if (
-      f.kind !== "partition-at" ||
-      f.client !== clientId ||
-      f.checkpoint !== point ||
-      f.occurrence !== occurrence
-    )
-      continue;
-    partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
+  const atThisHit = w.schedule.faults.filter(
+    (f) =>
+      "checkpoint" in f && f.client === clientId && f.checkpoint === point && f.occurrence === occurrence,
+  );
+  // Cuts first, as a real client has its links cut before it stops itself.
+  for (const f of atThisHit) {
+    if (f.kind === "partition-at")
+      partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
   }
-  for (const f of w.schedule.faults) {
-    if (
-      f.kind !== "pause-at" ||
-      f.client !== clientId ||
-      f.checkpoint !== point ||
-      f.occurrence !== occurrence
-    )
-      continue;
+  let matched = false;
+  for (const f of atThisHit) {
+    if (f.kind !== "pause-at") continue;
     matched = true;
     pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs }, f.clocks);
   }

@@ -11,6 +11,7 @@ import { probeViolation } from "../../src/runner/same-violation.js";
 import { aimedPartition, aimedPause, withFaultsAimed } from "../../src/runner/shrink/aim-faults.js";
 import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
+import type { Target } from "../../src/targets/target.js";
 import { scheduleFor, target } from "./schedules.js";
 
 const lease = target("sim:lease");
@@ -42,6 +43,34 @@ function pausedHolder(thinkMs: number): Schedule {
     resource: "unfenced",
     clients: [[{ thinkMs, holdMs: 600, writes: 2 }], [{ thinkMs: 1500, holdMs: 100, writes: 1 }]],
     faults: [{ kind: "pause", node: "client:0", at: 150, durationMs: 2500 }],
+  });
+}
+
+/**
+ * Shrinks `found` (a stale write) on "real servers" that are the simulator with client 0
+ * starting up to `jitterMs` late: the clients' pace differs from run to run, as on real
+ * servers. No shrinking budget: only the finishing steps run.
+ */
+async function shrinkOnJitteredServers(t: Target, found: Schedule, jitterMs: number) {
+  let draw = 0;
+  const jittered = (s: Schedule): Schedule => ({
+    ...s,
+    clients: s.clients.map((c) =>
+      c.id === 0
+        ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs: c.cycles[0]!.thinkMs + ((++draw * 97) % jitterMs) }] }
+        : c,
+    ),
+  });
+  const evidence = (await probeViolation(t, found, "stale-write")).evidence!;
+  return shrinkOnRealServers({ ...t, deterministic: false }, found, {
+    kind: "stale-write",
+    marginMs: 50,
+    simFirst: false,
+    runs: 4,
+    needed: 4,
+    budget: { maxRuns: 0 },
+    evidence,
+    runOnServers: async (s) => (await t.run(jittered(s))).ops,
   });
 }
 
@@ -110,29 +139,7 @@ describe("aiming timed pauses", () => {
   });
 
   it("shrinking a real failure ends with its timed pause aimed where it hit in the failing run", async () => {
-    // "Real servers" that are the simulator with client 0 starting up to 300 ms late: the
-    // clients' pace differs from run to run, as on real servers.
-    let draw = 0;
-    const jittered = (s: Schedule): Schedule => ({
-      ...s,
-      clients: s.clients.map((c) =>
-        c.id === 0
-          ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs: c.cycles[0]!.thinkMs + ((++draw * 97) % 300) }] }
-          : c,
-      ),
-    });
-    const found = pausedHolder(0);
-    const evidence = (await probeViolation(lease, found, "stale-write")).evidence!;
-    const r = await shrinkOnRealServers({ ...lease, deterministic: false }, found, {
-      kind: "stale-write",
-      marginMs: 50,
-      simFirst: false,
-      runs: 4,
-      needed: 4,
-      budget: { maxRuns: 0 },
-      evidence,
-      runOnServers: async (s) => (await lease.run(jittered(s))).ops,
-    });
+    const r = await shrinkOnJitteredServers(lease, pausedHolder(0), 300);
     expect(r.schedule.faults).toEqual([
       { kind: "pause-at", client: 0, checkpoint: "before-write", occurrence: 0, durationMs: 2500 },
     ]);
@@ -212,27 +219,7 @@ describe("aiming timed partitions", () => {
   });
 
   it("shrinking a real failure ends with its timed partition aimed where it hit in the failing run", async () => {
-    let draw = 0;
-    const jittered = (s: Schedule): Schedule => ({
-      ...s,
-      clients: s.clients.map((c) =>
-        c.id === 0
-          ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs: c.cycles[0]!.thinkMs + ((++draw * 97) % 400) }] }
-          : c,
-      ),
-    });
-    const found = cutHolder(0, timedCut);
-    const evidence = (await probeViolation(consensus, found, "stale-write")).evidence!;
-    const r = await shrinkOnRealServers({ ...consensus, deterministic: false }, found, {
-      kind: "stale-write",
-      marginMs: 50,
-      simFirst: false,
-      runs: 4,
-      needed: 4,
-      budget: { maxRuns: 0 },
-      evidence,
-      runOnServers: async (s) => (await consensus.run(jittered(s))).ops,
-    });
+    const r = await shrinkOnJitteredServers(consensus, cutHolder(0, timedCut), 400);
     expect(r.schedule.faults).toEqual([
       {
         kind: "partition-at",
