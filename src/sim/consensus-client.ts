@@ -45,7 +45,7 @@ export interface ClusterSession {
   readonly net: Network;
   readonly client: SimNode;
   readonly members: readonly SimNode[];
-  /** Channels to each member, by member id, opened on first use (a sticky client mostly reaches only the leader). */
+  /** Channels to each member, by member id: a sticky session's opened on first use. */
   readonly channels: (Channel | null)[];
   /** The member tried first by a sticky session (a random session writes it too, and never reads it). */
   preferred: number;
@@ -66,7 +66,10 @@ export function clusterSession(
     net,
     client,
     members: mapPacked(members, (m) => m.node),
-    channels: mapPacked(members, () => null),
+    // A random session reaches every member soon: its channels open now, so that the world
+    // seeds their links' streams with the others (network.ts `seedLinks`), three times faster
+    // than one at a time on first use. A sticky one mostly reaches only the leader.
+    channels: mapPacked(members, (m) => (choice === "random" ? channel(net, client, m.node) : null)),
     preferred: 0,
     pick: choice === "random" ? net.streams.stream(`members:${client.name}`) : null,
   };
