@@ -22,6 +22,7 @@ import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
 import type { Target } from "../targets/target.js";
+import { finishingLine } from "./finishing-steps.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
 export { REAL_PARALLEL } from "../runner/shrink/shrink-real.js";
@@ -64,7 +65,7 @@ export type ShrinkFailingResult =
       run: { ops: Op[]; verdicts: Verdict[] };
       runs: number;
       budgetExhausted: boolean;
-      /** How it was shrunk, one line. */
+      /** How it was shrunk: a line, and one more on the last steps of shrinking on real servers. */
       note: string;
     };
 
@@ -213,7 +214,12 @@ async function shrinkReal(
     run: r.failingRun,
     runs: r.simRuns + r.realRuns,
     budgetExhausted: r.budgetExhausted,
-    note: `${where} failed on ${r.confirmed.failed} of ${r.confirmed.runs} real runs (${r.realRuns} real runs in all)`,
+    note: [
+      `${where} failed on ${r.confirmed.failed} of ${r.confirmed.runs} real runs (${r.realRuns} real runs in all)`,
+      finishingLine(r.finishing),
+    ]
+      .filter((line) => line !== null)
+      .join("\n"),
     notKept:
       r.failingRun === null
         ? `neither a smaller schedule nor the input failed again on ${need} of ${o.runs} real runs (${r.realRuns} runs)`

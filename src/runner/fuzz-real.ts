@@ -32,7 +32,7 @@ import { type ViolationKind, violationKind } from "./same-violation.js";
 import { openSessionPool, runOnPool } from "./session-pool.js";
 import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
 import type { ShrinkBudget } from "./shrink/shrink.js";
-import { REAL_PARALLEL, shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
+import { type FinishingStep, REAL_PARALLEL, shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
 
 /** Length of each run of a real fuzz campaign unless `options.horizonMs` says otherwise. */
 export const REAL_FUZZ_RUN_MS = 8000;
@@ -218,6 +218,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     let passSteps = 0;
     let how: FuzzCounterexample["shrink"] = "off";
     let budgetExhausted = false;
+    let finishing: FinishingStep[] = [];
     if (o.shrink !== false) {
       phase = "shrink";
       // Simulator twin first (with timing margins), then real runs on this session's servers
@@ -240,7 +241,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
           },
         },
       );
-      ({ schedule: minimal, run: final, steps: passSteps, how, budgetExhausted } = r);
+      ({ schedule: minimal, run: final, steps: passSteps, how, budgetExhausted, finishing } = r);
     }
     return {
       ...base,
@@ -260,6 +261,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
         shrinkMs: Date.now() - found.at,
         shrink: how,
         budgetExhausted,
+        finishing,
       },
       error: null,
     };

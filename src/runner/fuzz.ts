@@ -29,7 +29,7 @@ import { runAndCheck } from "./execute.js";
 import { probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
 import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
 import { type ShrinkBudget, shrinkSchedule } from "./shrink/shrink.js";
-import { shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
+import { type FinishingStep, shrinkFoundOnRealServers } from "./shrink/shrink-real.js";
 import { shrinkRobustly } from "./shrink/shrink-robust.js";
 
 export interface FuzzOptions {
@@ -131,6 +131,8 @@ export interface FuzzCounterexample {
   shrink: "margins" | "exact" | "real" | "not-kept" | "off";
   /** Real targets: shrinking on real servers stopped at its budget, not at a minimum. */
   budgetExhausted?: boolean;
+  /** Real targets: the last steps of shrinking that made a candidate, and how each went. */
+  finishing?: FinishingStep[];
 }
 
 export interface FuzzResult {
@@ -256,6 +258,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   let minimal = fcMinimal;
   let passSteps = 0;
   let how: FuzzCounterexample["shrink"] = "off";
+  let finishing: FinishingStep[] = [];
   let final: { ops: Op[]; verdicts: Verdict[] } | null = null;
   if (o.shrink !== false && kind !== null && !o.target.deterministic && foundRun !== null) {
     const r = await shrinkFoundOnRealServers(
@@ -272,7 +275,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
         },
       },
     );
-    ({ schedule: minimal, run: final, steps: passSteps, how } = r);
+    ({ schedule: minimal, run: final, steps: passSteps, how, finishing } = r);
   } else if (o.shrink !== false && kind !== null && o.target.deterministic) {
     const violation = kind;
     const onRun = () => {
@@ -323,6 +326,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
       shrinkRuns,
       shrinkMs: Date.now() - foundAt,
       shrink: how,
+      ...(finishing.length === 0 ? {} : { finishing }),
     },
     error: null,
   };

@@ -42,4 +42,16 @@ describe("fuzz's shrink line", () => {
     ]);
     expect(shrinkLines({ ...ce("real"), budgetExhausted: false }, sizes, flags, plain)).toHaveLength(1);
   });
+
+  it("says which last steps on real servers made a candidate and whether each was kept", () => {
+    const sizes = { original: size(3, 6, 8), minimal: size(2, 3, 1) };
+    const finishing = [
+      { step: "start races settled", kept: false, failed: 1, runs: 2 },
+      { step: "faults aimed", kept: true, failed: 2, runs: 2 },
+    ] as const;
+    expect(shrinkLines({ ...ce("real"), finishing: [...finishing] }, sizes, flags, plain)).toEqual([
+      "shrunk from 3 clients, 6 lock cycles, 8 faults to 2 clients, 3 lock cycles, 1 fault in 12.3 s (7 runs), confirmed on real servers",
+      "last steps on real servers: start races settled (not kept: failed 1 of 2), timed faults aimed at checkpoints (kept: failed 2 of 2)",
+    ]);
+  });
 });

@@ -220,6 +220,8 @@ describe("aiming timed partitions", () => {
 
   it("shrinking a real failure ends with its timed partition aimed where it hit in the failing run", async () => {
     const r = await shrinkOnJitteredServers(consensus, cutHolder(0, timedCut), 400);
+    // The one finishing step that made a candidate, kept: it failed on every jittered run.
+    expect(r.finishing).toEqual([{ step: "faults aimed", kept: true, failed: 4, runs: 4 }]);
     expect(r.schedule.faults).toEqual([
       {
         kind: "partition-at",

@@ -13,6 +13,7 @@ import {
   type FaultCategory,
   targetNames,
 } from "../../api/catalog.js";
+import { finishingLine } from "../../api/finishing-steps.js";
 import {
   type FuzzCampaign,
   type FuzzCounterexample,
@@ -371,7 +372,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
   const { dir, replay } = saved;
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, asFound: saved.asFound, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink, ...(ce.budgetExhausted === true ? { shrinkBudgetExhausted: true } : {}) })}\n`,
+      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, asFound: saved.asFound, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink, ...(ce.budgetExhausted === true ? { shrinkBudgetExhausted: true } : {}), ...(ce.finishing === undefined ? {} : { shrinkFinishing: ce.finishing }) })}\n`,
     );
     return 1;
   }
@@ -422,6 +423,7 @@ export function shrinkLines(
     case "real":
       return [
         `${shrunk}, confirmed on real servers`,
+        ...(ce.finishing === undefined ? [] : [finishingLine(ce.finishing)].filter((l) => l !== null)),
         ...(ce.budgetExhausted === true && sizes.dir !== undefined && sizes.dir !== null
           ? [
               `shrinking stopped at its budget, not at a minimum; to go on: lockcheck shrink ${sizes.dir} --time-limit 5m`,

@@ -89,6 +89,17 @@ export interface RealShrinkResult {
   realRuns: number;
   steps: number;
   budgetExhausted: boolean;
+  /** The last steps on real servers that made a candidate, in order, and how its runs went. */
+  finishing: FinishingStep[];
+}
+
+/** One of the last steps of shrinking on real servers: one candidate, kept if it failed often enough. */
+export interface FinishingStep {
+  step: "wider pauses" | "start races settled" | "faults aimed";
+  kept: boolean;
+  /** Of its real runs, how many failed. */
+  failed: number;
+  runs: number;
 }
 
 const DEFAULT_BUDGET: ShrinkBudget = { maxRuns: 200, timeLimitMs: 120_000 };
@@ -167,6 +178,7 @@ export async function shrinkOnRealServers(
     shrunkIn: RealShrinkResult["shrunkIn"],
     steps: number,
     budgetExhausted: boolean,
+    finishing: FinishingStep[] = [],
   ): RealShrinkResult => ({
     schedule: s,
     failingRun: r.fails && r.ops !== null ? { ops: r.ops, verdicts: checkOps(r.ops) } : null,
@@ -176,6 +188,7 @@ export async function shrinkOnRealServers(
     realRuns,
     steps,
     budgetExhausted,
+    finishing,
   });
 
   // 1. In the simulator twin (simTwinsOf: the first that fails), with margins; then confirmed
@@ -243,23 +256,25 @@ export async function shrinkOnRealServers(
   let result = shrunk.schedule;
   // Last, one candidate each (real runs are dear), kept if it still fails; tried even when the
   // budget ran out. `ops` is the last failing run of the schedule so far.
-  const finishing: ((s: Schedule, ops: readonly Op[] | null) => Schedule | null)[] = [
+  const finishing: [FinishingStep["step"], (s: Schedule, ops: readonly Op[] | null) => Schedule | null][] = [
     // Wider pauses: the pass may have left a pause a hair above what fails.
-    (s) => widenings(s, o.marginMs)[0] ?? null,
+    ["wider pauses", (s) => widenings(s, o.marginMs)[0] ?? null],
     // Clients that start together race for their first grant, and which process runs first
     // differs from run to run: the race settled as the failing run settled it, a replay need
     // not win it again.
-    (s, ops) => (ops === null ? null : withStartRacesSettled(s, ops, o.marginMs)),
+    ["start races settled", (s, ops) => (ops === null ? null : withStartRacesSettled(s, ops, o.marginMs))],
     // Timed client pauses and partitions aimed at the point of the client's work they hit
     // (aim-faults.ts): a replay whose clients run at another pace still pauses or cuts off the
     // holder where it did.
-    (s, ops) => (ops === null ? null : withFaultsAimed(s, ops)),
+    ["faults aimed", (s, ops) => (ops === null ? null : withFaultsAimed(s, ops))],
   ];
   let final: Repeated | null = null;
-  for (const step of finishing) {
-    const candidate = step(result, final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps);
+  const tried: FinishingStep[] = [];
+  for (const [step, make] of finishing) {
+    const candidate = make(result, final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps);
     if (candidate === null) continue;
     const r = await repeated(candidate);
+    tried.push({ step, kept: r.fails, failed: r.failed, runs: r.ran });
     if (r.fails) {
       result = candidate;
       final = r;
@@ -268,7 +283,7 @@ export async function shrinkOnRealServers(
   // An accepted candidate already failed `needed` of `runs` times; the input has failed only
   // once so far (or the caller's evidence is all there is): confirm it.
   final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
-  return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted);
+  return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted, tried);
 }
 
 function probeOfRun(kind: ViolationKind, ops: Op[]): ShrinkProbe {
@@ -291,6 +306,7 @@ export async function shrinkFoundOnRealServers(
   how: "real" | "not-kept";
   /** Shrinking on real servers stopped at its budget. */
   budgetExhausted: boolean;
+  finishing: FinishingStep[];
 }> {
   const evidence = probeOf(o.kind, found.ops, found.verdicts).evidence;
   const r = await shrinkOnRealServers(target, found.schedule, {
@@ -304,6 +320,7 @@ export async function shrinkFoundOnRealServers(
         steps: r.steps,
         how: "real",
         budgetExhausted: r.budgetExhausted,
+        finishing: r.finishing,
       }
     : {
         schedule: found.schedule,
@@ -311,5 +328,6 @@ export async function shrinkFoundOnRealServers(
         steps: 0,
         how: "not-kept",
         budgetExhausted: r.budgetExhausted,
+        finishing: r.finishing,
       };
 }

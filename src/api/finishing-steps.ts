@@ -1,0 +1,22 @@
+/** The last steps of shrinking on real servers, as one line for people. */
+import type { FinishingStep } from "../runner/shrink/shrink-real.js";
+
+export type { FinishingStep };
+
+const WHAT: Record<FinishingStep["step"], string> = {
+  "wider pauses": "pauses widened",
+  "start races settled": "start races settled",
+  "faults aimed": "timed faults aimed at checkpoints",
+};
+
+/**
+ * E.g. "last steps on real servers: start races settled (kept: failed 2 of 2), timed faults
+ * aimed at checkpoints (not kept: failed 1 of 2)"; null when none made a candidate.
+ */
+export function finishingLine(steps: readonly FinishingStep[]): string | null {
+  if (steps.length === 0) return null;
+  const each = steps.map(
+    (s) => `${WHAT[s.step]} (${s.kept ? "kept" : "not kept"}: failed ${s.failed} of ${s.runs})`,
+  );
+  return `last steps on real servers: ${each.join(", ")}`;
+}
