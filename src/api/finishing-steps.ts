@@ -1,8 +1,6 @@
 /** The last steps of shrinking on real servers, as one line for people. */
 import type { FinishingStep } from "../runner/shrink/shrink-real.js";
 
-export type { FinishingStep };
-
 const WHAT: Record<FinishingStep["step"], string> = {
   "wider pauses": "pauses widened",
   "start races settled": "start races settled",

@@ -6,7 +6,13 @@
  */
 import type { NemesisF } from "../history/op.js";
 import { faultEffectMs } from "../schedule/faults/index.js";
-import { isTimedFault, type PartitionMode, type Schedule, type TimedFault } from "../schedule/schedule.js";
+import {
+  isTimedFault,
+  type PartitionMode,
+  type Schedule,
+  startsAtHit,
+  type TimedFault,
+} from "../schedule/schedule.js";
 import type { CheckpointHit } from "./client/protocol.js";
 import type { ClientFleet, PauseRequest } from "./clients.js";
 import { startClockFault } from "./faults/clock.js";
@@ -144,12 +150,8 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
         goOn();
         return;
       }
-      const faults = opts.schedule.faults.filter(
-        (f): f is Extract<typeof f, { kind: "partition-at" }> =>
-          f.kind === "partition-at" &&
-          f.client === clientId &&
-          f.checkpoint === hit.checkpoint &&
-          f.occurrence === hit.occurrence,
+      const faults = opts.schedule.faults.flatMap((f) =>
+        f.kind === "partition-at" && startsAtHit(f, clientId, hit.checkpoint, hit.occurrence) ? [f] : [],
       );
       begun += faults.length;
       void startPartitionsAt(c, faults)

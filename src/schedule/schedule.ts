@@ -83,6 +83,18 @@ export type TimedFault = Extract<Fault, { at: number }>;
 
 export const isTimedFault = (f: Fault): f is TimedFault => "at" in f;
 
+/** A fault that starts at a client's `occurrence`-th (0-based) arrival at a checkpoint. */
+export type CheckpointFault = Extract<Fault, { checkpoint: unknown }>;
+
+/** Whether `f` starts at this hit: client `client` reaching `checkpoint` for the `occurrence`-th time. */
+export const startsAtHit = (
+  f: Fault,
+  client: number,
+  checkpoint: CheckpointFault["checkpoint"],
+  occurrence: number,
+): f is CheckpointFault =>
+  "checkpoint" in f && f.client === client && f.checkpoint === checkpoint && f.occurrence === occurrence;
+
 /**
  * How the protected resource treats tokens:
  * - `unfenced`: accepts every write;

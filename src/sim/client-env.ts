@@ -39,9 +39,7 @@ import type { SimWorld } from "./world.js";
 export function createClientEnv(w: SimWorld, clientId: number, client: SimNode): StepEnv {
   const callTimeout = (opts?: CallOptions): number => opts?.timeoutMs ?? w.schedule.options.callTimeoutMs;
   const checkpoints = new Map<Checkpoint, number>();
-  const faultedAtCheckpoints = w.schedule.faults.some(
-    (f) => (f.kind === "pause-at" || f.kind === "partition-at") && f.client === clientId,
-  );
+  const faultedAtCheckpoints = w.schedule.faults.some((f) => "checkpoint" in f && f.client === clientId);
   return {
     clientId,
     now: () => {

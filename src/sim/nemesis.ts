@@ -11,7 +11,13 @@
  *   compose and each heal undoes only its own cut.
  */
 import { partitionAtMark } from "../schedule/faults/partition-at.js";
-import { type Checkpoint, isTimedFault, type PauseClocks, type TimedFault } from "../schedule/schedule.js";
+import {
+  type Checkpoint,
+  isTimedFault,
+  type PauseClocks,
+  startsAtHit,
+  type TimedFault,
+} from "../schedule/schedule.js";
 import { jumpClock, monoAt } from "./clock.js";
 import { cutLink, delayLink } from "./network.js";
 import {
@@ -174,10 +180,7 @@ export function faultsAtCheckpoint(
   point: Checkpoint,
   occurrence: number,
 ): SimOp<void> | null {
-  const atThisHit = w.schedule.faults.filter(
-    (f) =>
-      "checkpoint" in f && f.client === clientId && f.checkpoint === point && f.occurrence === occurrence,
-  );
+  const atThisHit = w.schedule.faults.filter((f) => startsAtHit(f, clientId, point, occurrence));
   // Cuts first, as a real client has its links cut before it stops itself.
   for (const f of atThisHit) {
     if (f.kind === "partition-at")

@@ -7,41 +7,29 @@
  * a stale write, on every run, however fast the processes start — the cut waits for client
  * 0's first write, and client 0 waits for the cut.
  */
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadModule } from "../../src/custom/module-target.js";
 import { isNemesisOp } from "../../src/history/op.js";
-import { missingBinaries, schedule } from "./helpers.js";
-import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
+import { missingBinaries } from "./helpers.js";
+import { expectNothingLeftAfterEach, fixtureLibrary, runChecked } from "./run-helpers.js";
+import { holderAndEager } from "./schedules.js";
 
-const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
 const missingRedis = missingBinaries(["redis-server"]);
 const track = expectNothingLeftAfterEach();
 
 describe.skipIf(missingRedis.length > 0)("partition-at on real servers", () => {
   it("cuts the holder off at its first write, before that write is sent: stale write", async () => {
-    const loaded = await loadModule("module:./watchdog-lock.mjs", FIXTURES);
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const target = await fixtureLibrary("watchdog-lock.mjs");
     const r = await runChecked(
-      schedule(
-        loaded.value.target.name,
-        "unfenced",
-        { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 6000 },
-        [
-          { id: 0, cycles: [{ thinkMs: 0, holdMs: 3000, writes: 10 }] },
-          { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 300, holdMs: 100, writes: 1 })) },
-        ],
-        [
-          {
-            kind: "partition-at",
-            client: 0,
-            checkpoint: "before-write",
-            occurrence: 0,
-            durationMs: 2000,
-            nodes: ["server:0"],
-          },
-        ],
-      ),
+      holderAndEager(target.name, { thinkMs: 0, holdMs: 3000, writes: 10 }, [
+        {
+          kind: "partition-at",
+          client: 0,
+          checkpoint: "before-write",
+          occurrence: 0,
+          durationMs: 2000,
+          nodes: ["server:0"],
+        },
+      ]),
     );
     track(r.runId);
     expect(r.run.warnings, r.timeline).toEqual([]);

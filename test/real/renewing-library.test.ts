@@ -12,15 +12,19 @@
  * on 3 reruns of its schedule; seeds 2 and 4 did not); the test needs one of them to, so one
  * unlucky real run does not fail it.
  */
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { generateSchedule } from "../../src/api/generate-schedule.js";
-import { loadModule } from "../../src/custom/module-target.js";
 import { isNemesisOp, type WriteOp } from "../../src/history/op.js";
-import { missingBinaries, schedule } from "./helpers.js";
-import { type CheckedRealRun, expectNothingLeftAfterEach, leftovers, runChecked } from "./run-helpers.js";
+import { missingBinaries } from "./helpers.js";
+import {
+  type CheckedRealRun,
+  expectNothingLeftAfterEach,
+  fixtureLibrary,
+  leftovers,
+  runChecked,
+} from "./run-helpers.js";
+import { holderAndEager } from "./schedules.js";
 
-const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
 const SEEDS = [1, 3];
 
 const missingRedis = missingBinaries(["redis-server"]);
@@ -28,9 +32,7 @@ const track = expectNothingLeftAfterEach();
 
 describe.skipIf(missingRedis.length > 0)("a lock that renews its lease, under partitions", () => {
   it("a holder cut off from Redis past its TTL keeps writing after the next holder: stale write", async () => {
-    const loaded = await loadModule("module:./watchdog-lock.mjs", FIXTURES);
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
-    const target = loaded.value.target;
+    const target = await fixtureLibrary("watchdog-lock.mjs");
     expect(target.renews).toBe(true);
     const runs: CheckedRealRun[] = [];
     let ttlMs = 0;
@@ -86,19 +88,11 @@ describe.skipIf(missingRedis.length > 0)("a lock that renews its lease, under pa
    * goes on writing. With the watchdog on the machine's timers the key never expires.
    */
   it("a holder whose clock runs slow renews too late: the watchdog runs on the client's clock", async () => {
-    const loaded = await loadModule("module:./watchdog-lock.mjs", FIXTURES);
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const target = await fixtureLibrary("watchdog-lock.mjs");
     const r = await runChecked(
-      schedule(
-        loaded.value.target.name,
-        "unfenced",
-        { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 6000 },
-        [
-          { id: 0, cycles: [{ thinkMs: 0, holdMs: 1000, writes: 4 }] },
-          { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 300, holdMs: 100, writes: 1 })) },
-        ],
-        [{ kind: "clock-drift", node: "client:0", at: 200, rate: -0.8 }],
-      ),
+      holderAndEager(target.name, { thinkMs: 0, holdMs: 1000, writes: 4 }, [
+        { kind: "clock-drift", node: "client:0", at: 200, rate: -0.8 },
+      ]),
     );
     track(r.runId);
     expect(r.run.warnings, r.timeline).toEqual([]);

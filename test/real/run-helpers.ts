@@ -2,9 +2,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, expect } from "vitest";
 import { checkOps, SAFETY_CHECKERS } from "../../src/checkers/index.js";
 import type { Verdict } from "../../src/checkers/verdict.js";
+import { loadModule } from "../../src/custom/module-target.js";
 import { isNemesisOp, type Op, type WriteOp } from "../../src/history/op.js";
 import { newRunId, type RealRun, type RealRunOptions, runReal } from "../../src/real/run.js";
 import { type FuzzOptions, fuzz } from "../../src/runner/fuzz.js";
@@ -164,4 +166,12 @@ export function shortFuzz(t: Target, o: Partial<FuzzOptions> = {}) {
     shrink: false,
     ...o,
   });
+}
+
+/** The target of a library adapter in test/fixtures/libraries/ (e.g. "watchdog-lock.mjs"). */
+export async function fixtureLibrary(file: string): Promise<Target> {
+  const dir = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
+  const loaded = await loadModule(`module:./${file}`, dir);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  return loaded.value.target;
 }

@@ -1,5 +1,5 @@
 /** Schedules shared by the real-server tests of both cluster backends (processes and docker). */
-import type { Fault, Schedule } from "../../src/schedule/schedule.js";
+import type { ClientPlan, Fault, Schedule } from "../../src/schedule/schedule.js";
 import { schedule } from "./helpers.js";
 
 /** Client 0 is paused right after acquiring, for 3× the TTL; client 1 keeps locking meanwhile. */
@@ -60,3 +60,24 @@ export const etcdClientPause: Fault = {
   occurrence: 0,
   durationMs: 3000,
 };
+
+/**
+ * A lock on one redis-server with a 1 s TTL: client 0 holds the lock for `holder`; client 1
+ * tries every 300 ms, 12 times, and takes it whenever client 0's key is gone.
+ */
+export function holderAndEager(
+  target: string,
+  holder: ClientPlan["cycles"][number],
+  faults: Fault[],
+): Schedule {
+  return schedule(
+    target,
+    "unfenced",
+    { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 6000 },
+    [
+      { id: 0, cycles: [holder] },
+      { id: 1, cycles: Array.from({ length: 12 }, () => ({ thinkMs: 300, holdMs: 100, writes: 1 })) },
+    ],
+    faults,
+  );
+}

@@ -18,16 +18,8 @@ export async function startPartitionsAt(
 ): Promise<{ label: string; durationMs: number }[]> {
   const started: { label: string; durationMs: number }[] = [];
   for (const f of faults) {
-    const client = `client:${f.client}`;
-    const partition: Extract<Fault, { kind: "partition" }> = {
-      kind: "partition",
-      at: 0,
-      durationMs: f.durationMs,
-      a: [client],
-      b: f.nodes,
-      oneWay: false,
-    };
-    const label = await startPartition(ctx, partition, partitionAtMark(f));
+    const cut = { a: [`client:${f.client}`], b: f.nodes, oneWay: false, durationMs: f.durationMs };
+    const label = await startPartition(ctx, cut, partitionAtMark(f));
     if (label !== null) started.push({ label: `${label}@${f.checkpoint}`, durationMs: f.durationMs });
   }
   return started;

@@ -10,6 +10,9 @@ import { directedLink, unsupportedPair } from "./links.js";
 
 type PartitionFault = Extract<Fault, { kind: "partition" }>;
 
+/** What a partition cuts and for how long: a timed partition's, or a `partition-at`'s. */
+export type Cut = Pick<PartitionFault, "a" | "b" | "oneWay" | "durationMs">;
+
 async function resolveGroup(ctx: FaultContext, refs: readonly string[]): Promise<RealNode[]> {
   const nodes: RealNode[] = [];
   for (const ref of refs) {
@@ -22,7 +25,7 @@ async function resolveGroup(ctx: FaultContext, refs: readonly string[]): Promise
 /** `mark`: more fields for the recorded value (a `partition-at`'s checkpoint hit). */
 export async function startPartition(
   ctx: FaultContext,
-  fault: PartitionFault,
+  fault: Cut,
   mark: Record<string, unknown> = {},
 ): Promise<string | null> {
   const a = await resolveGroup(ctx, fault.a);
