@@ -19,6 +19,8 @@
  * simulator grants it. gRPC's deadline is now well past lockcheck's (adapters/etcd.ts).
  */
 import { describe, expect, it } from "vitest";
+import type { Op } from "../../src/history/op.js";
+import { serializeOp } from "../../src/history/serialize.js";
 import { runAndCheck } from "../../src/runner/execute.js";
 import { findTarget } from "../../src/targets/index.js";
 import { missingBinaries, schedule } from "./helpers.js";
@@ -31,17 +33,37 @@ function target(name: string) {
   return t.value;
 }
 
-/** Client 0 is frozen right after sending its first create-if-absent, for 2.5 s (lease: 1 s). */
+/**
+ * Client 0 is frozen right after sending its first create-if-absent, for 4 s (lease: 1 s).
+ * Client 1 has three tries to take the lock meanwhile: on a loaded CI runner one try of
+ * client 1 was denied (a 100 ms call timing out, or the lease outliving a leader change past
+ * its two-TTL wait), and the run had no second holder to be stale against.
+ */
 const pausedAfterSending = schedule(
   "etcd:lock",
   "unfenced",
-  { servers: 3, ttlMs: 1000, callTimeoutMs: 100, horizonMs: 6000, latencyMs: { min: 1, max: 5 } },
+  { servers: 3, ttlMs: 1000, callTimeoutMs: 100, horizonMs: 8000, latencyMs: { min: 1, max: 5 } },
   [
     { id: 0, cycles: [{ thinkMs: 0, holdMs: 20, writes: 1 }] },
-    { id: 1, cycles: [{ thinkMs: 300, holdMs: 0, writes: 1 }] },
+    {
+      id: 1,
+      cycles: [
+        { thinkMs: 300, holdMs: 0, writes: 1 },
+        { thinkMs: 50, holdMs: 0, writes: 1 },
+        { thinkMs: 50, holdMs: 0, writes: 1 },
+      ],
+    },
   ],
-  [{ kind: "pause-at", client: 0, checkpoint: "acquire-sent", occurrence: 0, durationMs: 2500 }],
+  [{ kind: "pause-at", client: 0, checkpoint: "acquire-sent", occurrence: 0, durationMs: 4000 }],
 );
+
+/** The history's completions and nemesis ops, one per line: what a failed assertion shows. */
+function completions(ops: readonly Op[]): string {
+  return ops
+    .filter((op) => op.type !== "invoke" || op.process === "nemesis")
+    .map(serializeOp)
+    .join("\n");
+}
 
 /** Client 0 alone, frozen right after it invoked acquire (its lease grant on the way), for 600 ms (lease: 2 s). */
 const pausedInAcquire = schedule(
@@ -62,8 +84,8 @@ describe.skipIf(missing.length > 0)("pauses of a real etcd client", () => {
     for (const run of [sim, real]) {
       const grant = run.ops.find((op) => op.process === 0 && op.f === "acquire" && op.type !== "invoke");
       // Granted (its reply read before the deadline), not `info` with a timeout.
-      expect(grant).toMatchObject({ type: "ok", grant: "0:0" });
-      expect(run.verdicts.find((v) => v.checker === "stale-write")?.valid).toBe(false);
+      expect(grant, completions(run.ops)).toMatchObject({ type: "ok", grant: "0:0" });
+      expect(run.verdicts.find((v) => v.checker === "stale-write")?.valid, completions(run.ops)).toBe(false);
     }
   }, 60_000);
 
