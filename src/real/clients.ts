@@ -5,10 +5,11 @@
  */
 import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
+import { afterMsField, afterMsLabel } from "../schedule/faults/after-checkpoint.js";
 import { clocksField, clocksLabel } from "../schedule/faults/pause-clocks.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type {
-  CheckpointHit,
+  CheckpointFaultPoint,
   ChildConfig,
   ChildMessage,
   LibraryChildConfig,
@@ -70,7 +71,7 @@ export interface FleetOptions {
   reaper: Reaper | null;
   onPauseRequest(req: PauseRequest): void;
   /** A client reached a checkpoint hit of its `partition-at` faults and waits for `cut-done`. */
-  onCutRequest(clientId: number, hit: CheckpointHit): void;
+  onCutRequest(clientId: number, point: CheckpointFaultPoint): void;
   /** How long children may take to start and connect. */
   startTimeoutMs?: number;
   /** Lock servers the user runs (`--redis-endpoints`): a library adapter connects there, not to proxies. */
@@ -126,6 +127,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
               {
                 checkpoint: f.checkpoint,
                 occurrence: f.occurrence,
+                ...afterMsField(f.afterMs),
                 durationMs: f.durationMs,
                 ...clocksField(f.clocks),
               },
@@ -134,7 +136,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
       ),
       cutAt: schedule.faults.flatMap((f) =>
         f.kind === "partition-at" && f.client === plan.id
-          ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence }]
+          ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence, ...afterMsField(f.afterMs) }]
           : [],
       ),
       pauseInCall: pauseInCallSpecs(schedule.faults, plan.id),
@@ -157,14 +159,24 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             return;
           case "pause-me": {
             proc.notePausedBySelf();
-            const { checkpoint, occurrence, durationMs, time, clocks } = msg;
-            const value = { checkpoint, occurrence, durationMs, ...clocksField(clocks) };
-            const label = `pause-at client:${plan.id}@${checkpoint}${clocksLabel(clocks)}`;
+            const { checkpoint, occurrence, afterMs, durationMs, time, clocks } = msg;
+            const value = {
+              checkpoint,
+              occurrence,
+              ...afterMsField(afterMs),
+              durationMs,
+              ...clocksField(clocks),
+            };
+            const label = `pause-at client:${plan.id}@${checkpoint}${afterMsLabel(afterMs)}${clocksLabel(clocks)}`;
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;
           }
           case "cut-me":
-            opts.onCutRequest(plan.id, { checkpoint: msg.checkpoint, occurrence: msg.occurrence });
+            opts.onCutRequest(plan.id, {
+              checkpoint: msg.checkpoint,
+              occurrence: msg.occurrence,
+              ...afterMsField(msg.afterMs),
+            });
             return;
           case "pause-in-call":
             proc.notePausedBySelf();

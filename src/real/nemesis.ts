@@ -13,7 +13,7 @@ import {
   startsAtHit,
   type TimedFault,
 } from "../schedule/schedule.js";
-import type { CheckpointHit } from "./client/protocol.js";
+import type { CheckpointFaultPoint } from "./client/protocol.js";
 import type { ClientFleet, PauseRequest } from "./clients.js";
 import { startClockFault } from "./faults/clock.js";
 import { type FaultContext, resolveNode } from "./faults/context.js";
@@ -36,7 +36,7 @@ export interface Nemesis {
   start(clients: ClientFleet): Promise<void>;
   onPauseRequest(req: PauseRequest): void;
   /** Client `clientId` reached a hit of its `partition-at` faults: cut it off, then tell it to go on. */
-  onCutRequest(clientId: number, hit: CheckpointHit): void;
+  onCutRequest(clientId: number, point: CheckpointFaultPoint): void;
   /** Labels of the faults in effect now. */
   active(): string[];
   /**
@@ -151,7 +151,11 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
         return;
       }
       const faults = opts.schedule.faults.flatMap((f) =>
-        f.kind === "partition-at" && startsAtHit(f, clientId, hit.checkpoint, hit.occurrence) ? [f] : [],
+        f.kind === "partition-at" &&
+        startsAtHit(f, clientId, hit.checkpoint, hit.occurrence) &&
+        f.afterMs === hit.afterMs
+          ? [f]
+          : [],
       );
       begun += faults.length;
       void startPartitionsAt(c, faults)

@@ -10,9 +10,12 @@
  * - Partitions and delays are reference counted per directed link, so overlapping faults
  *   compose and each heal undoes only its own cut.
  */
+
+import { afterMsField } from "../schedule/faults/after-checkpoint.js";
 import { partitionAtMark } from "../schedule/faults/partition-at.js";
 import {
   type Checkpoint,
+  type CheckpointFault,
   isTimedFault,
   type PauseClocks,
   startsAtHit,
@@ -171,7 +174,9 @@ function partitionLinks(a: readonly string[], b: readonly string[], oneWay: bool
  * `env.checkpoint(point)`: the `partition-at` faults that name this client, checkpoint and
  * occurrence cut it off from their nodes now (it goes on at once); then, if `pause-at` faults
  * name them, pause the client for their durations (recorded as pause/resume) and return an op
- * settled once it runs again; otherwise null (nothing to wait for).
+ * settled once it runs again; otherwise null (nothing to wait for). Those with `afterMs` start
+ * that long after, on a timer of the client's own (the client goes on meanwhile; frozen, it
+ * fires them once it runs again), as a real client times them.
  */
 export function faultsAtCheckpoint(
   w: SimWorld,
@@ -181,18 +186,19 @@ export function faultsAtCheckpoint(
   occurrence: number,
 ): SimOp<void> | null {
   const atThisHit = w.schedule.faults.filter((f) => startsAtHit(f, clientId, point, occurrence));
+  for (const f of atThisHit) {
+    if (f.afterMs === undefined) continue;
+    setTimer(client, f.afterMs, () => {
+      w.core.settled = true;
+      startCheckpointFault(w, client, f);
+    });
+  }
+  const now = atThisHit.filter((f) => f.afterMs === undefined);
   // Cuts first, as a real client has its links cut before it stops itself.
-  for (const f of atThisHit) {
-    if (f.kind === "partition-at")
-      partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
-  }
-  let matched = false;
-  for (const f of atThisHit) {
-    if (f.kind !== "pause-at") continue;
-    matched = true;
-    pauseFor(w, client, f.durationMs, { checkpoint: point, occurrence, durationMs: f.durationMs }, f.clocks);
-  }
-  if (!matched) return null;
+  for (const f of now) if (f.kind === "partition-at") startCheckpointFault(w, client, f);
+  const pauses = now.filter((f) => f.kind === "pause-at");
+  if (pauses.length === 0) return null;
+  for (const f of pauses) startCheckpointFault(w, client, f);
   // A zero-length timer comes due at once and waits, like everything else, for the resume.
   const op = new SimOp<void>(w.core);
   setTimer(client, 0, () => {
@@ -200,4 +206,19 @@ export function faultsAtCheckpoint(
     completeOp(op, undefined);
   });
   return op;
+}
+
+function startCheckpointFault(w: SimWorld, client: SimNode, f: CheckpointFault): void {
+  if (f.kind === "partition-at") {
+    partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
+    return;
+  }
+  const { checkpoint, occurrence, durationMs } = f;
+  pauseFor(
+    w,
+    client,
+    durationMs,
+    { checkpoint, occurrence, ...afterMsField(f.afterMs), durationMs },
+    f.clocks,
+  );
 }

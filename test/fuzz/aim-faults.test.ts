@@ -19,18 +19,37 @@ const lease = target("sim:lease");
 const op = (ms: number, type: Op["type"], f: Op["f"], process = 0): Op =>
   ({ index: 0, time: ms * 1e6, process, type, f }) as Op;
 
-/** Client 0: acquire 10–12, write 20–21, write 3000–3001, release 3002–3003; client 1 writes at 25. */
+/**
+ * Client 0: acquire 10–12, write 100–101, write 3000–3001, release 3002–3003, then an acquire
+ * from 3500 that fails at 3510; client 1 writes at 25.
+ */
 const ops: Op[] = [
   op(10, "invoke", "acquire"),
   op(12, "ok", "acquire"),
-  op(20, "invoke", "write"),
-  op(21, "ok", "write"),
   op(25, "invoke", "write", 1),
+  op(100, "invoke", "write"),
+  op(101, "ok", "write"),
   op(3000, "invoke", "write"),
   op(3001, "ok", "write"),
   op(3002, "invoke", "release"),
   op(3003, "ok", "release"),
+  op(3500, "invoke", "acquire"),
+  op(3510, "fail", "acquire"),
 ];
+
+/** When client 0's first acquire was granted, in ms. */
+const grantMs = (history: readonly Op[]): number =>
+  history.find((o) => o.process === 0 && o.f === "acquire" && o.type === "ok")!.time / 1e6;
+
+/** When the run's first nemesis op `f` came, in ms. */
+const startMs = (history: readonly Op[], f: string): number =>
+  history.find((o) => o.process === "nemesis" && o.f === f)!.time / 1e6;
+
+/** `s` with client 0 thinking `thinkMs` before its first cycle. */
+const withThink = (s: Schedule, thinkMs: number): Schedule => ({
+  ...s,
+  clients: s.clients.map((c) => (c.id === 0 ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs }] } : c)),
+});
 
 /**
  * Client 0 starts after `thinkMs` and writes twice in a 600 ms hold; it is frozen at 150 ms
@@ -75,21 +94,23 @@ async function shrinkOnJitteredServers(t: Target, found: Schedule, jitterMs: num
 }
 
 describe("aiming timed pauses", () => {
-  it("a pause between a holder's calls waits for its next one; one inside an acquire stays inside it", () => {
-    expect(aimedPause(0, 500, 2000, ops)).toEqual({
+  it("a pause in a hold comes as long after the client's last checkpoint as it did; one inside an acquire stays inside it", () => {
+    const pauseAt = (checkpoint: string, occurrence: number, afterMs?: number) => ({
       kind: "pause-at",
       client: 0,
-      checkpoint: "before-write",
-      occurrence: 1,
+      checkpoint,
+      occurrence,
+      ...(afterMs === undefined ? {} : { afterMs }),
       durationMs: 2000,
     });
-    expect(aimedPause(0, 3001.5, 2000, ops)).toEqual({
-      kind: "pause-at",
-      client: 0,
-      checkpoint: "before-release",
-      occurrence: 0,
-      durationMs: 2000,
-    });
+    // In the sleep after the grant, after a write, inside a write, inside the release.
+    expect(aimedPause(0, 30, 2000, ops)).toEqual(pauseAt("acquired", 0, 18));
+    expect(aimedPause(0, 500, 2000, ops)).toEqual(pauseAt("before-write", 0, 400));
+    expect(aimedPause(0, 100.2, 2000, ops)).toEqual(pauseAt("before-write", 0, 1));
+    expect(aimedPause(0, 3002.5, 2000, ops)).toEqual(pauseAt("before-release", 0, 1));
+    // Within 10 ms before the next write or release: at that call's checkpoint itself.
+    expect(aimedPause(0, 2991, 2000, ops)).toEqual(pauseAt("before-write", 1));
+    expect(aimedPause(0, 3001.5, 2000, ops)).toEqual(pauseAt("before-release", 0));
     expect(aimedPause(0, 11.6, 2000, ops)).toEqual({
       kind: "pause-in-call",
       client: 0,
@@ -98,8 +119,15 @@ describe("aiming timed pauses", () => {
       afterMs: 1,
       durationMs: 2000,
     });
-    // Inside a write, after the client's last call, or of a client with no calls: not aimed.
-    expect(aimedPause(0, 20.5, 2000, ops)).toBeNull();
+    expect(aimedPause(0, 3505, 2000, ops)).toMatchObject({
+      kind: "pause-in-call",
+      occurrence: 1,
+      afterMs: 5,
+    });
+    // Before the client's first call, between a release and the next acquire, after its last
+    // op, or of a client with no calls: not aimed.
+    expect(aimedPause(0, 5, 2000, ops)).toBeNull();
+    expect(aimedPause(0, 3200, 2000, ops)).toBeNull();
     expect(aimedPause(0, 4000, 2000, ops)).toBeNull();
     expect(aimedPause(2, 100, 2000, ops)).toBeNull();
   });
@@ -115,7 +143,12 @@ describe("aiming timed pauses", () => {
     });
     const aimed = withFaultsAimed(s, ops)!;
     expect(aimed.faults[0]).toEqual(s.faults[0]);
-    expect(aimed.faults[1]).toMatchObject({ kind: "pause-at", checkpoint: "before-write", occurrence: 1 });
+    expect(aimed.faults[1]).toMatchObject({
+      kind: "pause-at",
+      checkpoint: "before-write",
+      occurrence: 0,
+      afterMs: 400,
+    });
     expect(withFaultsAimed({ ...s, faults: [s.faults[0]!] }, ops)).toBeNull();
   });
 
@@ -123,17 +156,18 @@ describe("aiming timed pauses", () => {
     const found = await probeViolation(lease, pausedHolder(0), "stale-write");
     expect(found.fails).toBe(true);
     const aimed = withFaultsAimed(pausedHolder(0), found.evidence!.ops)!;
-    expect(aimed.faults[0]).toMatchObject({ kind: "pause-at", checkpoint: "before-write", occurrence: 0 });
-    const at = (thinkMs: number, s: Schedule) => ({
-      ...s,
-      clients: s.clients.map((c) => (c.id === 0 ? { ...c, cycles: [{ ...c.cycles[0]!, thinkMs }] } : c)),
-    });
+    // In the sleep after its grant: that long after the grant.
+    const afterMs = Math.ceil(150 - grantMs(found.evidence!.ops));
+    expect(aimed.faults).toEqual([
+      { kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, afterMs, durationMs: 2500 },
+    ]);
     const timed: boolean[] = [];
     for (const thinkMs of [0, 100, 200, 300]) {
       timed.push((await probeViolation(lease, pausedHolder(thinkMs), "stale-write")).fails);
-      expect((await probeViolation(lease, at(thinkMs, aimed), "stale-write")).fails, `think ${thinkMs}`).toBe(
-        true,
-      );
+      const r = await probeViolation(lease, withThink(aimed, thinkMs), "stale-write");
+      expect(r.fails, `think ${thinkMs}`).toBe(true);
+      // The pause came as long after the grant as in the failing run, whatever the client's pace.
+      expect(startMs(r.evidence!.ops, "pause") - grantMs(r.evidence!.ops)).toBeCloseTo(afterMs, 0);
     }
     expect(timed).toEqual([true, true, false, false]);
   });
@@ -141,8 +175,20 @@ describe("aiming timed pauses", () => {
   it("shrinking a real failure ends with its timed pause aimed where it hit in the failing run", async () => {
     const r = await shrinkOnJitteredServers(lease, pausedHolder(0), 300);
     expect(r.schedule.faults).toEqual([
-      { kind: "pause-at", client: 0, checkpoint: "before-write", occurrence: 0, durationMs: 2500 },
+      {
+        kind: "pause-at",
+        client: 0,
+        checkpoint: "acquired",
+        occurrence: 0,
+        afterMs: expect.any(Number),
+        durationMs: 2500,
+      },
     ]);
+    // The failing run's client 0 started late (up to 300 ms), so its grant came up to 150 ms before the pause.
+    expect(r.schedule.faults[0]).toHaveProperty(
+      "afterMs",
+      expect.toSatisfy((ms: number) => ms >= 1 && ms <= 150),
+    );
     expect(r.confirmed).toEqual({ failed: 4, runs: 4 });
   });
 });
@@ -174,28 +220,34 @@ const timedCut: Extract<Fault, { kind: "partition" }> = {
 };
 
 describe("aiming timed partitions", () => {
-  it("a cut of one client between its calls of a hold waits for its next call, from either side", () => {
+  it("a cut of one client in a hold comes as long after its last checkpoint as it did, from either side", () => {
     const cut = (f: Partial<Extract<Fault, { kind: "partition" }>>) => ({ ...timedCut, at: 500, ...f });
     const expected = {
       kind: "partition-at",
       client: 0,
       checkpoint: "before-write",
-      occurrence: 1,
+      occurrence: 0,
+      afterMs: 400,
       durationMs: 2500,
       nodes: MEMBERS,
     };
     expect(aimedPartition(cut({}), ops)).toEqual(expected);
     expect(aimedPartition(cut({ a: MEMBERS, b: ["client:0"] }), ops)).toEqual(expected);
-    expect(aimedPartition(cut({ at: 3001.5 }), ops)).toMatchObject({
-      checkpoint: "before-release",
+    expect(aimedPartition(cut({ at: 30 }), ops)).toMatchObject({
+      checkpoint: "acquired",
       occurrence: 0,
+      afterMs: 18,
     });
-    // One way, two clients, clients on both sides, inside an acquire or a write: not aimed.
+    expect(aimedPartition(cut({ at: 100.5 }), ops)).toMatchObject({ checkpoint: "before-write", afterMs: 1 });
+    const atRelease = aimedPartition(cut({ at: 3001.5 }), ops);
+    expect(atRelease).toMatchObject({ checkpoint: "before-release", occurrence: 0 });
+    expect(atRelease).not.toHaveProperty("afterMs");
+    // One way, two clients, clients on both sides, inside an acquire, out of a hold: not aimed.
     expect(aimedPartition(cut({ oneWay: true }), ops)).toBeNull();
     expect(aimedPartition(cut({ a: ["client:0", "client:1"] }), ops)).toBeNull();
     expect(aimedPartition(cut({ b: ["client:1", "server:0"] }), ops)).toBeNull();
     expect(aimedPartition(cut({ at: 11.6 }), ops)).toBeNull();
-    expect(aimedPartition(cut({ at: 20.5 }), ops)).toBeNull();
+    expect(aimedPartition(cut({ at: 3200 }), ops)).toBeNull();
   });
 
   it("in the simulator: at a time the cut misses a client that starts later; aimed, it cuts the holder at every pace", async () => {
@@ -203,17 +255,22 @@ describe("aiming timed partitions", () => {
     expect(found.fails).toBe(true);
     const aimed = withFaultsAimed(cutHolder(0, timedCut), found.evidence!.ops)!;
     const fault = aimed.faults[0]!;
-    expect(fault).toMatchObject({
+    const afterMs = Math.ceil(150 - grantMs(found.evidence!.ops));
+    expect(fault).toEqual({
       kind: "partition-at",
       client: 0,
-      checkpoint: "before-write",
+      checkpoint: "acquired",
       occurrence: 0,
+      afterMs,
+      durationMs: 2500,
+      nodes: MEMBERS,
     });
     const timed: boolean[] = [];
     for (const thinkMs of [0, 100, 200, 300, 500]) {
       timed.push((await probeViolation(consensus, cutHolder(thinkMs, timedCut), "stale-write")).fails);
       const r = await probeViolation(consensus, cutHolder(thinkMs, fault), "stale-write");
       expect(r.fails, `think ${thinkMs}`).toBe(true);
+      expect(startMs(r.evidence!.ops, "partition") - grantMs(r.evidence!.ops)).toBeCloseTo(afterMs, 0);
     }
     expect(timed).toEqual([true, true, false, false, false]);
   });
@@ -226,8 +283,9 @@ describe("aiming timed partitions", () => {
       {
         kind: "partition-at",
         client: 0,
-        checkpoint: "before-write",
+        checkpoint: "acquired",
         occurrence: 0,
+        afterMs: expect.toSatisfy((ms: number) => ms >= 1 && ms <= 150),
         durationMs: 2500,
         nodes: MEMBERS,
       },

@@ -8,7 +8,7 @@ import { type Fault, faultSchema } from "../../src/schedule/schedule.js";
 
 const SAMPLES: Fault[] = [
   { kind: "pause", node: "client:1", at: 300, durationMs: 900 },
-  { kind: "pause-at", client: 1, checkpoint: "acquired", occurrence: 2, durationMs: 900 },
+  { kind: "pause-at", client: 1, checkpoint: "acquired", occurrence: 2, afterMs: 40, durationMs: 900 },
   { kind: "pause-in-call", client: 2, call: "write", occurrence: 1, afterMs: 5, durationMs: 700 },
   { kind: "crash", node: "server:0", at: 250, restartAfterMs: 400 },
   {
@@ -101,6 +101,21 @@ describe("fault descriptors", () => {
     expect(
       descriptorOf(cut).startedBy?.(cut, { ...start, value: { ...start.value, occurrence: 2 } }),
     ).toBeUndefined();
+    // One that starts afterMs after the checkpoint is told apart from one at the checkpoint.
+    const later: Fault = { ...cut, afterMs: 120 } as Fault;
+    const laterStart = { ...start, value: { ...start.value, afterMs: 120 } };
+    expect(descriptorOf(later).startedBy?.(later, laterStart)).toBe(true);
+    expect(descriptorOf(later).startedBy?.(later, start)).toBeUndefined();
+    expect(descriptorOf(cut).startedBy?.(cut, laterStart)).toBeUndefined();
+    const pause = SAMPLES.find((f) => f.kind === "pause-at")!;
+    const pauseStart = {
+      f: "pause",
+      node: "client:1",
+      value: { checkpoint: "acquired", occurrence: 2, afterMs: 40, durationMs: 900 },
+    };
+    expect(descriptorOf(pause).startedBy?.(pause, pauseStart)).toBe(true);
+    const { afterMs: _a, ...atCheckpoint } = pauseStart.value;
+    expect(descriptorOf(pause).startedBy?.(pause, { ...pauseStart, value: atCheckpoint })).toBeUndefined();
     const timed: Fault = {
       kind: "partition",
       at: 5,

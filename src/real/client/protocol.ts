@@ -37,9 +37,9 @@ export interface ChildConfig {
   etcdPorts: number[];
   resource: { mode: ResourceMode; port: number | null };
   /** This client's `pause-at` faults. */
-  pauseAt: { checkpoint: Checkpoint; occurrence: number; durationMs: number; clocks?: PauseClocks }[];
+  pauseAt: (CheckpointFaultPoint & { durationMs: number; clocks?: PauseClocks })[];
   /** Where this client's `partition-at` faults cut it off (absent: none); the parent knows from what. */
-  cutAt?: CheckpointHit[];
+  cutAt?: CheckpointFaultPoint[];
   /** This client's `pause-in-call` faults (absent: none). */
   pauseInCall?: PauseInCallSpec[];
   /** Where the child appends its events, one JSON line each. */
@@ -50,6 +50,11 @@ export interface ChildConfig {
 export interface CheckpointHit {
   checkpoint: Checkpoint;
   occurrence: number;
+}
+
+/** Where a checkpoint fault starts: at a hit, or `afterMs` after it by the client's timer. */
+export interface CheckpointFaultPoint extends CheckpointHit {
+  afterMs?: number;
 }
 
 export interface LibraryChildConfig {
@@ -68,8 +73,8 @@ export type ParentMessage =
   /** Client-side clock faults: step by deltaMs, or set the drift rate. */
   | { type: "clock-jump"; deltaMs: number }
   | { type: "clock-drift"; rate: number }
-  /** The client's `partition-at` cuts of this checkpoint hit are in place (or failed): go on. */
-  | ({ type: "cut-done" } & CheckpointHit);
+  /** The client's `partition-at` cuts of this point are in place (or failed): go on. */
+  | ({ type: "cut-done" } & CheckpointFaultPoint);
 
 export type ChildMessage =
   | { type: "ready" }
@@ -83,15 +88,16 @@ export type ChildMessage =
       type: "pause-me";
       checkpoint: Checkpoint;
       occurrence: number;
+      afterMs?: number;
       durationMs: number;
       time: number;
       clocks?: PauseClocks;
     }
   /**
-   * The child reached a checkpoint hit where `partition-at` faults cut it off; it waits for
-   * `cut-done` before it goes on. `time`: ns since t0.
+   * The child reached a point where `partition-at` faults cut it off; at a checkpoint itself it
+   * waits for `cut-done` before it goes on (`afterMs` later it has gone on). `time`: ns since t0.
    */
-  | ({ type: "cut-me"; time: number } & CheckpointHit)
+  | ({ type: "cut-me"; time: number } & CheckpointFaultPoint)
   /** The same for a `pause-in-call` fault that came due (see pause-in-call.ts). */
   | ({ type: "pause-in-call"; time: number } & PauseInCallFired)
   | { type: "done" }

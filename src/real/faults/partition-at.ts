@@ -4,6 +4,7 @@
  * partition is (partition.ts), recorded with the checkpoint and occurrence; the client waits
  * until they are in place (client/cut-requests.ts).
  */
+import { afterMsLabel } from "../../schedule/faults/after-checkpoint.js";
 import { partitionAtMark } from "../../schedule/faults/partition-at.js";
 import type { Fault } from "../../schedule/schedule.js";
 import type { FaultContext } from "./context.js";
@@ -20,7 +21,8 @@ export async function startPartitionsAt(
   for (const f of faults) {
     const cut = { a: [`client:${f.client}`], b: f.nodes, oneWay: false, durationMs: f.durationMs };
     const label = await startPartition(ctx, cut, partitionAtMark(f));
-    if (label !== null) started.push({ label: `${label}@${f.checkpoint}`, durationMs: f.durationMs });
+    if (label !== null)
+      started.push({ label: `${label}@${f.checkpoint}${afterMsLabel(f.afterMs)}`, durationMs: f.durationMs });
   }
   return started;
 }

@@ -3,44 +3,90 @@
  * at a time lands wherever the client happens to be then; on real servers, where the clients'
  * pace differs from run to run, a replay often finds the client elsewhere (acquiring instead
  * of holding) and passes. The same fault at a checkpoint or inside a call lands at the same
- * point of the client's work on every run. From a failing run's history:
- * - a timed pause of a client becomes `pause-at before-write` (or `before-release`) when the
- *   client's next call was a write (a release): the pause of a holder between two of its
- *   calls, numbered by the writes (releases) it had made; or `pause-in-call` of its acquire,
- *   as long after the invoke as it came, when it came while an acquire was open;
- * - a timed two-way partition between one client and nodes that are not clients becomes
- *   `partition-at` the same checkpoint, when it came between two calls of a hold.
+ * point of the client's work on every run. From a failing run's history, a timed pause of a
+ * client, or a timed two-way partition between one client and nodes that are not clients,
+ * that came while the client held the lock (or was releasing it) becomes a fault at the last
+ * checkpoint the client passed before it, `afterMs` as long after it as it came:
+ * - `acquired` (the acquire's ok), `before-write` (a write's invoke: during the write or in the
+ *   sleep after it) or `before-release` (the release's invoke), numbered by the times the client
+ *   had passed there;
+ * - but when the client's next call (a write or a release) was sent within `NEXT_CALL_NEAR_MS`
+ *   after the fault, at that call's checkpoint itself: what mattered is likely that the fault
+ *   came before that call, and a replay's small differences in call times must not move it
+ *   past.
+ * A pause that came while an acquire was open becomes `pause-in-call` of that acquire, as long
+ * after its invoke as it came; a partition then is left timed (no checkpoint inside an acquire
+ * shows in a history).
  */
 import { isNemesisOp, type Op } from "../../history/op.js";
+import { afterMsField } from "../../schedule/faults/after-checkpoint.js";
 import { clientOf } from "../../schedule/faults/numbers.js";
 import type { Checkpoint, Fault, Schedule } from "../../schedule/schedule.js";
 import { NS_PER_MS } from "./cycle-spans.js";
 
+/** How soon before the client's next call a fault is aimed at that call's checkpoint instead. */
+export const NEXT_CALL_NEAR_MS = 10;
+
 /** Where a fault at a time hit a client's work. */
 type Hit =
-  | { kind: "between-calls"; checkpoint: Checkpoint; occurrence: number }
+  | { kind: "after-checkpoint"; checkpoint: Checkpoint; occurrence: number; afterMs?: number }
   | { kind: "in-acquire"; occurrence: number; afterMs: number };
 
-/** Where something at `atMs` hit client `client`'s work in `ops`; null if at no point a checkpoint names. */
+const msOf = (op: Op): number => op.time / NS_PER_MS;
+
+/** Where something at `atMs` hit client `client`'s work in `ops`; null if in no hold, or after its last op. */
 function hitAt(client: number, atMs: number, ops: readonly Op[]): Hit | null {
   const mine = ops.filter((o) => !isNemesisOp(o) && o.process === client);
-  const before = mine.filter((o) => o.time / NS_PER_MS < atMs);
-  const next = mine.find((o) => o.time / NS_PER_MS >= atMs);
-  if (next === undefined) return null;
-  const invoked = (f: Op["f"]) => before.filter((o) => o.type === "invoke" && o.f === f);
-  if (next.type === "invoke" && (next.f === "write" || next.f === "release")) {
-    const last = before.at(-1);
-    // Between calls of a hold: its last call before the fault was answered.
-    if (last === undefined || last.type === "invoke") return null;
-    const checkpoint = next.f === "write" ? "before-write" : "before-release";
-    return { kind: "between-calls", checkpoint, occurrence: invoked(next.f).length };
+  const before = mine.filter((o) => msOf(o) < atMs);
+  const next = mine.find((o) => msOf(o) >= atMs);
+  const last = before.at(-1);
+  if (next === undefined || last === undefined) return null;
+  const count = (f: Op["f"], type: Op["type"]) => before.filter((o) => o.f === f && o.type === type).length;
+  if (last.f === "acquire" && last.type === "invoke") {
+    const afterMs = Math.max(0, Math.floor(atMs - msOf(last)));
+    return { kind: "in-acquire", occurrence: count("acquire", "invoke") - 1, afterMs };
   }
-  if (next.f === "acquire" && next.type !== "invoke") {
-    const acquires = invoked("acquire");
-    const open = acquires.at(-1);
-    if (open === undefined) return null;
-    const afterMs = Math.max(0, Math.floor(atMs - open.time / NS_PER_MS));
-    return { kind: "in-acquire", occurrence: acquires.length - 1, afterMs };
+  if (
+    next.type === "invoke" &&
+    (next.f === "write" || next.f === "release") &&
+    msOf(next) - atMs <= NEXT_CALL_NEAR_MS
+  ) {
+    const checkpoint = next.f === "write" ? "before-write" : "before-release";
+    return { kind: "after-checkpoint", checkpoint, occurrence: count(next.f, "invoke") };
+  }
+  const anchor = anchorOf(last, before);
+  if (anchor === null) return null;
+  // Rounded up: a fault that came inside a call, however soon, stays after the call was made.
+  const afterMs = Math.ceil(atMs - anchor.ms);
+  return {
+    kind: "after-checkpoint",
+    checkpoint: anchor.checkpoint,
+    occurrence: anchor.occurrence,
+    ...(afterMs > 0 ? { afterMs } : {}),
+  };
+}
+
+/**
+ * The last checkpoint a client passed, given its last op `last` (of `before`, its ops so far):
+ * the grant's `acquired`, a write's `before-write` (also once the write was answered), the
+ * release's `before-release`; null when it held nothing (its release answered, its acquire
+ * failed).
+ */
+function anchorOf(
+  last: Op,
+  before: readonly Op[],
+): { checkpoint: Checkpoint; occurrence: number; ms: number } | null {
+  const invokes = (f: Op["f"]) => before.filter((o) => o.f === f && o.type === "invoke");
+  if (last.f === "acquire" && last.type === "ok") {
+    const grants = before.filter((o) => o.f === "acquire" && o.type === "ok").length;
+    return { checkpoint: "acquired", occurrence: grants - 1, ms: msOf(last) };
+  }
+  if (last.f === "write") {
+    const writes = invokes("write");
+    return { checkpoint: "before-write", occurrence: writes.length - 1, ms: msOf(writes.at(-1)!) };
+  }
+  if (last.f === "release" && last.type === "invoke") {
+    return { checkpoint: "before-release", occurrence: invokes("release").length - 1, ms: msOf(last) };
   }
   return null;
 }
@@ -54,7 +100,7 @@ export function aimedPause(
 ): Fault | null {
   const hit = hitAt(client, atMs, ops);
   if (hit === null) return null;
-  if (hit.kind === "between-calls") return { kind: "pause-at", client, ...hitPoint(hit), durationMs };
+  if (hit.kind === "after-checkpoint") return { kind: "pause-at", client, ...hitPoint(hit), durationMs };
   return {
     kind: "pause-in-call",
     client,
@@ -65,15 +111,16 @@ export function aimedPause(
   };
 }
 
-const hitPoint = (hit: Extract<Hit, { kind: "between-calls" }>) => ({
+const hitPoint = (hit: Extract<Hit, { kind: "after-checkpoint" }>) => ({
   checkpoint: hit.checkpoint,
   occurrence: hit.occurrence,
+  ...afterMsField(hit.afterMs),
 });
 
 /**
  * A timed partition as `partition-at` the point of its client's work it hit in `ops`: only a
- * two-way partition with one client on one side and no client on the other, that came between
- * two calls of a hold; null otherwise.
+ * two-way partition with one client on one side and no client on the other, that came while
+ * the client held the lock; null otherwise.
  */
 export function aimedPartition(f: Extract<Fault, { kind: "partition" }>, ops: readonly Op[]): Fault | null {
   if (f.oneWay) return null;
@@ -85,7 +132,7 @@ export function aimedPartition(f: Extract<Fault, { kind: "partition" }>, ops: re
     const client = one.length === 1 ? clientOf(one[0]!) : undefined;
     if (client === undefined || others.some((n) => clientOf(n) !== undefined)) continue;
     const hit = hitAt(client, f.at, ops);
-    if (hit?.kind !== "between-calls") return null;
+    if (hit?.kind !== "after-checkpoint") return null;
     return { kind: "partition-at", client, ...hitPoint(hit), durationMs: f.durationMs, nodes: others };
   }
   return null;

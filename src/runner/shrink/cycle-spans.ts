@@ -141,7 +141,7 @@ export function firedAtMs(f: Fault, ops: readonly Op[]): number | undefined {
   const node = `client:${f.client}`;
   const same = (v: Record<string, unknown>): boolean =>
     f.kind === "pause-at"
-      ? v.checkpoint === f.checkpoint && v.occurrence === f.occurrence
+      ? v.checkpoint === f.checkpoint && v.occurrence === f.occurrence && v.afterMs === f.afterMs
       : v.call === f.call && v.occurrence === f.occurrence;
   const op = ops.find(
     (o) =>

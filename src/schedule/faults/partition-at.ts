@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkpointSchema, nodeRefSchema, positiveMs } from "../refs.js";
 import type { NodeRef } from "../schedule.js";
+import { afterMsField, smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor, RecordedStart } from "./descriptor.js";
 import { fitNode, shrinkBy, smallerInts } from "./numbers.js";
 import { remapClient, theClient } from "./one-client.js";
@@ -8,16 +9,20 @@ import { cutSomething } from "./partition.js";
 
 /**
  * Cut a client off from `nodes` (both directions) for `durationMs`, starting at the
- * `occurrence`-th (0-based) time it reaches `checkpoint`. The client is not paused: it goes on
- * at once, with its links cut. A partition at a time finds a client wherever its pace has
- * brought it, which on real servers differs from run to run; this one cuts the holder at the
- * same point of its work on every run (the shrinker aims timed partitions so, aim-faults.ts).
+ * `occurrence`-th (0-based) time it reaches `checkpoint`, or `afterMs` later by the client's
+ * own timer. The client is not paused: it goes on at once, with its links cut (or, with
+ * `afterMs`, goes on until they are). A partition at a time finds a client wherever its pace
+ * has brought it, which on real servers differs from run to run; this one cuts the holder at
+ * the same point of its work on every run (the shrinker aims timed partitions so,
+ * aim-faults.ts).
  */
 export const partitionAtFaultSchema = z.strictObject({
   kind: z.literal("partition-at"),
   client: z.number().int().nonnegative(),
   checkpoint: checkpointSchema,
   occurrence: z.number().int().nonnegative(),
+  /** Absent: at the checkpoint itself. */
+  afterMs: positiveMs.optional(),
   durationMs: positiveMs,
   nodes: z.array(nodeRefSchema).min(1),
 });
@@ -27,9 +32,10 @@ type PartitionAtFault = z.infer<typeof partitionAtFaultSchema>;
 const clientNode = (f: PartitionAtFault): NodeRef => `client:${f.client}`;
 
 /** The value a world records with the start and heal of `f` (besides a, b, oneWay, durationMs). */
-export const partitionAtMark = (f: Pick<PartitionAtFault, "checkpoint" | "occurrence">) => ({
+export const partitionAtMark = (f: Pick<PartitionAtFault, "checkpoint" | "occurrence" | "afterMs">) => ({
   checkpoint: f.checkpoint,
   occurrence: f.occurrence,
+  ...afterMsField(f.afterMs),
 });
 
 /** Whether a recorded partition start is this fault's: the client's cut at that checkpoint. */
@@ -39,6 +45,7 @@ function isItsStart(f: PartitionAtFault, s: RecordedStart): boolean {
     s.f === "partition" &&
     s.value.checkpoint === f.checkpoint &&
     s.value.occurrence === f.occurrence &&
+    s.value.afterMs === f.afterMs &&
     Array.isArray(a) &&
     a.includes(clientNode(f))
   );
@@ -48,12 +55,13 @@ export const partitionAt = {
   kind: "partition-at",
   description: "cut a client off from nodes for durationMs at the occurrence-th time it reaches a checkpoint",
   schema: partitionAtFaultSchema,
-  magnitude: (f) => f.durationMs + f.occurrence + f.nodes.length * 1000,
+  magnitude: (f) => f.durationMs + f.occurrence + (f.afterMs ?? 0) + f.nodes.length * 1000,
   *smaller(f) {
     for (let i = 0; i < f.nodes.length && f.nodes.length > 1; i++)
       yield { ...f, nodes: f.nodes.filter((_, k) => k !== i) };
     for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
     for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+    yield* smallerAfterMs(f);
   },
   perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }],
   remapClients(f, remap) {

@@ -1,19 +1,23 @@
 import { z } from "zod";
 import { checkpointSchema, pauseClocksSchema, positiveMs } from "../refs.js";
+import { smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { shrinkBy, smallerInts } from "./numbers.js";
 import { fitOneClient, remapClient, theClient, theClientNode } from "./one-client.js";
 import { clocksMagnitude, withClocksRunning } from "./pause-clocks.js";
 
 /**
- * Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`; with `clocks:
- * "stopped"`, its clocks stand still while it is paused (a suspended VM, see refs.ts).
+ * Pause a client at the `occurrence`-th (0-based) time it reaches `checkpoint`, or `afterMs`
+ * later by the client's own timer (it goes on meanwhile); with `clocks: "stopped"`, its clocks
+ * stand still while it is paused (a suspended VM, see refs.ts).
  */
 export const pauseAtFaultSchema = z.strictObject({
   kind: z.literal("pause-at"),
   client: z.number().int().nonnegative(),
   checkpoint: checkpointSchema,
   occurrence: z.number().int().nonnegative(),
+  /** Absent: at the checkpoint itself. */
+  afterMs: positiveMs.optional(),
   durationMs: positiveMs,
   clocks: pauseClocksSchema.optional(),
 });
@@ -22,11 +26,12 @@ export const pauseAt = {
   kind: "pause-at",
   description: "pause a client for durationMs at the occurrence-th time it reaches a checkpoint",
   schema: pauseAtFaultSchema,
-  magnitude: (f) => f.durationMs + f.occurrence + clocksMagnitude(f),
+  magnitude: (f) => f.durationMs + f.occurrence + (f.afterMs ?? 0) + clocksMagnitude(f),
   *smaller(f) {
     yield* withClocksRunning(f);
     for (const o of smallerInts(f.occurrence, 0)) yield { ...f, occurrence: o };
     for (const d of smallerInts(f.durationMs, 1)) yield { ...f, durationMs: d };
+    yield* smallerAfterMs(f);
   },
   perturbed: (f, m) => [{ ...f, durationMs: shrinkBy(f.durationMs, m, 1) }],
   remapClients: remapClient,
@@ -43,6 +48,7 @@ export const pauseAt = {
     s.node === `client:${f.client}` &&
     s.value.checkpoint === f.checkpoint &&
     s.value.occurrence === f.occurrence &&
+    s.value.afterMs === f.afterMs &&
     s.value.clocks === f.clocks
       ? true
       : undefined,

@@ -1,0 +1,23 @@
+/**
+ * `afterMs` of the checkpoint faults (`pause-at`, `partition-at`): the fault starts that long
+ * after the client reached the checkpoint, by the client's own timer; absent, at the
+ * checkpoint itself. Absent is the only way to say "at once" (the schema wants it positive),
+ * so a schedule has one spelling for it.
+ */
+import { smallerInts } from "./numbers.js";
+
+/** `afterMs` as a field to spread into a fault, a message or a recorded value: none when absent. */
+export const afterMsField = (afterMs: number | undefined): { afterMs?: number } =>
+  afterMs === undefined ? {} : { afterMs };
+
+/** What a fault's label adds for its `afterMs`: "+120ms", or nothing. */
+export const afterMsLabel = (afterMs: number | undefined): string =>
+  afterMs === undefined ? "" : `+${afterMs}ms`;
+
+/** The fault at the checkpoint itself, then sooner after it. */
+export function* smallerAfterMs<F extends { afterMs?: number }>(f: F): Generator<F> {
+  if (f.afterMs === undefined) return;
+  const { afterMs, ...atCheckpoint } = f;
+  yield atCheckpoint as F;
+  for (const a of smallerInts(afterMs, 1)) yield { ...f, afterMs: a };
+}
