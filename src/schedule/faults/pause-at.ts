@@ -24,7 +24,8 @@ export const pauseAtFaultSchema = z.strictObject({
 
 export const pauseAt = {
   kind: "pause-at",
-  description: "pause a client for durationMs at the occurrence-th time it reaches a checkpoint",
+  description:
+    "pause a client for durationMs at the occurrence-th time it reaches a checkpoint (or afterMs later)",
   schema: pauseAtFaultSchema,
   magnitude: (f) => f.durationMs + f.occurrence + (f.afterMs ?? 0) + clocksMagnitude(f),
   *smaller(f) {
