@@ -19,7 +19,8 @@
  * simulator grants it. gRPC's deadline is now well past lockcheck's (adapters/etcd.ts).
  */
 import { describe, expect, it } from "vitest";
-import type { Op } from "../../src/history/op.js";
+import type { Verdict } from "../../src/checkers/verdict.js";
+import { isNemesisOp, type Op } from "../../src/history/op.js";
 import { serializeOp } from "../../src/history/serialize.js";
 import { runAndCheck } from "../../src/runner/execute.js";
 import { findTarget } from "../../src/targets/index.js";
@@ -57,6 +58,15 @@ const pausedAfterSending = schedule(
   [{ kind: "pause-at", client: 0, checkpoint: "acquire-sent", occurrence: 0, durationMs: 4000 }],
 );
 
+const REAL_ATTEMPTS = 3;
+
+/** Client 0 was granted the lock (its reply read before the deadline, not `info` with a timeout) and wrote stale. */
+function staleAfterGrantReadOnResume(ops: readonly Op[], verdicts: readonly Verdict[]): boolean {
+  const grant = ops.find((op) => op.process === 0 && op.f === "acquire" && op.type !== "invoke");
+  const granted = grant !== undefined && !isNemesisOp(grant) && grant.type === "ok" && grant.grant === "0:0";
+  return granted && verdicts.find((v) => v.checker === "stale-write")?.valid === false;
+}
+
 /** The history's completions and nemesis ops, one per line: what a failed assertion shows. */
 function completions(ops: readonly Op[]): string {
   return ops
@@ -80,14 +90,19 @@ describe.skipIf(missing.length > 0)("pauses of a real etcd client", () => {
       ...pausedAfterSending,
       target: "sim:consensus",
     });
-    const real = await runAndCheck(target("etcd:lock"), pausedAfterSending);
-    for (const run of [sim, real]) {
-      const grant = run.ops.find((op) => op.process === 0 && op.f === "acquire" && op.type !== "invoke");
-      // Granted (its reply read before the deadline), not `info` with a timeout.
-      expect(grant, completions(run.ops)).toMatchObject({ type: "ok", grant: "0:0" });
-      expect(run.verdicts.find((v) => v.checker === "stale-write")?.valid, completions(run.ops)).toBe(false);
+    expect(staleAfterGrantReadOnResume(sim.ops, sim.verdicts), completions(sim.ops)).toBe(true);
+    // On real servers up to 3 attempts, as `lockcheck run --attempts` gives a user: with the
+    // schedule above it still failed once in about a dozen runs here, on a machine loaded by
+    // other work, and that history was not kept. Every failed attempt is shown.
+    const failed: string[] = [];
+    for (let attempt = 1; attempt <= REAL_ATTEMPTS; attempt++) {
+      const real = await runAndCheck(target("etcd:lock"), pausedAfterSending);
+      if (staleAfterGrantReadOnResume(real.ops, real.verdicts)) break;
+      failed.push(`attempt ${attempt}:\n${completions(real.ops)}`);
+      process.stderr.write(`etcd-pauses: real attempt ${attempt} of ${REAL_ATTEMPTS} did not show it\n`);
     }
-  }, 60_000);
+    expect(failed.length, failed.join("\n\n")).toBeLessThan(REAL_ATTEMPTS);
+  }, 120_000);
 
   it("paused in its acquire: the lease grant's reply that came meanwhile is read on resume and the lock granted, as in sim:consensus", async () => {
     const sim = await runAndCheck(target("sim:consensus"), { ...pausedInAcquire, target: "sim:consensus" });
