@@ -6,6 +6,7 @@
 import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
 import { afterMsField, afterMsLabel } from "../schedule/faults/after-checkpoint.js";
+import { pauseAtMark } from "../schedule/faults/pause-at.js";
 import { clocksField, clocksLabel } from "../schedule/faults/pause-clocks.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type {
@@ -123,15 +124,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
       resource: { mode: schedule.resource, port: ports.resourcePort },
       pauseAt: schedule.faults.flatMap((f) =>
         f.kind === "pause-at" && f.client === plan.id
-          ? [
-              {
-                checkpoint: f.checkpoint,
-                occurrence: f.occurrence,
-                ...afterMsField(f.afterMs),
-                durationMs: f.durationMs,
-                ...clocksField(f.clocks),
-              },
-            ]
+          ? [{ ...pauseAtMark(f), ...clocksField(f.clocks) }]
           : [],
       ),
       cutAt: schedule.faults.flatMap((f) =>
@@ -159,14 +152,8 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             return;
           case "pause-me": {
             proc.notePausedBySelf();
-            const { checkpoint, occurrence, afterMs, durationMs, time, clocks } = msg;
-            const value = {
-              checkpoint,
-              occurrence,
-              ...afterMsField(afterMs),
-              durationMs,
-              ...clocksField(clocks),
-            };
+            const { checkpoint, afterMs, durationMs, time, clocks } = msg;
+            const value = { ...pauseAtMark(msg), ...clocksField(clocks) };
             const label = `pause-at client:${plan.id}@${checkpoint}${afterMsLabel(afterMs)}${clocksLabel(clocks)}`;
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;

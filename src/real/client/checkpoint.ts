@@ -8,7 +8,7 @@
  * by the client's own timer, while the client goes on (as pause-in-call.ts times its stops).
  */
 import { NOT_PAUSED } from "../../env/env.js";
-import { afterMsField } from "../../schedule/faults/after-checkpoint.js";
+import { pauseAtMark } from "../../schedule/faults/pause-at.js";
 import { clocksField } from "../../schedule/faults/pause-clocks.js";
 import type { Checkpoint } from "../../schedule/schedule.js";
 import { noSoonerThan } from "../no-sooner-than.js";
@@ -34,25 +34,13 @@ export function createCheckpoint(
   const reached = new Map<Checkpoint, number>();
   const cutAt = config.cutAt ?? [];
   const stop = (fault: PauseAtSpec, then: () => void): void => {
-    const { checkpoint, occurrence, afterMs, durationMs, clocks } = fault;
     const time = sinceStartNs();
     // Stop only once the parent has the message, so it knows to resume us. (A write to the
     // IPC channel that completes at once calls back in a tick: still in this timer callback.)
-    send(
-      {
-        type: "pause-me",
-        checkpoint,
-        occurrence,
-        ...afterMsField(afterMs),
-        durationMs,
-        time,
-        ...clocksField(clocks),
-      },
-      () => {
-        stopSelf(clock, clocks);
-        then();
-      },
-    );
+    send({ type: "pause-me", ...pauseAtMark(fault), time, ...clocksField(fault.clocks) }, () => {
+      stopSelf(clock, fault.clocks);
+      then();
+    });
   };
   return (point) => {
     const occurrence = reached.get(point) ?? 0;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkpointSchema, pauseClocksSchema, positiveMs } from "../refs.js";
-import { smallerAfterMs } from "./after-checkpoint.js";
+import { afterMsField, smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { shrinkBy, smallerInts } from "./numbers.js";
 import { fitOneClient, remapClient, theClient, theClientNode } from "./one-client.js";
@@ -20,6 +20,21 @@ export const pauseAtFaultSchema = z.strictObject({
   afterMs: positiveMs.optional(),
   durationMs: positiveMs,
   clocks: pauseClocksSchema.optional(),
+});
+
+type PauseAtFault = z.infer<typeof pauseAtFaultSchema>;
+
+/**
+ * Where and how long `f` pauses, as a world records it with the pause and resume (the clocks
+ * go in apart, see pause-clocks.ts), and as a client process reports it to lockcheck.
+ */
+export const pauseAtMark = (
+  f: Pick<PauseAtFault, "checkpoint" | "occurrence" | "afterMs" | "durationMs">,
+) => ({
+  checkpoint: f.checkpoint,
+  occurrence: f.occurrence,
+  ...afterMsField(f.afterMs),
+  durationMs: f.durationMs,
 });
 
 export const pauseAt = {
