@@ -9,8 +9,8 @@ import type { Fault } from "../../src/schedule/schedule.js";
 import { simulate } from "../../src/sim/simulate.js";
 import { completion, invocation, MS, nemesisOps, scheduleOf, setOnce } from "./helpers.js";
 
-const holder = (faults: Fault[]) =>
-  scheduleOf({ clients: [{ id: 0, cycles: [{ thinkMs: 100, holdMs: 300, writes: 1 }] }], faults });
+const holder = (faults: Fault[], options?: Parameters<typeof scheduleOf>[0]["options"]) =>
+  scheduleOf({ clients: [{ id: 0, cycles: [{ thinkMs: 100, holdMs: 300, writes: 1 }] }], faults, options });
 
 describe("checkpoint faults afterMs after the checkpoint (simulator)", () => {
   it("a pause-at acquired +100 ms lands in the sleep of the hold; the client did not wait for it", async () => {
@@ -47,13 +47,7 @@ describe("checkpoint faults afterMs after the checkpoint (simulator)", () => {
       durationMs: 1000,
       nodes: ["resource"],
     };
-    const s = scheduleOf({
-      servers: 1,
-      options: { callTimeoutMs: 100 },
-      clients: [{ id: 0, cycles: [{ thinkMs: 100, holdMs: 300, writes: 1 }] }],
-      faults: [cut],
-    });
-    const { ops } = await simulate(s, setOnce);
+    const { ops } = await simulate(holder([cut], { callTimeoutMs: 100 }), setOnce);
     const sent = invocation(ops, 0, "write").time;
     const [partition] = nemesisOps(ops);
     expect([partition?.f, partition?.time]).toEqual(["partition", sent + 5 * MS]);

@@ -62,7 +62,7 @@ function hitAt(client: number, atMs: number, ops: readonly Op[]): Hit | null {
     kind: "after-checkpoint",
     checkpoint: anchor.checkpoint,
     occurrence: anchor.occurrence,
-    ...(afterMs > 0 ? { afterMs } : {}),
+    ...afterMsField(afterMs > 0 ? afterMs : undefined),
   };
 }
 

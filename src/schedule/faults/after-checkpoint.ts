@@ -4,7 +4,20 @@
  * checkpoint itself. Absent is the only way to say "at once" (the schema wants it positive),
  * so a schedule has one spelling for it.
  */
+import { z } from "zod";
+import { checkpointSchema, positiveMs } from "../refs.js";
 import { smallerInts } from "./numbers.js";
+
+/**
+ * Where a checkpoint fault starts, the fields both kinds share: the client's `occurrence`-th
+ * (0-based) arrival at `checkpoint`, and `afterMs` after it (absent: at the checkpoint itself).
+ */
+export const checkpointFaultPointShape = {
+  client: z.number().int().nonnegative(),
+  checkpoint: checkpointSchema,
+  occurrence: z.number().int().nonnegative(),
+  afterMs: positiveMs.optional(),
+};
 
 /** `afterMs` as a field to spread into a fault, a message or a recorded value: none when absent. */
 export const afterMsField = (afterMs: number | undefined): { afterMs?: number } =>

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { checkpointSchema, nodeRefSchema, positiveMs } from "../refs.js";
+import { nodeRefSchema, positiveMs } from "../refs.js";
 import type { NodeRef } from "../schedule.js";
-import { afterMsField, smallerAfterMs } from "./after-checkpoint.js";
+import { afterMsField, checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor, RecordedStart } from "./descriptor.js";
 import { fitNode, shrinkBy, smallerInts } from "./numbers.js";
 import { remapClient, theClient } from "./one-client.js";
@@ -18,11 +18,7 @@ import { cutSomething } from "./partition.js";
  */
 export const partitionAtFaultSchema = z.strictObject({
   kind: z.literal("partition-at"),
-  client: z.number().int().nonnegative(),
-  checkpoint: checkpointSchema,
-  occurrence: z.number().int().nonnegative(),
-  /** Absent: at the checkpoint itself. */
-  afterMs: positiveMs.optional(),
+  ...checkpointFaultPointShape,
   durationMs: positiveMs,
   nodes: z.array(nodeRefSchema).min(1),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { checkpointSchema, pauseClocksSchema, positiveMs } from "../refs.js";
-import { afterMsField, smallerAfterMs } from "./after-checkpoint.js";
+import { pauseClocksSchema, positiveMs } from "../refs.js";
+import { afterMsField, checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { shrinkBy, smallerInts } from "./numbers.js";
 import { fitOneClient, remapClient, theClient, theClientNode } from "./one-client.js";
@@ -13,11 +13,7 @@ import { clocksMagnitude, withClocksRunning } from "./pause-clocks.js";
  */
 export const pauseAtFaultSchema = z.strictObject({
   kind: z.literal("pause-at"),
-  client: z.number().int().nonnegative(),
-  checkpoint: checkpointSchema,
-  occurrence: z.number().int().nonnegative(),
-  /** Absent: at the checkpoint itself. */
-  afterMs: positiveMs.optional(),
+  ...checkpointFaultPointShape,
   durationMs: positiveMs,
   clocks: pauseClocksSchema.optional(),
 });
