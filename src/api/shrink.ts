@@ -1,12 +1,13 @@
 /**
  * `shrinkFailing(target, schedule, options)`: what `lockcheck shrink` does between reading its
- * flags and printing: look for the schedule's failure (on a real target, up to `runs` times),
- * shrink it to the fewest clients, cycles and faults that still show the same kind of
- * violation, and run the result once more to show it. In the simulator it keeps timing
+ * flags and printing: look for the schedule's failure (on a real target, up to `runs` times,
+ * each run ending at its first violation), shrink it to the fewest clients, cycles and faults
+ * that still show the same kind of violation, and run the result once more to show it. In the simulator it keeps timing
  * margins (runner/robust-failure.ts) unless `marginMs` is 0; on a real target it shrinks in
  * the simulator twin first and confirms on real servers, or shrinks with repeated real runs
  * (runner/shrink-real.ts).
  */
+import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
 import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import { err, type InputError, ok, type Result } from "../result.js";
@@ -14,7 +15,7 @@ import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js"
 import { defaultRunDir, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
-import { openSessionPool, runOnPool } from "../runner/session-pool.js";
+import { openSessionPool, runOnPool, type SessionPool } from "../runner/session-pool.js";
 import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink/shrink.js";
 import { REAL_PARALLEL, shrinkOnRealServers } from "../runner/shrink/shrink-real.js";
 import { shrinkRobustly } from "../runner/shrink/shrink-robust.js";
@@ -74,13 +75,51 @@ export async function shrinkFailing(
   schedule: Schedule,
   o: ShrinkFailingOptions,
 ): Promise<ShrinkFailingResult> {
+  if (target.deterministic) return shrinkFound(target, schedule, o, null);
+  // Servers started once, for the input's runs and every candidate (`parallel` at a time).
+  const pool = await openSessionPool(
+    target,
+    {
+      resource: schedule.resource,
+      servers: schedule.options.servers,
+      // Client clock faults need no shim on the servers (nor gcc to build it).
+      clockFaults: schedule.faults.some(changesServerClock),
+    },
+    o.parallel ?? REAL_PARALLEL,
+  );
+  try {
+    return await shrinkFound(target, schedule, o, pool);
+  } finally {
+    await pool?.close();
+  }
+}
+
+/**
+ * A run of the input, to find its failure. On a pool's servers it ends at its first safety
+ * violation: what comes after it would only cost time (a saved real run may last a minute).
+ */
+async function runInput(target: Target, schedule: Schedule, pool: SessionPool | null): Promise<CheckedRun> {
+  if (pool === null) return runAndCheck(target, schedule);
+  const run = await pool.use((session) =>
+    session.run(schedule, (sofar) => isViolation(checkOps(sofar, SAFETY_CHECKERS))),
+  );
+  const verdicts = checkOps(run.ops);
+  return { schedule, ops: run.ops, verdicts, violation: isViolation(verdicts), stats: run.stats };
+}
+
+async function shrinkFound(
+  target: Target,
+  schedule: Schedule,
+  o: ShrinkFailingOptions,
+  pool: SessionPool | null,
+): Promise<ShrinkFailingResult> {
   const real = !target.deterministic;
   // A real schedule may pass on one run and fail on the next: look for a failure `runs` times.
   const tries = real ? o.runs : 1;
   let first: CheckedRun | null = null;
   let kind: ViolationKind | null = null;
   for (let i = 0; i < tries && kind === null; i++) {
-    first = await runAndCheck(target, schedule);
+    first = await runInput(target, schedule, pool);
     kind = violationKind(first.verdicts);
   }
   if (kind === null || first === null) return { kind: "passes", tries };
@@ -96,7 +135,7 @@ export async function shrinkFailing(
   const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
   const onRun = o.onRun ?? (() => {});
   const shrunk = await (real
-    ? shrinkReal(target, schedule, kind, o, budget, first, onRun)
+    ? shrinkReal(target, schedule, kind, o, budget, first, onRun, pool)
     : shrinkSim(target, schedule, kind, o.marginMs, budget, evidence, onRun));
   const final = shrunk.run ?? (await runAndCheck(target, shrunk.schedule));
   const notKept =
@@ -175,21 +214,11 @@ async function shrinkReal(
   budget: ShrinkBudget,
   first: CheckedRun,
   onRun: () => void,
+  pool: SessionPool | null,
 ): Promise<Shrunk> {
   const need = o.need ?? o.runs;
   const evidence = probeOf(kind, first.ops, first.verdicts).evidence;
-  // Servers started once for every candidate (`parallel` at a time), as `fuzz` does.
   const parallel = o.parallel ?? REAL_PARALLEL;
-  const pool = await openSessionPool(
-    target,
-    {
-      resource: schedule.resource,
-      servers: schedule.options.servers,
-      // Client clock faults need no shim on the servers (nor gcc to build it).
-      clockFaults: schedule.faults.some(changesServerClock),
-    },
-    parallel,
-  );
   const r = await shrinkOnRealServers(target, schedule, {
     kind,
     runs: o.runs,
@@ -202,7 +231,7 @@ async function shrinkReal(
     ...(o.onSmaller === undefined ? {} : { onSmaller: o.onSmaller }),
     parallel,
     ...(pool === null ? {} : { runOnServers: runOnPool(pool) }),
-  }).finally(() => pool?.close());
+  });
   const where =
     r.shrunkIn === "sim"
       ? `shrunk in the simulator (${r.simRuns} runs) with timing margins, then`

@@ -74,7 +74,12 @@ for (const make of commands) {
 async function resolveModuleTargetOption(command: Command): Promise<void> {
   const spec = command.getOptionValue("target");
   if (typeof spec !== "string" || !spec.startsWith(MODULE_PREFIX)) return;
-  const r = await moduleTargetName(spec, command.name());
+  const r = await moduleTargetName(
+    spec,
+    command.name(),
+    process.cwd(),
+    command.getOptionValue("real") === true,
+  );
   if (r.ok) command.setOptionValue("target", r.value);
   else process.exit(printInputError(r.error));
 }

@@ -34,3 +34,30 @@ describe("a module target that does not parse", () => {
     );
   });
 });
+
+describe("fuzz --real", () => {
+  const DOCS = join(import.meta.dirname, "../../docs");
+  const fuzz = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, "fuzz", ...args, "--runs", "1"], {
+      cwd: DOCS,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+      timeout: 60_000,
+    });
+
+  it("refuses a simulator target: a built-in target names its world", () => {
+    const r = fuzz("--target", "sim:lease", "--real");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("error: --real: only with --target module:");
+    expect(r.stderr).toContain(
+      "sim:lease runs in the simulator: name a real target (redis:…, etcd:…) instead",
+    );
+  });
+
+  it("refuses a module with no real-server target, and says what to do", () => {
+    const r = fuzz("--target", "module:./examples/plain-lock.mjs", "--real");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("has no real-server target");
+    expect(r.stderr).toContain("fuzz it without --real");
+  });
+});

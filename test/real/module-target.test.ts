@@ -1,20 +1,25 @@
 /**
- * A user's LockAlgorithm module (docs/examples/my-lock.mjs) on a real redis-server: loading it
- * registers `redis:my-lease`, whose client processes import the module. A GC-like pause longer
- * than the TTL on an unfenced resource is a violation, as for lockcheck's own lease lock, and
- * nothing of the run is left afterwards.
+ * A user's LockAlgorithm module on real servers: docs/examples/my-lock.mjs on a redis-server,
+ * docs/examples/my-etcd-lock.mjs on an etcd cluster. Loading one registers `redis:<name>` or
+ * `etcd:<name>`, whose client processes import the module. A GC-like pause longer than the
+ * TTL on an unfenced resource is a violation, as for lockcheck's own locks; on a resource
+ * fenced by the etcd lock's token the late write is rejected and the run is valid. Nothing of
+ * a run is left afterwards.
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
 import { moduleTargetName } from "../../src/custom/preload.js";
+import type { Op } from "../../src/history/op.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
 
 const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
 const MODULE = "module:./examples/my-lock.mjs";
+const ETCD_MODULE = "module:./examples/my-etcd-lock.mjs";
 
 const missing = missingBinaries(["redis-server"]);
+const missingEtcd = missingBinaries(["redis-server", "etcd"]);
 
 const track = expectNothingLeftAfterEach();
 
@@ -25,6 +30,27 @@ describe("a LockAlgorithm module on real servers", () => {
     expect([loaded.value.target.name, loaded.value.real?.name]).toEqual(["sim:my-lease", "redis:my-lease"]);
     expect(await moduleTargetName(MODULE, "run", DOCS)).toEqual({ ok: true, value: "redis:my-lease" });
     expect(await moduleTargetName(MODULE, "fuzz", DOCS)).toEqual({ ok: true, value: "sim:my-lease" });
+  });
+
+  it("an etcd module registers etcd:<name>; `run` and `fuzz --real` pick it", async () => {
+    const loaded = await loadModule(ETCD_MODULE, DOCS);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    expect([loaded.value.target.name, loaded.value.real?.name]).toEqual([
+      "sim:my-etcd-lease",
+      "etcd:my-etcd-lease",
+    ]);
+    expect(await moduleTargetName(ETCD_MODULE, "run", DOCS)).toEqual({
+      ok: true,
+      value: "etcd:my-etcd-lease",
+    });
+    expect(await moduleTargetName(ETCD_MODULE, "fuzz", DOCS, true)).toEqual({
+      ok: true,
+      value: "etcd:my-etcd-lease",
+    });
+    expect(await moduleTargetName(ETCD_MODULE, "fuzz", DOCS)).toEqual({
+      ok: true,
+      value: "sim:my-etcd-lease",
+    });
   });
 
   it("a plain lock has no real target: `run` refuses it", async () => {
@@ -64,6 +90,59 @@ describe("a LockAlgorithm module on real servers", () => {
       );
       expect([...granted].sort(), r.timeline).toEqual([0, 1]);
       expect(r.violations, r.timeline).toContain("stale-write");
+    },
+  );
+
+  /** Client 0 frozen by SIGSTOP right at its grant for 3 s (leases: 1 s); client 1 takes the lock meanwhile. */
+  const pausedEtcdHolder = (resource: "unfenced" | "fenced") =>
+    schedule(
+      "etcd:my-etcd-lease",
+      resource,
+      { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 8000 },
+      [
+        { id: 0, cycles: [{ thinkMs: 0, holdMs: 400, writes: 2 }] },
+        { id: 1, cycles: Array.from({ length: 3 }, () => ({ thinkMs: 300, holdMs: 300, writes: 2 })) },
+      ],
+      [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 }],
+    );
+
+  const grantedTo = (ops: readonly Op[]) =>
+    [
+      ...new Set(
+        ops
+          .filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok")
+          .map((o) => o.process),
+      ),
+    ].sort();
+
+  it.skipIf(missingEtcd.length > 0)(
+    "etcd:my-etcd-lease, unfenced: the holder paused past its lease writes after the next holder (violation)",
+    async () => {
+      const loaded = await loadModule(ETCD_MODULE, DOCS);
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+      const r = await runChecked(pausedEtcdHolder("unfenced"));
+      track(r.runId);
+      expect(r.run.warnings).toEqual([]);
+      expect(grantedTo(r.run.ops), r.timeline).toEqual([0, 1]);
+      expect(r.violations, r.timeline).toContain("stale-write");
+    },
+  );
+
+  it.skipIf(missingEtcd.length > 0)(
+    "etcd:my-etcd-lease, fenced by its create revision: the same late write is rejected, and the run is valid",
+    async () => {
+      const loaded = await loadModule(ETCD_MODULE, DOCS);
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+      const r = await runChecked(pausedEtcdHolder("fenced"));
+      track(r.runId);
+      expect(r.run.warnings).toEqual([]);
+      expect(grantedTo(r.run.ops), r.timeline).toEqual([0, 1]);
+      // Client 0's writes after its pause carried the older token: the resource refused them.
+      const rejected = r.run.ops.filter(
+        (o) => o.process === 0 && o.f === "write" && o.type === "ok" && o.accepted === false,
+      );
+      expect(rejected.length, r.timeline).toBeGreaterThan(0);
+      expect(r.violations, r.timeline).toEqual([]);
     },
   );
 });

@@ -194,6 +194,34 @@ describe("the client's clock as the process's", () => {
     expect(fired).toEqual([]);
   });
 
+  it("a timer longer than Node takes once a slow clock stretches it waits, not 1 ms, and warns of nothing", async () => {
+    // Node fires a timer of more than 2^31 − 1 ms after 1 ms. Libraries set "never" timers of
+    // exactly that; a clock running 20% slow stretches them past it, at setting and at a drift.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    const realWait = (ms: number) => new Promise((resolve) => timers.setTimeout(resolve, ms));
+    try {
+      const clock = createClientClock();
+      uninstall = installProcessClock(clock);
+      const fired: string[] = [];
+      const before = setTimeout(() => fired.push("set before the drift"), 2 ** 31 - 1);
+      clock.drift(-0.2);
+      const after = setTimeout(() => fired.push("set after it"), 2 ** 31 - 1);
+      const interval = setInterval(() => fired.push("interval"), 2 ** 31 - 1);
+      uninstall();
+      uninstall = null;
+      await realWait(60);
+      expect(fired).toEqual([]);
+      expect(warnings).not.toContain("TimeoutOverflowWarning");
+      clearTimeout(before);
+      clearTimeout(after);
+      clearInterval(interval);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("puts everything back", () => {
     const before = {
       Date,

@@ -11,6 +11,7 @@ import {
   defaultWorkers,
   FAULT_CATEGORIES,
   type FaultCategory,
+  REAL_TARGETS,
   targetNames,
 } from "../../api/catalog.js";
 import { finishingLine } from "../../api/finishing-steps.js";
@@ -60,6 +61,8 @@ export interface FuzzFlags {
   json?: boolean;
   workers?: number;
   shard?: string;
+  /** A module's real target rather than its simulator one (resolved with --target, src/cli/main.ts). */
+  real?: boolean;
   duration?: string;
   cluster: string;
   partitionMode?: string;
@@ -108,6 +111,10 @@ export function fuzzCommand(): Command {
     .option(
       "--shard <i/n>",
       "search only the i-th of n equal ranges of the --runs schedules (one CI job each; combine with `lockcheck merge`)",
+    )
+    .option(
+      "--real",
+      "with --target module:…: fuzz your LockAlgorithm on real servers lockcheck starts (its redis:/etcd: target), not in the simulator",
     )
     .option(
       "--duration <d>",
@@ -193,6 +200,12 @@ function sizeText(z: ScheduleSize): string {
 }
 
 async function runFuzz(flags: FuzzFlags): Promise<number> {
+  // A module's target is resolved already (src/cli/main.ts): with --real, to its real one.
+  if (flags.real === true && !REAL_TARGETS.some((t) => t.name === flags.target))
+    return printInputError({
+      field: "--real",
+      message: `only with --target module:… (a LockAlgorithm with servers "redis" or "etcd"); ${flags.target} runs in the simulator: name a real target (redis:…, etcd:…) instead`,
+    });
   const parsed = parseFlags(flags);
   if (!parsed.ok) return printInputError(parsed.error);
   const { resource, faults, timeLimitMs, shard, runMs, cluster, partitionMode } = parsed.value;

@@ -9,6 +9,8 @@
  * use their host's clock; the client process installs it as the whole process's
  * (process-clock.ts, from child-main.ts), so a library's Date.now() and timers read it too.
  */
+import { MAX_TIMER_MS } from "./drifting-timers.js";
+
 export interface ClientClock {
   /** Wall-clock ms since the epoch, as this client's clock reads. */
   now(): number;
@@ -68,7 +70,8 @@ export function createClientClock(
         sleeping.delete(s);
         s.wake();
       },
-      delay(Math.max(0, s.deadlineMono - monoAt(realMono()))),
+      // Node fires a longer timer after 1 ms; held to its longest, it is armed again then.
+      Math.min(MAX_TIMER_MS, delay(Math.max(0, s.deadlineMono - monoAt(realMono())))),
     );
   };
   /** Moves every pending sleep and timer to where the clock now puts its deadline. */

@@ -38,6 +38,13 @@ export interface DriftingTimers {
   retime(): void;
 }
 
+/**
+ * The longest delay Node's timers take. A longer one fires after 1 ms (with a
+ * TimeoutOverflowWarning): a library's "never" timer of 2^31 − 1 ms, stretched by a clock
+ * running slow, would fire at once. Held to this it waits 24.8 days, longer than any run.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const retimable = (t: unknown): t is NodeTimeout =>
   typeof t === "object" &&
   t !== null &&
@@ -50,7 +57,7 @@ export function driftingTimers(
   real: { setTimeout: SetTimer; setInterval: SetTimer; clearTimeout: ClearTimer; clearInterval: ClearTimer },
 ): DriftingTimers {
   const pending = new Map<NodeTimeout, Pending>();
-  const realMs = (monoMs: number): number => Math.max(1, clock.delay(monoMs));
+  const realMs = (monoMs: number): number => Math.min(MAX_TIMER_MS, Math.max(1, clock.delay(monoMs)));
 
   const timer = (set: SetTimer, repeats: boolean): SetTimer => {
     const wrapped = (fn: unknown, ms?: number, ...args: unknown[]) => {
@@ -63,7 +70,7 @@ export function driftingTimers(
           else if (retimable(t)) pending.delete(t);
           return (fn as (...x: unknown[]) => unknown).apply(this, a);
         },
-        clock.delay(ms),
+        Math.min(MAX_TIMER_MS, clock.delay(ms)),
         ...args,
       );
       if (retimable(t)) pending.set(t, due);

@@ -6,7 +6,9 @@
  *    deterministic target, `sim:<algorithm>`: redis:lease ↔ sim:lease, etcd:lock ↔
  *    sim:consensus, a user's module ↔ its sim target) and the twin fails on the schedule,
  *    shrink there with timing margins (shrink-robust.ts: thousands of runs in seconds), then
- *    confirm the result on real servers. On etcd, when the twin (whose leases end as late as
+ *    confirm the result on real servers: first cut short just after its violation, when the
+ *    cut still fails in the twin, so that its real runs and replays do not last to a long
+ *    horizon; then as it is. On etcd, when the twin (whose leases end as late as
  *    etcd may end them) does not fail, the twin with leases ending as soon as etcd may is
  *    tried instead (`simTwinsOf`).
  * 2. Otherwise, or when the real servers do not confirm it, shrink on real servers: a
@@ -35,7 +37,7 @@ import { withFaultsAimed } from "./aim-faults.js";
 import { cutAfterViolation } from "./cut-after-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { withPausesMerged } from "./merge-pauses.js";
-import { widenings, withStartRacesSettled } from "./robust-failure.js";
+import { probeRobust, widenings, withStartRacesSettled } from "./robust-failure.js";
 import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
 import { shrinkRobustly } from "./shrink-robust.js";
 
@@ -216,9 +218,16 @@ export async function shrinkOnRealServers(
               exact.evidence,
             );
       // Without margins it seldom holds on real servers, but a confirmation costs little.
-      const shrunk = { ...r.schedule, target: schedule.target };
-      const confirmed = await repeated(shrunk);
-      if (confirmed.fails) return done(shrunk, confirmed, "sim", r.steps, r.budgetExhausted);
+      // The twin's shrinking keeps the horizon (a longer run costs it nothing). On real
+      // servers a client that repeats its cycles runs to the horizon in every replay of the
+      // saved counterexample (a run on a pool's servers stops at its violation, a replay
+      // does not), so the schedule cut short after its violation is confirmed first.
+      const cut = await cutInTwin(twin, r.schedule, o.kind, o.marginMs, onSimRun);
+      for (const s of cut === null ? [r.schedule] : [cut, r.schedule]) {
+        const shrunk = { ...s, target: schedule.target };
+        const confirmed = await repeated(shrunk);
+        if (confirmed.fails) return done(shrunk, confirmed, "sim", r.steps, r.budgetExhausted);
+      }
       break;
     }
   }
@@ -284,6 +293,28 @@ export async function shrinkOnRealServers(
   // once so far (or the caller's evidence is all there is): confirm it.
   final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
   return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted, tried);
+}
+
+/**
+ * `s` cut short after its violation in the twin (cut-after-violation.ts), if that shortens
+ * it and the cut still fails there: with margins when the shrinking had them.
+ */
+async function cutInTwin(
+  twin: Target,
+  s: Schedule,
+  kind: ViolationKind,
+  marginMs: number,
+  onSimRun: () => void,
+): Promise<Schedule | null> {
+  onSimRun();
+  const own = await probeViolation(twin, s, kind);
+  if (own.evidence === undefined) return null;
+  const cut = cutAfterViolation(s, own.evidence);
+  if (cut === null) return null;
+  onSimRun();
+  const still =
+    marginMs > 0 ? await probeRobust(twin, cut, kind, marginMs) : await probeViolation(twin, cut, kind);
+  return still.fails ? cut : null;
 }
 
 function probeOfRun(kind: ViolationKind, ops: Op[]): ShrinkProbe {
