@@ -287,6 +287,32 @@ export function moduleSpecOf(targetName: string): string | undefined {
 }
 
 /** A target by name (`sim:redlock`, `redis:lease`, …) or from a module (`module:./my-lock.js`). */
+/**
+ * The real-server target of `spec`: a module's `redis:`/`etcd:` one (`fuzz --real`, a gate
+ * entry's `real`), or a built-in real target as it is.
+ */
+export async function resolveRealTarget(
+  spec: string,
+  baseDir?: string,
+  field = "real",
+): Promise<Result<Target, InputError>> {
+  if (!spec.startsWith(MODULE_PREFIX)) {
+    const t = findTarget(spec, "target");
+    if (!t.ok || !t.value.deterministic) return t;
+    return err({
+      field,
+      message: `only with a module: target (a LockAlgorithm with servers "redis" or "etcd"); ${spec} runs in the simulator: name a real target (redis:…, etcd:…) instead`,
+    });
+  }
+  const m = await loadModule(spec, baseDir);
+  if (!m.ok) return err({ ...m.error, field: m.error.field ?? "target" });
+  if (m.value.real !== null) return ok(m.value.real);
+  return err({
+    field,
+    message: `${spec} (${m.value.target.name}) has no real-server target: only a LockAlgorithm with servers "redis" or "etcd" runs on real servers`,
+  });
+}
+
 export async function resolveTarget(
   spec: string,
   baseDir?: string,

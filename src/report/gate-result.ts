@@ -17,6 +17,8 @@ export interface TargetResult {
   kind: "target";
   name: string;
   target: string;
+  /** A module's real-server target (the entry's `real`), not its simulator one. */
+  real?: true;
   resource: ResourceMode | null;
   expect: "safe" | "unsafe";
   seed: number;
@@ -97,7 +99,7 @@ export function failureText(r: GateResult): { message: string; details: string }
       details:
         `${r.name} is a known-unsafe canary: lockcheck must keep finding its violation.\n` +
         "No violation within the budget means a checker or the schedule generator lost its power (or the budget is too small).\n" +
-        `reproduce: lockcheck fuzz --target ${r.target}${r.resource ? ` --resource ${r.resource}` : ""} --seed ${r.seed} --runs ${r.runs} --faults ${r.faults.join(",") || "none"}`,
+        `reproduce: lockcheck fuzz --target ${r.target}${r.real === true ? " --real" : ""}${r.resource ? ` --resource ${r.resource}` : ""} --seed ${r.seed} --runs ${r.runs} --faults ${r.faults.join(",") || "none"}`,
     };
   }
   if (r.error !== undefined) return { message: r.error, details: `${r.error}\nreproduce: ${r.replay}` };

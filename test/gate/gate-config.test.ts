@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gate } from "../../src/api/gate.js";
-import { findDefaultConfig, loadGateConfig, parseGateConfig } from "../../src/runner/gate/gate-config.js";
+import {
+  findDefaultConfig,
+  gateTargetName,
+  loadGateConfig,
+  parseGateConfig,
+} from "../../src/runner/gate/gate-config.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -71,6 +76,34 @@ describe("gate config", () => {
         field: "targets[1].name",
         message: expect.stringContaining("used twice"),
       });
+  });
+
+  it("a module's real entry is named apart from its simulator one", () => {
+    const r = parseGateConfig(
+      {
+        targets: [
+          { target: "module:./lock.mjs", expect: "safe" },
+          { target: "module:./lock.mjs", real: true, expect: "safe" },
+          { target: "module:./lock.mjs", real: true, resource: "unfenced", expect: "unsafe" },
+        ],
+      },
+      null,
+      "/x",
+    );
+    expect(r.ok).toBe(true);
+    if (r.ok)
+      expect(r.value.targets.map(gateTargetName)).toEqual([
+        "module:./lock.mjs",
+        "module:./lock.mjs --real",
+        "module:./lock.mjs --real (unfenced)",
+      ]);
+    const bad = parseGateConfig(
+      { targets: [{ target: "sim:lease", real: "yes", expect: "safe" }] },
+      null,
+      "/x",
+    );
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error[0]).toMatchObject({ field: "targets[0].real" });
   });
 
   it("loads JSON, JavaScript and TypeScript configs", async () => {

@@ -17,6 +17,7 @@ import { parseGateConfig } from "../../src/runner/gate/gate-config.js";
 import { checkCorpusEntry, findCorpusEntries } from "../../src/runner/gate/gate-corpus.js";
 
 const HISTORIES = join(import.meta.dirname, "../../histories");
+const PLAIN_LOCK = join(import.meta.dirname, "../../docs/examples/plain-lock.mjs");
 let dir: string;
 
 beforeAll(async () => {
@@ -107,6 +108,8 @@ describe("runGate", () => {
         },
         { name: "etcd fenced", target: "sim:consensus", resource: "fenced", expect: "safe", runs: 15 },
         { name: "typo", target: "sim:nope", expect: "safe", runs: 1 },
+        { name: "real sim", target: "sim:lease", real: true, expect: "safe", runs: 1 },
+        { name: "real plain", target: `module:${PLAIN_LOCK}`, real: true, expect: "safe", runs: 1 },
       ],
     });
     const entries = await findCorpusEntries(c.corpus, c.baseDir);
@@ -171,6 +174,16 @@ describe("runGate", () => {
     const typo = byName(report, "typo");
     expect(typo.met).toBe(false);
     expect(typo.error).toContain('unknown target "sim:nope"');
+  });
+
+  it("fails a `real` entry whose target has no real-server form, saying why", () => {
+    const simTarget = byName(report, "real sim");
+    expect(simTarget.met).toBe(false);
+    expect(simTarget.error).toContain("real: only with a module: target");
+    expect(simTarget.error).toContain("sim:lease runs in the simulator");
+    const plain = byName(report, "real plain");
+    expect(plain.met).toBe(false);
+    expect(plain.error).toContain("(plain:memory-lease) has no real-server target");
   });
 
   it("re-checks corpus entries against their recorded verdicts", () => {

@@ -45,6 +45,11 @@ export const gateTargetSchema = z.strictObject({
    * "module:./path/to/lock.js" (resolved against the config file's folder; see docs/custom-locks.md).
    */
   target: z.string().min(1),
+  /**
+   * With a module: target whose lock runs on Redis or etcd: fuzz it on real servers lockcheck
+   * starts (its redis:/etcd: target, as `fuzz --real`), not in the simulator.
+   */
+  real: z.boolean().optional(),
   resource: resourceModeSchema.optional(),
   expect: z.enum(["safe", "unsafe"]),
   /** Seed of this target's search; default: the config's seed. */
@@ -157,7 +162,9 @@ export function parseGateConfig(
 }
 
 export function gateTargetName(t: GateTargetConfig): string {
-  return t.name ?? (t.resource === undefined ? t.target : `${t.target} (${t.resource})`);
+  if (t.name !== undefined) return t.name;
+  const target = t.real === true ? `${t.target} --real` : t.target;
+  return t.resource === undefined ? target : `${target} (${t.resource})`;
 }
 
 export async function loadGateConfig(path: string): Promise<Result<GateConfig, InputError[]>> {

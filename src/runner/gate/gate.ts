@@ -11,7 +11,7 @@
 import { isAbsolute, join, relative } from "node:path";
 import { SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
-import { resolveTarget } from "../../custom/module-target.js";
+import { resolveRealTarget, resolveTarget } from "../../custom/module-target.js";
 import { DEFAULT_FAULT_CATEGORIES } from "../../generators/bounds.js";
 import {
   failureText,
@@ -88,6 +88,7 @@ async function runTarget(
     kind: "target" as const,
     name: item.name,
     target: t.target,
+    ...(t.real === true ? { real: true as const } : {}),
     resource: t.resource ?? null,
     expect: t.expect,
     seed,
@@ -103,7 +104,10 @@ async function runTarget(
     error: message,
   });
 
-  const target = await resolveTarget(t.target, config.baseDir, "target");
+  const target =
+    t.real === true
+      ? await resolveRealTarget(t.target, config.baseDir)
+      : await resolveTarget(t.target, config.baseDir, "target");
   if (!target.ok) return fail(formatInputError(target.error));
   if (t.resource !== undefined && !target.value.resources.includes(t.resource)) {
     return fail(
@@ -169,7 +173,8 @@ async function runTarget(
     return { ...common, violations: 0, elapsedMs: Date.now() - started, met: t.expect === "safe" };
   }
   const dir = shortPath(join(config.output, slug(item.name)));
-  const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") ? ` --target ${target.value.name}` : ""}`;
+  // A module's real run folder names the module in its schedule.json: replay finds it there.
+  const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") && t.real !== true ? ` --target ${target.value.name}` : ""}`;
   const saved = await saveReplayableRun(dir, ce, replay);
   const outcome: TargetResult = {
     ...common,
