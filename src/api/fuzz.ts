@@ -10,6 +10,7 @@
 import { randomInt } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
+import { resolveRealTarget } from "../custom/module-target.js";
 import { DEFAULT_FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
@@ -37,6 +38,11 @@ export type { FuzzCounterexample, FuzzProgress, FuzzResult, LibraryCrashes, Sche
 export interface FuzzOptions {
   /** "sim:redlock", "module:./my-lock.js", a Target, a LockAlgorithm or a PlainLock. */
   target: TargetArg;
+  /**
+   * With "module:<path>" of a LockAlgorithm on Redis or etcd: fuzz its real-server target
+   * (`redis:<name>`, `etcd:<name>`) instead of its simulator one (`lockcheck fuzz --real`).
+   */
+  real?: boolean;
   /** Default: the target's first resource mode. */
   resource?: ResourceMode;
   /** Seed of the search; default random (the result says which). */
@@ -199,7 +205,13 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
     partitionMode: "partitionMode",
     ...o.fieldNames,
   };
-  const target = await targetFrom(o.target, field.target);
+  const target = await (o.real !== true
+    ? targetFrom(o.target, field.target)
+    : typeof o.target === "string"
+      ? resolveRealTarget(o.target)
+      : Promise.resolve(
+          err({ field: "real", message: 'expected target "module:<path>" or a real target name with it' }),
+        ));
   if (!target.ok) return target;
   if (o.shard !== undefined && o.runs === undefined && o.timeLimitMs !== undefined)
     return err({

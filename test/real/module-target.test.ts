@@ -6,8 +6,10 @@
  * fenced by the etcd lock's token the late write is rejected and the run is valid. Nothing of
  * a run is left afterwards.
  */
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { fuzz } from "../../src/api/fuzz.js";
 import { loadModule } from "../../src/custom/module-target.js";
 import { moduleTargetName } from "../../src/custom/preload.js";
 import type { Op } from "../../src/history/op.js";
@@ -51,6 +53,26 @@ describe("a LockAlgorithm module on real servers", () => {
       ok: true,
       value: "sim:my-etcd-lease",
     });
+  });
+
+  it("fuzz({ real: true }) of a simulator target is refused, with what to pass instead", async () => {
+    await expect(fuzz({ target: "sim:lease", real: true, runs: 1 })).rejects.toThrow(
+      "sim:lease runs in the simulator: name a real target",
+    );
+  });
+
+  it.skipIf(missing.length > 0)("fuzz({ real: true }) of a module runs its real target", async () => {
+    const r = await fuzz({
+      target: `module:${join(DOCS, "examples/my-lock.mjs")}`,
+      real: true,
+      resource: "fenced",
+      faults: ["pause"],
+      runs: 1,
+      seed: 1,
+      runMs: 2000,
+      save: false,
+    });
+    expect(r).toMatchObject({ target: "redis:my-lease", runs: 1 });
   });
 
   it("a plain lock has no real target: `run` refuses it", async () => {
