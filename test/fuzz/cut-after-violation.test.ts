@@ -12,6 +12,7 @@ import { runAndCheck } from "../../src/runner/execute.js";
 import { probeOf, violationKind } from "../../src/runner/same-violation.js";
 import { scheduleWeight } from "../../src/runner/schedule-size.js";
 import {
+  cutAfterTwinViolation,
   cutAfterViolation,
   cutSlackMs,
   violationEndMs,
@@ -79,5 +80,58 @@ describe("cutAfterViolation", () => {
     const late = [{ index: 0, time: (s.options.horizonMs - 10) * 1e6, process: 0, type: "ok", f: "write" }];
     const evidence = { ops: late as never, anomalies: [{ kind: "stale-write", ops: [0], explanation: "" }] };
     expect(cutAfterViolation(s, evidence)).toBeNull();
+  });
+});
+
+describe("cutAfterTwinViolation", () => {
+  const base: Schedule = {
+    version: 1,
+    target: "sim:lease",
+    resource: "unfenced",
+    seed: 1,
+    options,
+    clients: [
+      { id: 0, cycles: [{ thinkMs: 0, holdMs: 200, writes: 2 }] },
+      { id: 1, cycles: [{ thinkMs: 100, holdMs: 100, writes: 1 }], repeat: true },
+    ],
+    faults: [],
+  };
+  /** A violation whose last op completed at 2,000 ms. */
+  const at2s = {
+    ops: [{ index: 0, time: 2_000 * 1e6, process: 0, type: "ok", f: "write" }] as never,
+    anomalies: [{ kind: "stale-write" as const, ops: [0], explanation: "" }],
+  };
+  const room = 2 * cutSlackMs(base);
+  const horizonWith = (faults: Schedule["faults"]) =>
+    cutAfterTwinViolation({ ...base, faults }, at2s)?.options.horizonMs;
+
+  it("leaves twice the room after the violation", () => {
+    expect(horizonWith([])).toBe(2_000 + room);
+    expect(cutAfterViolation(base, at2s)?.options.horizonMs).toBe(2_000 + cutSlackMs(base));
+  });
+
+  it("waits for the faults begun by then to end: a later clock jump, a pause's end; not a crash with no restart", () => {
+    expect(horizonWith([{ kind: "clock-jump", node: "server:0", at: 2_600, deltaMs: 300 }])).toBe(
+      2_600 + room,
+    );
+    expect(horizonWith([{ kind: "pause", node: "client:0", at: 1_500, durationMs: 1_400 }])).toBe(
+      2_900 + room,
+    );
+    expect(horizonWith([{ kind: "crash", node: "server:0", at: 1_800, restartAfterMs: null }])).toBe(
+      2_000 + room,
+    );
+    // Begun after the room: not waited for, and dropped.
+    const late = cutAfterTwinViolation(
+      { ...base, faults: [{ kind: "pause", node: "client:0", at: 2_000 + room + 500, durationMs: 100 }] },
+      at2s,
+    );
+    expect(late?.options.horizonMs).toBe(2_000 + room);
+    expect(late?.faults).toEqual([]);
+  });
+
+  it("leaves a schedule alone when the cut would not shorten it", () => {
+    expect(
+      cutAfterTwinViolation({ ...base, options: { ...options, horizonMs: 2_000 + room } }, at2s),
+    ).toBeNull();
   });
 });

@@ -12,6 +12,7 @@
  * for every forward jump and drift of a client's clock before it.
  */
 import { isNemesisOp, type Op } from "../../history/op.js";
+import { faultEffectMs } from "../../schedule/faults/index.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import { firedAtMs, NS_PER_MS } from "./cycle-spans.js";
 import type { FailureEvidence } from "./shrink-focus.js";
@@ -61,7 +62,31 @@ function clientClockAheadMs(s: Schedule, endMs: number): number {
 export function cutAfterViolation(s: Schedule, evidence: FailureEvidence): Schedule | null {
   const endMs = violationEndMs(evidence.ops, evidence);
   if (endMs === undefined) return null;
-  const horizonMs = Math.ceil(endMs + clientClockAheadMs(s, endMs) + cutSlackMs(s));
+  return cutAt(s, evidence, Math.ceil(endMs + clientClockAheadMs(s, endMs) + cutSlackMs(s)));
+}
+
+/**
+ * `cutAfterViolation` for a violation the simulator twin showed, for runs on real servers.
+ * There clients keep another pace, and the same kind of violation may come from a later fault
+ * than in the twin: the cut comes after every fault that began by then has ended (a clock
+ * jump at once, a pause at its end), with twice the room.
+ */
+export function cutAfterTwinViolation(s: Schedule, evidence: FailureEvidence): Schedule | null {
+  const endMs = violationEndMs(evidence.ops, evidence);
+  if (endMs === undefined) return null;
+  const room = 2 * cutSlackMs(s);
+  let lastEnd = endMs;
+  for (const f of s.faults) {
+    const at = firedAtMs(f, evidence.ops);
+    const effect = faultEffectMs(f);
+    if (at === undefined || at >= endMs + room) continue;
+    // A crash with no restart never ends: it only needs to have begun.
+    lastEnd = Math.max(lastEnd, Number.isFinite(effect) ? at + effect : at);
+  }
+  return cutAt(s, evidence, Math.ceil(lastEnd + clientClockAheadMs(s, lastEnd) + room));
+}
+
+function cutAt(s: Schedule, evidence: FailureEvidence, horizonMs: number): Schedule | null {
   if (horizonMs >= s.options.horizonMs) return null;
   const faults = s.faults.filter((f) => {
     const at = firedAtMs(f, evidence.ops);

@@ -34,7 +34,7 @@ import { withEarliestLeaseEnd } from "../../targets/sim.js";
 import type { Target } from "../../targets/target.js";
 import { probeOf, probeViolation, type ViolationKind } from "../same-violation.js";
 import { withFaultsAimed } from "./aim-faults.js";
-import { cutAfterViolation } from "./cut-after-violation.js";
+import { cutAfterTwinViolation, cutAfterViolation } from "./cut-after-violation.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { withPausesMerged } from "./merge-pauses.js";
 import { probeRobust, widenings, withStartRacesSettled } from "./robust-failure.js";
@@ -296,8 +296,9 @@ export async function shrinkOnRealServers(
 }
 
 /**
- * `s` cut short after its violation in the twin (cut-after-violation.ts), if that shortens
- * it and the cut still fails there: with margins when the shrinking had them.
+ * `s` cut short after its violation in the twin (cut-after-violation.ts
+ * `cutAfterTwinViolation`), if that shortens it and the cut still fails there: with margins
+ * when the shrinking had them.
  */
 async function cutInTwin(
   twin: Target,
@@ -309,7 +310,7 @@ async function cutInTwin(
   onSimRun();
   const own = await probeViolation(twin, s, kind);
   if (own.evidence === undefined) return null;
-  const cut = cutAfterViolation(s, own.evidence);
+  const cut = cutAfterTwinViolation(s, own.evidence);
   if (cut === null) return null;
   onSimRun();
   const still =
