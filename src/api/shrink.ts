@@ -206,6 +206,13 @@ async function shrinkSim(
   };
 }
 
+function simMarginsText(margins: boolean, marginMs: number): string {
+  if (margins) return `with timing margins ≥ ${marginMs} ms`;
+  return marginMs === 0
+    ? "to the bare minimum (--margin 0)"
+    : `to the bare minimum (no version of it failed with its timings moved by ${marginMs} ms)`;
+}
+
 async function shrinkReal(
   target: Target,
   schedule: Schedule,
@@ -234,7 +241,7 @@ async function shrinkReal(
   });
   const where =
     r.shrunkIn === "sim"
-      ? `shrunk in the simulator (${r.simRuns} runs) with timing margins, then`
+      ? `shrunk in the simulator (${r.simRuns} runs) ${simMarginsText(r.simMargins, o.marginMs)}, then`
       : r.shrunkIn === "real"
         ? "shrunk on real servers,"
         : "not shrunk (no smaller schedule failed often enough),";

@@ -89,7 +89,8 @@ describe("shrinking a long real run", () => {
     const horizon = r.schedule.options.horizonMs;
     expect(horizon).toBeLessThan(HORIZON_MS / 4);
     expect(real.runs.slice(1).map((x) => x.horizonMs)).toEqual([horizon, horizon]);
-    expect(r.note).toContain("failed on 2 of 2 real runs");
+    expect(r.note).toContain("shrunk in the simulator (");
+    expect(r.note).toContain("runs) with timing margins ≥ 50 ms, then failed on 2 of 2 real runs");
     expect(violationKind(r.run.verdicts)).toBe("stale-write");
     // The cut still fails when run to its end, in the twin.
     const again = await target("sim:lease").run({ ...r.schedule, target: "sim:lease" });
@@ -107,5 +108,16 @@ describe("shrinking a long real run", () => {
     expect(horizons[0]).toBeLessThan(HORIZON_MS);
     expect(horizons.slice(1, 3)).toEqual([HORIZON_MS, HORIZON_MS]);
     expect(r.note).toContain("shrunk in the simulator");
+  });
+
+  it("says when the twin's result has no margins: with --margin 0, the bare minimum", async () => {
+    const r = await shrinkFailing(
+      simulatedRedisLease(() => true),
+      longRun,
+      { ...OPTIONS, marginMs: 0 },
+    );
+    expect(r.kind).toBe("shrunk");
+    if (r.kind === "shrunk")
+      expect(r.note).toContain("runs) to the bare minimum (--margin 0), then failed on 2 of 2");
   });
 });

@@ -85,6 +85,11 @@ export interface RealShrinkResult {
   failingRun: { ops: Op[]; verdicts: Verdict[] } | null;
   /** Where the result was shrunk: in the simulator twin (then confirmed), on real servers, or not at all. */
   shrunkIn: "sim" | "real" | "none";
+  /**
+   * Shrunk in the twin: whether the result fails there with every timing moved by the margin
+   * (false when no version of it did, and it is the bare minimum; false when not shrunk there).
+   */
+  simMargins: boolean;
   /** Real runs of the final schedule that failed, of those made to confirm it. */
   confirmed: { failed: number; runs: number };
   simRuns: number;
@@ -181,10 +186,12 @@ export async function shrinkOnRealServers(
     steps: number,
     budgetExhausted: boolean,
     finishing: FinishingStep[] = [],
+    simMargins = false,
   ): RealShrinkResult => ({
     schedule: s,
     failingRun: r.fails && r.ops !== null ? { ops: r.ops, verdicts: checkOps(r.ops) } : null,
     shrunkIn,
+    simMargins,
     confirmed: { failed: r.failed, runs: r.ran },
     simRuns,
     realRuns,
@@ -222,11 +229,12 @@ export async function shrinkOnRealServers(
       // servers a client that repeats its cycles runs to the horizon in every replay of the
       // saved counterexample (a run on a pool's servers stops at its violation, a replay
       // does not), so the schedule cut short after its violation is confirmed first.
-      const cut = await cutInTwin(twin, r.schedule, o.kind, o.marginMs, onSimRun);
+      const margins = "robust" in r && r.robust === true;
+      const cut = await cutInTwin(twin, r.schedule, o.kind, margins ? o.marginMs : 0, onSimRun);
       for (const s of cut === null ? [r.schedule] : [cut, r.schedule]) {
         const shrunk = { ...s, target: schedule.target };
         const confirmed = await repeated(shrunk);
-        if (confirmed.fails) return done(shrunk, confirmed, "sim", r.steps, r.budgetExhausted);
+        if (confirmed.fails) return done(shrunk, confirmed, "sim", r.steps, r.budgetExhausted, [], margins);
       }
       break;
     }
