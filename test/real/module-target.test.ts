@@ -25,6 +25,16 @@ const missingEtcd = missingBinaries(["redis-server", "etcd"]);
 
 const track = expectNothingLeftAfterEach();
 
+/** The clients the lock was granted to at least once, in order. */
+const grantedTo = (ops: readonly Op[]) =>
+  [
+    ...new Set(
+      ops
+        .filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok")
+        .map((o) => o.process),
+    ),
+  ].sort();
+
 describe("a LockAlgorithm module on real servers", () => {
   it("registers redis:<name> next to sim:<name>, and `run` picks the real one", async () => {
     const loaded = await loadModule(MODULE, DOCS);
@@ -105,47 +115,40 @@ describe("a LockAlgorithm module on real servers", () => {
       track(r.runId);
       expect(r.run.warnings).toEqual([]);
       // Both clients really ran the module's lock: each was granted it at least once.
-      const granted = new Set(
-        r.run.ops
-          .filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok")
-          .map((o) => o.process),
-      );
-      expect([...granted].sort(), r.timeline).toEqual([0, 1]);
+      expect(grantedTo(r.run.ops), r.timeline).toEqual([0, 1]);
       expect(r.violations, r.timeline).toContain("stale-write");
     },
   );
 
-  /** Client 0 frozen by SIGSTOP right at its grant for 3 s (leases: 1 s); client 1 takes the lock meanwhile. */
-  const pausedEtcdHolder = (resource: "unfenced" | "fenced") =>
-    schedule(
-      "etcd:my-etcd-lease",
-      resource,
-      { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 8000 },
-      [
-        { id: 0, cycles: [{ thinkMs: 0, holdMs: 400, writes: 2 }] },
-        { id: 1, cycles: Array.from({ length: 3 }, () => ({ thinkMs: 300, holdMs: 300, writes: 2 })) },
-      ],
-      [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 }],
-    );
-
-  const grantedTo = (ops: readonly Op[]) =>
-    [
-      ...new Set(
-        ops
-          .filter((o) => o.process !== "nemesis" && o.f === "acquire" && o.type === "ok")
-          .map((o) => o.process),
+  /**
+   * docs' etcd module with client 0 frozen by SIGSTOP right at its grant for 3 s (leases: 1 s)
+   * while client 1 takes the lock: a run in which both were granted it.
+   */
+  const runPausedEtcdHolder = async (resource: "unfenced" | "fenced") => {
+    const loaded = await loadModule(ETCD_MODULE, DOCS);
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+    const r = await runChecked(
+      schedule(
+        "etcd:my-etcd-lease",
+        resource,
+        { servers: 3, ttlMs: 1000, callTimeoutMs: 1000, horizonMs: 8000 },
+        [
+          { id: 0, cycles: [{ thinkMs: 0, holdMs: 400, writes: 2 }] },
+          { id: 1, cycles: Array.from({ length: 3 }, () => ({ thinkMs: 300, holdMs: 300, writes: 2 })) },
+        ],
+        [{ kind: "pause-at", client: 0, checkpoint: "acquired", occurrence: 0, durationMs: 3000 }],
       ),
-    ].sort();
+    );
+    track(r.runId);
+    expect(r.run.warnings).toEqual([]);
+    expect(grantedTo(r.run.ops), r.timeline).toEqual([0, 1]);
+    return r;
+  };
 
   it.skipIf(missingEtcd.length > 0)(
     "etcd:my-etcd-lease, unfenced: the holder paused past its lease writes after the next holder (violation)",
     async () => {
-      const loaded = await loadModule(ETCD_MODULE, DOCS);
-      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
-      const r = await runChecked(pausedEtcdHolder("unfenced"));
-      track(r.runId);
-      expect(r.run.warnings).toEqual([]);
-      expect(grantedTo(r.run.ops), r.timeline).toEqual([0, 1]);
+      const r = await runPausedEtcdHolder("unfenced");
       expect(r.violations, r.timeline).toContain("stale-write");
     },
   );
@@ -153,12 +156,7 @@ describe("a LockAlgorithm module on real servers", () => {
   it.skipIf(missingEtcd.length > 0)(
     "etcd:my-etcd-lease, fenced by its create revision: the same late write is rejected, and the run is valid",
     async () => {
-      const loaded = await loadModule(ETCD_MODULE, DOCS);
-      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
-      const r = await runChecked(pausedEtcdHolder("fenced"));
-      track(r.runId);
-      expect(r.run.warnings).toEqual([]);
-      expect(grantedTo(r.run.ops), r.timeline).toEqual([0, 1]);
+      const r = await runPausedEtcdHolder("fenced");
       // Client 0's writes after its pause carried the older token: the resource refused them.
       const rejected = r.run.ops.filter(
         (o) => o.process === 0 && o.f === "write" && o.type === "ok" && o.accepted === false,
