@@ -105,8 +105,9 @@ describe("cutAfterTwinViolation", () => {
   const horizonWith = (faults: Schedule["faults"]) =>
     cutAfterTwinViolation({ ...base, faults }, at2s)?.options.horizonMs;
 
-  it("leaves twice the room after the violation", () => {
+  it("leaves twice the room after the violation, or as many times as asked", () => {
     expect(horizonWith([])).toBe(2_000 + room);
+    expect(cutAfterTwinViolation(base, at2s, 4)?.options.horizonMs).toBe(2_000 + 2 * room);
     expect(cutAfterViolation(base, at2s)?.options.horizonMs).toBe(2_000 + cutSlackMs(base));
   });
 

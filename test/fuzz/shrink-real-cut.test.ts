@@ -15,7 +15,9 @@ import { describe, expect, it } from "vitest";
 import { shrinkFailing } from "../../src/api/shrink.js";
 import { checkOps } from "../../src/checkers/index.js";
 import type { Op } from "../../src/history/op.js";
-import { violationKind } from "../../src/runner/same-violation.js";
+import { probeOf, violationKind } from "../../src/runner/same-violation.js";
+import { cutSlackMs, violationEndMs } from "../../src/runner/shrink/cut-after-violation.js";
+import { cutInTwin } from "../../src/runner/shrink/shrink-real.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import type { Target, TargetRun } from "../../src/targets/target.js";
 import { scheduleFor, target } from "./schedules.js";
@@ -119,5 +121,27 @@ describe("shrinking a long real run", () => {
     expect(r.kind).toBe("shrunk");
     if (r.kind === "shrunk")
       expect(r.note).toContain("runs) to the bare minimum (--margin 0), then failed on 2 of 2");
+  });
+
+  it("a cut that fails only with more room after the violation gets it: twice, then four times, … the room", async () => {
+    // A twin whose runs fail (the same failing history each time) only when they last at least `needs` ms.
+    const failing = (await target("sim:lease").run({ ...longRun, target: "sim:lease" })).ops;
+    const endMs = violationEndMs(failing, probeOf("stale-write", failing, checkOps(failing)).evidence!)!;
+    const room = cutSlackMs(longRun);
+    const needs = endMs + 5 * room;
+    const twin: Target = {
+      ...target("sim:lease"),
+      run: async (s) => ({ ops: s.options.horizonMs >= needs ? failing : [], stats: {} }),
+    };
+    const cut = await cutInTwin(twin, { ...longRun, target: "sim:lease" }, "stale-write", 50, () => {});
+    // Twice the room is too short, four times too, eight times is the first that fails.
+    expect(cut?.options.horizonMs).toBe(Math.ceil(endMs + 8 * room));
+    // Never a cut that would not shorten the run.
+    const short = {
+      ...longRun,
+      target: "sim:lease",
+      options: { ...longRun.options, horizonMs: Math.ceil(endMs + 7 * room) },
+    };
+    expect(await cutInTwin(twin, short, "stale-write", 50, () => {})).toBeNull();
   });
 });

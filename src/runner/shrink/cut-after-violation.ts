@@ -69,12 +69,16 @@ export function cutAfterViolation(s: Schedule, evidence: FailureEvidence): Sched
  * `cutAfterViolation` for a violation the simulator twin showed, for runs on real servers.
  * There clients keep another pace, and the same kind of violation may come from a later fault
  * than in the twin: the cut comes after every fault that began by then has ended (a clock
- * jump at once, a pause at its end), with twice the room.
+ * jump at once, a pause at its end), with `roomFactor` times the room.
  */
-export function cutAfterTwinViolation(s: Schedule, evidence: FailureEvidence): Schedule | null {
+export function cutAfterTwinViolation(
+  s: Schedule,
+  evidence: FailureEvidence,
+  roomFactor = 2,
+): Schedule | null {
   const endMs = violationEndMs(evidence.ops, evidence);
   if (endMs === undefined) return null;
-  const room = 2 * cutSlackMs(s);
+  const room = roomFactor * cutSlackMs(s);
   let lastEnd = endMs;
   for (const f of s.faults) {
     const at = firedAtMs(f, evidence.ops);

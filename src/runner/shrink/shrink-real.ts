@@ -306,9 +306,11 @@ export async function shrinkOnRealServers(
 /**
  * `s` cut short after its violation in the twin (cut-after-violation.ts
  * `cutAfterTwinViolation`), if that shortens it and the cut still fails there: with margins
- * when the shrinking had them.
+ * when the shrinking had them. A cut that does not is tried again with twice the room, and so
+ * on while that still shortens the run: with margins, a moved timing may show its violation
+ * only later in the run.
  */
-async function cutInTwin(
+export async function cutInTwin(
   twin: Target,
   s: Schedule,
   kind: ViolationKind,
@@ -318,12 +320,14 @@ async function cutInTwin(
   onSimRun();
   const own = await probeViolation(twin, s, kind);
   if (own.evidence === undefined) return null;
-  const cut = cutAfterTwinViolation(s, own.evidence);
-  if (cut === null) return null;
-  onSimRun();
-  const still =
-    marginMs > 0 ? await probeRobust(twin, cut, kind, marginMs) : await probeViolation(twin, cut, kind);
-  return still.fails ? cut : null;
+  for (let factor = 2; ; factor *= 2) {
+    const cut = cutAfterTwinViolation(s, own.evidence, factor);
+    if (cut === null) return null;
+    onSimRun();
+    const still =
+      marginMs > 0 ? await probeRobust(twin, cut, kind, marginMs) : await probeViolation(twin, cut, kind);
+    if (still.fails) return cut;
+  }
 }
 
 function probeOfRun(kind: ViolationKind, ops: Op[]): ShrinkProbe {
