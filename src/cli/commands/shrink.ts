@@ -95,8 +95,9 @@ export function shrinkCommand(): Command {
       `
 On a real target (redis:*, etcd:*) the input is run until its first violation, then shrunk in its
 simulator twin (sim:lease for redis:lease, sim:consensus for etcd:lock, …) with timing margins,
-and confirmed on real servers, cut short a little after its violation when that still fails; if the twin does not fail or the real servers do not confirm it, it is shrunk on real servers, each
-candidate kept only when it fails on --need of --runs runs. Faults the history shows never fired
+and confirmed on real servers, first cut short some seconds after its violation; if the twin does
+not fail or the real servers do not confirm it, it is shrunk on real servers, each candidate kept
+only when it fails on --need of --runs runs. Faults the history shows never fired
 (after the run ended, or recorded as unsupported/ignored) are dropped first.
 
 Exit status: 0 the schedule does not fail (nothing to shrink, nothing saved); 1 the shrunk schedule
