@@ -68,6 +68,9 @@ describe.skipIf(missing.length > 0)("lockcheck run against real servers", () => 
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/redis:lease \(unfenced\)/);
     expect(r.stdout).toMatch(/stale-write\s+INVALID/);
+    expect(r.stdout).toContain(
+      `shrink it to the smallest schedule that still fails here: lockcheck shrink ${out}\n`,
+    );
     const saved = JSON.parse(readFileSync(join(out, "schedule.json"), "utf8")) as { target: string };
     expect(saved.target).toBe("redis:lease");
     const verdict = JSON.parse(readFileSync(join(out, "verdict.json"), "utf8")) as { valid: unknown };

@@ -290,6 +290,10 @@ async function runReal(flags: RunFlags): Promise<number> {
           `${c.red("not trusted")}: ${broken.join(", ")} stopped on an error (warnings above), so part of the workload never ran; exit 2`,
         ]),
     `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: ${again}`,
+    // Shrinking starts servers of its own: not offered for a run on the user's servers.
+    ...(valid === false && ext === null
+      ? [`shrink it to the smallest schedule that still fails here: lockcheck shrink ${outDir}`]
+      : []),
     ...(attempts.limit === 1 ? [] : [attemptsLine(attempts)]),
     ...(failedBefore === null || valid !== true
       ? []
