@@ -2,10 +2,10 @@
  * `shrinkFailing(target, schedule, options)`: what `lockcheck shrink` does between reading its
  * flags and printing: look for the schedule's failure (on a real target, up to `runs` times,
  * each run ending at its first violation), shrink it to the fewest clients, cycles and faults
- * that still show the same kind of violation, and run the result once more to show it. In the simulator it keeps timing
- * margins (runner/robust-failure.ts) unless `marginMs` is 0; on a real target it shrinks in
- * the simulator twin first and confirms on real servers, or shrinks with repeated real runs
- * (runner/shrink-real.ts).
+ * that still show the same kind of violation, and run the result once more to show it. In the
+ * simulator it keeps timing margins (runner/robust-failure.ts) unless `marginMs` is 0; on a
+ * real target it shrinks in the simulator twin first and confirms on real servers, or shrinks
+ * with repeated real runs (runner/shrink-real.ts).
  */
 import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
 import type { Verdict } from "../checkers/verdict.js";
