@@ -10,7 +10,6 @@
 import { randomInt } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
-import { resolveRealTarget } from "../custom/module-target.js";
 import { DEFAULT_FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
 import { colorsFor } from "../report/colors.js";
@@ -205,13 +204,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
     partitionMode: "partitionMode",
     ...o.fieldNames,
   };
-  const target = await (o.real !== true
-    ? targetFrom(o.target, field.target)
-    : typeof o.target === "string"
-      ? resolveRealTarget(o.target)
-      : Promise.resolve(
-          err({ field: "real", message: 'expected target "module:<path>" or a real target name with it' }),
-        ));
+  const target = await targetFrom(o.target, field.target, o.real === true);
   if (!target.ok) return target;
   if (o.shard !== undefined && o.runs === undefined && o.timeLimitMs !== undefined)
     return err({

@@ -9,6 +9,7 @@ import {
   loadModuleTarget,
   MODULE_PREFIX,
   plainTargetFor,
+  resolveRealTarget,
   simTargetFor,
 } from "../custom/module-target.js";
 
@@ -27,8 +28,19 @@ function isTarget(x: unknown): x is Target {
   return typeof x === "object" && x !== null && typeof (x as Target).run === "function" && "defaults" in x;
 }
 
-/** The target `arg` names or is; `field` names it in errors. */
-export async function targetFrom(arg: TargetArg, field = "target"): Promise<Result<Target, InputError>> {
+/**
+ * The target `arg` names or is; `field` names it in errors. `real`: a module's real-server
+ * target instead of its simulator one (`fuzz --real`).
+ */
+export async function targetFrom(
+  arg: TargetArg,
+  field = "target",
+  real = false,
+): Promise<Result<Target, InputError>> {
+  if (real)
+    return typeof arg === "string"
+      ? resolveRealTarget(arg)
+      : err({ field: "real", message: 'expected target "module:<path>" or a real target name with it' });
   if (typeof arg === "string")
     return arg.startsWith(MODULE_PREFIX) ? loadModuleTarget(arg) : findTarget(arg, field);
   if (isTarget(arg)) return ok(arg);
