@@ -272,7 +272,11 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       onSmaller: async (smaller, run) => {
         const dir = await folderOf(foundAtRun);
         if (dir === null) return;
-        const r = await saveReplayableRun(dir, { schedule: smaller, ...run }).catch(() => null);
+        const r = await saveReplayableRun(
+          dir,
+          { schedule: smaller, ...run },
+          replayCommand(dir, o.cluster),
+        ).catch(() => null);
         if (r?.ok === true) o.onSmallerSaved?.(dir, scheduleSize(smaller));
       },
     },
@@ -285,7 +289,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
   const replay =
     dir === null
       ? `lockcheck fuzz --target ${typeof o.target === "string" ? o.target : result.target} --resource ${resource} --seed ${seed} --runs ${ce.foundAtRun}`
-      : replayCommand(dir);
+      : replayCommand(dir, o.cluster);
   if (dir !== null) {
     const saved = await saveReplayableRun(dir, ce, replay);
     if (!saved.ok) return saved;
@@ -340,7 +344,7 @@ function counterexampleFolder(
 function asFoundKeeper(
   target: Target,
   seed: number,
-  o: Pick<FuzzOptions, "save" | "shrink" | "onFound">,
+  o: Pick<FuzzOptions, "save" | "shrink" | "onFound" | "cluster">,
 ): {
   save(f: FoundViolation): Promise<void>;
   settle(ce: FuzzCounterexample): Promise<string | null>;
@@ -354,7 +358,7 @@ function asFoundKeeper(
           `${o.save ?? defaultRunDir(target.name, seed, f.foundAtRun)}-unshrunk`,
         );
         // A failure here shows in the final save to the folder beside it, if that fails too.
-        const r = await saveReplayableRun(dir, f).catch(() => null);
+        const r = await saveReplayableRun(dir, f, replayCommand(dir, o.cluster)).catch(() => null);
         if (r?.ok === true) saved = dir;
       }
       o.onFound?.({ foundAtRun: f.foundAtRun, dir: saved });

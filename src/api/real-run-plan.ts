@@ -23,6 +23,7 @@ import { libraryModuleUrl } from "../locks/library-modules.js";
 import { splitFaultsForExternalServers } from "../real/reachable-faults.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import {
+  clusterFlag,
   defaultRunDir,
   isDirectory,
   readVerdictFile,
@@ -205,6 +206,11 @@ export interface RealRunPlan {
   /** The command that runs the saved schedule again the same way. */
   rerunCommand: string;
   /**
+   * The command that shrinks a failure of it on servers like these, or null on the user's own
+   * servers (shrinking starts servers of its own).
+   */
+  shrinkCommand: string | null;
+  /**
    * The run folder `schedule` came from, if its saved verdicts say that run failed: a rerun on
    * real servers may pass, and the user should hear that it failed before. Null otherwise.
    */
@@ -285,13 +291,15 @@ export async function planRealRun(ask: RealRunAsk): Promise<Result<RealRunPlan, 
   // A default folder never overwrites an earlier run (a rerun of a saved counterexample may pass).
   const outDir =
     ask.out ?? (await unusedRunDir(defaultRunDir(target.name, s.seed, 0).replace(/-0$/, "-real")));
+  const cluster = ask.docker === true ? "docker" : "process";
   return ok({
     target,
     schedule: s,
     external: external.value,
     ignored: prepared.value.ignored,
     outDir,
-    rerunCommand: `lockcheck run --schedule ${outDir}${ask.docker === true ? " --cluster docker" : ""}${rerunFlags(external.value)}`,
+    rerunCommand: `lockcheck run --schedule ${outDir}${clusterFlag(cluster)}${rerunFlags(external.value)}`,
+    shrinkCommand: external.value === null ? `lockcheck shrink ${outDir}${clusterFlag(cluster)}` : null,
     failedBefore: ask.schedule === undefined ? null : await failedRunFolder(ask.schedule),
   });
 }

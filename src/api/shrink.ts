@@ -11,8 +11,8 @@ import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
 import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { type CheckedRun, isViolation, runAndCheck } from "../runner/execute.js";
-import { defaultRunDir, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
+import { type CheckedRun, isViolation, runAndCheck, runAndCheckOn } from "../runner/execute.js";
+import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { openSessionPool, runOnPool, type SessionPool } from "../runner/session-pool.js";
@@ -22,7 +22,7 @@ import { shrinkRobustly } from "../runner/shrink/shrink-robust.js";
 import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
-import type { Target } from "../targets/target.js";
+import type { ServerPlacement, Target } from "../targets/target.js";
 import { finishingLine } from "./finishing-steps.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
@@ -46,6 +46,9 @@ export interface ShrinkFailingOptions {
   marginMs: number;
   /** Real targets: shrink in the simulator twin first. */
   simFirst: boolean;
+  /** Real targets: where the servers run (default: local processes). */
+  cluster?: ServerPlacement["cluster"];
+  docker?: ServerPlacement["docker"];
   /** Called once the failure is found, before shrinking starts. */
   onShrinkStart?: () => void;
   /** Called after each candidate run. */
@@ -59,6 +62,8 @@ export type ShrinkFailingResult =
   | { kind: "passes"; tries: number }
   /** It failed, but no schedule could be shown to fail again; why. */
   | { kind: "not-kept"; reason: string }
+  /** Real targets: the servers (or containers) could not start; why. */
+  | { kind: "cannot-run"; reason: string }
   | {
       kind: "shrunk";
       schedule: Schedule;
@@ -77,16 +82,20 @@ export async function shrinkFailing(
 ): Promise<ShrinkFailingResult> {
   if (target.deterministic) return shrinkFound(target, schedule, o, null);
   // Servers started once, for the input's runs and every candidate (`parallel` at a time).
-  const pool = await openSessionPool(
+  const opened = await openSessionPool(
     target,
     {
       resource: schedule.resource,
       servers: schedule.options.servers,
       // Client clock faults need no shim on the servers (nor gcc to build it).
       clockFaults: schedule.faults.some(changesServerClock),
+      ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
+      ...(o.docker === undefined ? {} : { docker: o.docker }),
     },
     o.parallel ?? REAL_PARALLEL,
   );
+  if (!opened.ok) return { kind: "cannot-run", reason: opened.error };
+  const pool = opened.value;
   try {
     return await shrinkFound(target, schedule, o, pool);
   } finally {
@@ -100,11 +109,9 @@ export async function shrinkFailing(
  */
 async function runInput(target: Target, schedule: Schedule, pool: SessionPool | null): Promise<CheckedRun> {
   if (pool === null) return runAndCheck(target, schedule);
-  const run = await pool.use((session) =>
-    session.run(schedule, (sofar) => isViolation(checkOps(sofar, SAFETY_CHECKERS))),
+  return pool.use((session) =>
+    runAndCheckOn(session, schedule, (sofar) => isViolation(checkOps(sofar, SAFETY_CHECKERS))),
   );
-  const verdicts = checkOps(run.ops);
-  return { schedule, ops: run.ops, verdicts, violation: isViolation(verdicts), stats: run.stats };
 }
 
 async function shrinkFound(
@@ -137,7 +144,7 @@ async function shrinkFound(
   const shrunk = await (real
     ? shrinkReal(target, schedule, kind, o, budget, first, onRun, pool)
     : shrinkSim(target, schedule, kind, o.marginMs, budget, evidence, onRun));
-  const final = shrunk.run ?? (await runAndCheck(target, shrunk.schedule));
+  const final = shrunk.run ?? (await runInput(target, shrunk.schedule, pool));
   const notKept =
     shrunk.run === null && !isViolation(final.verdicts)
       ? "its shrunk form passed when run again"
@@ -281,7 +288,7 @@ export interface ShrinkFileOptions extends Omit<ShrinkFailingOptions, "onShrinkS
 }
 
 export type ShrinkFileResult =
-  | Exclude<ShrinkFailingResult, { kind: "shrunk" }>
+  | Exclude<ShrinkFailingResult, { kind: "shrunk" | "cannot-run" }>
   | (Extract<ShrinkFailingResult, { kind: "shrunk" }> & {
       /** The schedule as given (on the target it ran on), and the sizes before and after. */
       input: Schedule;
@@ -306,6 +313,11 @@ export async function shrinkScheduleFile(
   const name = o.target ?? loaded.value.target;
   const target = findTarget(name, o.target === undefined ? "target" : "--target");
   if (!target.ok) return target;
+  if (target.value.deterministic && (o.cluster ?? "process") !== "process")
+    return err({
+      field: "--cluster",
+      message: `only for real targets (redis:…, etcd:…); ${name} runs in the simulator`,
+    });
   if (o.need !== undefined && o.need > o.runs)
     return err({ field: "--need", message: `${o.need} is more than --runs ${o.runs}` });
   const schedule = { ...loaded.value, target: name };
@@ -314,18 +326,20 @@ export async function shrinkScheduleFile(
   const defaultDir = defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
   // Shrinking on real servers differs from one try to the next: keep earlier results.
   const dir = o.out ?? (target.value.deterministic ? defaultDir : await unusedRunDir(defaultDir));
+  const replay = replayCommand(dir, target.value.deterministic ? undefined : o.cluster);
   const shrunk = await shrinkFailing(target.value, schedule, {
     ...options,
     ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name, about.deterministic) }),
     // The smallest real failure so far goes to the result's folder as it is found (minutes
     // apart): an interrupted shrink keeps it. The final save below writes over it.
     onSmaller: async (smaller, run) => {
-      const r = await saveReplayableRun(dir, { schedule: smaller, ...run }).catch(() => null);
+      const r = await saveReplayableRun(dir, { schedule: smaller, ...run }, replay).catch(() => null);
       if (r?.ok === true) onSmallerSaved?.(dir, scheduleSize(smaller));
     },
   });
+  if (shrunk.kind === "cannot-run") return err({ message: shrunk.reason });
   if (shrunk.kind !== "shrunk") return ok({ ...shrunk, ...about });
-  const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run });
+  const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run }, replay);
   if (!saved.ok) return saved;
   return ok({
     ...shrunk,

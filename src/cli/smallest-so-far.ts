@@ -4,6 +4,7 @@
  * they are interrupted. Each command gives the size in its own words.
  */
 import type { ScheduleSize } from "../api/fuzz.js";
+import { clusterFlag } from "../api/replay.js";
 
 export interface SmallestSoFar {
   dir: string;
@@ -15,7 +16,7 @@ export function smallerSavedLine(sizeText: string, dir: string): string {
   return `${sizeText} failed on real servers; saved in ${dir}/ (Ctrl-C keeps it)`;
 }
 
-/** The command that runs the smallest failure again. */
-export function runAgainLine(smallest: SmallestSoFar): string {
-  return `run it again: lockcheck run --schedule ${smallest.dir}`;
+/** The command that runs the smallest failure again (on the servers `cluster` says). */
+export function runAgainLine(smallest: SmallestSoFar, cluster: "process" | "docker"): string {
+  return `run it again: lockcheck run --schedule ${smallest.dir}${clusterFlag(cluster)}`;
 }

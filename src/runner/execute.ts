@@ -7,7 +7,7 @@ import { type CheckerName, checkOps, SAFETY_CHECKERS } from "../checkers/index.j
 import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
 import type { Schedule } from "../schedule/schedule.js";
-import type { Target } from "../targets/target.js";
+import type { Target, TargetSession } from "../targets/target.js";
 import { eventLoopTurn } from "../util/event-loop-turn.js";
 
 export interface CheckedRun {
@@ -37,6 +37,17 @@ export async function runAndCheck(
   await eventLoopTurn();
   const run = await target.run(schedule);
   const verdicts = checkOps(run.ops, checkers);
+  return { schedule, ops: run.ops, verdicts, violation: isViolation(verdicts), stats: run.stats };
+}
+
+/** `runAndCheck` on a real target's session: the run ends where `stopWhen` says, if it says. */
+export async function runAndCheckOn(
+  session: TargetSession,
+  schedule: Schedule,
+  stopWhen?: (ops: Op[]) => boolean,
+): Promise<CheckedRun> {
+  const run = await session.run(schedule, stopWhen);
+  const verdicts = checkOps(run.ops);
   return { schedule, ops: run.ops, verdicts, violation: isViolation(verdicts), stats: run.stats };
 }
 

@@ -139,23 +139,19 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
       ...(o.real?.docker === undefined ? {} : { docker: o.real.docker }),
     },
     Math.max(REAL_PARALLEL, parallel),
-  ).then(
-    (pool) => ({ pool }),
-    // Servers or containers that cannot start (a missing binary, an image not on the engine):
-    // the campaign's error, reported as any other, not an exception out of the command.
-    (e: unknown) => ({ failed: e instanceof Error ? e.message : String(e) }),
   );
-  if ("failed" in opened) {
+  // Servers or containers that cannot start: the campaign's error, reported as any other.
+  if (!opened.ok) {
     return {
       ...base,
       runs: from,
       elapsedMs: Date.now() - started,
       interrupted: false,
       counterexample: null,
-      error: { message: opened.failed, schedule: null },
+      error: { message: opened.error, schedule: null },
     };
   }
-  const sessions = opened.pool;
+  const sessions = opened.value;
   if (sessions === null) throw new Error(`fuzzReal: ${target.name} is not a real target`);
   let schedule: Schedule | null = null;
   try {

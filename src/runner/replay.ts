@@ -6,11 +6,14 @@
  */
 import { serializeOp } from "../history/jsonl.js";
 import { err, type InputError, ok, type Result } from "../result.js";
+import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
-import { type CheckedRun, runAndCheck } from "./execute.js";
+import type { ServerPlacement } from "../targets/target.js";
+import { type CheckedRun, runAndCheck, runAndCheckOn } from "./execute.js";
+import { openSessionPool } from "./session-pool.js";
 
-export interface ReplayOptions {
+export interface ReplayOptions extends ServerPlacement {
   /** Run on this target instead of the schedule's own. */
   target?: string;
   twice?: boolean;
@@ -48,8 +51,38 @@ export async function replaySchedule(
   const target = findTarget(name, o.target === undefined ? "target" : "--target");
   if (!target.ok) return err(target.error);
   const s = name === schedule.target ? schedule : { ...schedule, target: name };
-  const run = await runAndCheck(target.value, s);
-  if (!o.twice) return ok({ run, difference: null });
-  const again = await runAndCheck(target.value, s);
-  return ok({ run, difference: firstDifference(run.ops, again.ops) });
+  if (target.value.deterministic) {
+    if ((o.cluster ?? "process") !== "process")
+      return err({
+        field: "--cluster",
+        message: `only for real targets (redis:…, etcd:…); ${name} runs in the simulator`,
+      });
+    const run = await runAndCheck(target.value, s);
+    if (!o.twice) return ok({ run, difference: null });
+    const again = await runAndCheck(target.value, s);
+    return ok({ run, difference: firstDifference(run.ops, again.ops) });
+  }
+  // Real servers (local processes or containers) start once, for both runs of `twice`.
+  const opened = await openSessionPool(
+    target.value,
+    {
+      resource: s.resource,
+      servers: s.options.servers,
+      clockFaults: s.faults.some(changesServerClock),
+      ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
+      ...(o.docker === undefined ? {} : { docker: o.docker }),
+    },
+    1,
+  );
+  if (!opened.ok) return err({ message: opened.error });
+  const pool = opened.value;
+  if (pool === null) throw new Error(`replay: ${name} is not deterministic but has no sessions`);
+  try {
+    const run = await pool.use((session) => runAndCheckOn(session, s));
+    if (!o.twice) return ok({ run, difference: null });
+    const again = await pool.use((session) => runAndCheckOn(session, s));
+    return ok({ run, difference: firstDifference(run.ops, again.ops) });
+  } finally {
+    await pool.close();
+  }
 }

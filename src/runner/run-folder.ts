@@ -63,9 +63,14 @@ export async function unusedRunDir(dir: string): Promise<string> {
   }
 }
 
-/** The command that replays the run saved in `dir`. */
-export function replayCommand(dir: string): string {
-  return `lockcheck replay ${dir}/${SCHEDULE_FILE}`;
+/** The command that replays the run saved in `dir` (on the servers `cluster` says). */
+export function replayCommand(dir: string, cluster?: "process" | "docker"): string {
+  return `lockcheck replay ${dir}/${SCHEDULE_FILE}${clusterFlag(cluster)}`;
+}
+
+/** What a command printed for the user adds so that it runs where the servers ran: containers stay containers. */
+export function clusterFlag(cluster: "process" | "docker" | undefined): string {
+  return cluster === "docker" ? " --cluster docker" : "";
 }
 
 /**

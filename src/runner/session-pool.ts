@@ -5,6 +5,7 @@
  */
 import { checkOps } from "../checkers/index.js";
 import type { Op } from "../history/op.js";
+import { err, ok, type Result } from "../result.js";
 import type { Schedule } from "../schedule/schedule.js";
 import type { Target, TargetSession, TargetSessionOptions } from "../targets/target.js";
 import type { ViolationKind } from "./same-violation.js";
@@ -70,15 +71,22 @@ export function sessionPool(
   };
 }
 
-/** A pool of `target`'s sessions, the first opened now; null if the target has none. */
+/**
+ * A pool of `target`'s sessions, the first opened now; null if the target has none. Servers or
+ * containers that cannot start (a missing binary, an image not on the engine) are the error.
+ */
 export async function openSessionPool(
   target: Target,
   opts: TargetSessionOptions,
   max: number,
-): Promise<SessionPool | null> {
+): Promise<Result<SessionPool | null, string>> {
   const open = target.openSession?.bind(target);
-  if (open === undefined) return null;
-  return sessionPool(await open(opts), () => open(opts), max);
+  if (open === undefined) return ok(null);
+  try {
+    return ok(sessionPool(await open(opts), () => open(opts), max));
+  } catch (e) {
+    return err(e instanceof Error ? e.message : String(e));
+  }
 }
 
 /**

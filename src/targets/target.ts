@@ -72,6 +72,9 @@ export interface TargetSessionOptions {
   docker?: Record<string, unknown>;
 }
 
+/** Where a real target's servers run: local processes (the default) or containers (`docker`: images, Compose file). */
+export type ServerPlacement = Pick<TargetSessionOptions, "cluster" | "docker">;
+
 export interface TargetSession {
   /** `stopWhen`: asked now and then with the history so far; true ends the run there. */
   run(schedule: Schedule, stopWhen?: (ops: Op[]) => boolean): Promise<TargetRun>;

@@ -92,3 +92,20 @@ describe("RealRunPlan: how partitions act", () => {
     expect("partitionMode" in plain.schedule).toBe(false);
   });
 });
+
+describe("RealRunPlan: the commands it prints", () => {
+  it("run again and shrink where the servers ran: containers stay containers", async () => {
+    const folder = await runFolder("commands", null);
+    const local = await planRealRun({ schedule: folder, out: join(dir, "commands-local") });
+    const docker = await planRealRun({ schedule: folder, out: join(dir, "commands-docker"), docker: true });
+    if (!local.ok || !docker.ok) throw new Error(JSON.stringify([local, docker]));
+    expect(local.value.rerunCommand).toBe(`lockcheck run --schedule ${join(dir, "commands-local")}`);
+    expect(local.value.shrinkCommand).toBe(`lockcheck shrink ${join(dir, "commands-local")}`);
+    expect(docker.value.rerunCommand).toBe(
+      `lockcheck run --schedule ${join(dir, "commands-docker")} --cluster docker`,
+    );
+    expect(docker.value.shrinkCommand).toBe(
+      `lockcheck shrink ${join(dir, "commands-docker")} --cluster docker`,
+    );
+  });
+});

@@ -269,6 +269,9 @@ describe("what an interrupted shrink and gate say", () => {
       "interrupted after 7 runs: the smallest schedule that failed so far (2 clients / 4 cycles / 1 fault) is saved in out/x-shrunk/",
       "run it again: lockcheck run --schedule out/x-shrunk",
     ]);
+    expect(interruptedShrinkLines("in.json", 7, { dir: "out/x-shrunk", size }, "docker")[1]).toBe(
+      "run it again: lockcheck run --schedule out/x-shrunk --cluster docker",
+    );
     expect(interruptedShrinkLines("in.json", 3, null)).toEqual([
       "interrupted after 3 runs: no smaller schedule had failed yet; in.json is as it was",
     ]);

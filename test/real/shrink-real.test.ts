@@ -128,7 +128,9 @@ describe.skipIf(missing.length > 0)("shrinking on real redis-servers", () => {
     const t = trackedRedisLease();
     const first = await runAndCheck(t, failing);
     expect(violationKind(first.verdicts)).toBe("stale-write");
-    const pool = (await openSessionPool(t, { resource: "unfenced", servers: 1 }, 2))!;
+    const opened = await openSessionPool(t, { resource: "unfenced", servers: 1 }, 2);
+    if (!opened.ok || opened.value === null) throw new Error(`no session pool: ${JSON.stringify(opened)}`);
+    const pool = opened.value;
     const run = runOnPool(pool);
     let inFlight = 0;
     let most = 0;

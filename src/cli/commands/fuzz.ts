@@ -26,6 +26,7 @@ import {
   type Shard,
   type ShardPart,
 } from "../../api/fuzz.js";
+import { clusterFlag } from "../../api/replay.js";
 import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
@@ -219,7 +220,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   const stopListening = onInterrupt(
     () => {
       progress?.stop();
-      return interruptedLines(plan, searched, found, smallest);
+      return interruptedLines(plan, searched, found, smallest, cluster);
     },
     flags.json === true
       ? (signal) => interruptedJson(plan, searched, found, smallest, Date.now() - started, signal)
@@ -296,6 +297,7 @@ export function interruptedLines(
   searched: number,
   found: { foundAtRun: number; dir: string | null } | null,
   smallest: SmallestSoFar | null = null,
+  cluster: "process" | "docker" = "process",
 ): string[] {
   if (plan === null) return ["interrupted before the search started"];
   const what = `${plan.target} (${plan.resource}), seed ${plan.seed}`;
@@ -303,7 +305,7 @@ export function interruptedLines(
   if (smallest !== null)
     return [
       `interrupted while shrinking the violation found in run ${found.foundAtRun} of ${what}: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/${found.dir === null ? "" : `, the run as found in ${found.dir}/`}`,
-      runAgainLine(smallest),
+      runAgainLine(smallest, cluster),
     ];
   if (found.dir === null)
     return [
@@ -311,7 +313,7 @@ export function interruptedLines(
     ];
   return [
     `interrupted while shrinking: the violation found in run ${found.foundAtRun} of ${what} is saved as found in ${found.dir}/`,
-    `replay: lockcheck replay ${found.dir}/schedule.json`,
+    `replay: lockcheck replay ${found.dir}/schedule.json${clusterFlag(cluster)}`,
   ];
 }
 

@@ -9,9 +9,11 @@ import type { Verdict } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { exitCodeOf, printInputError } from "../errors.js";
+import { parseClusterFlag } from "../flags.js";
 
 interface ReplayFlags {
   twice?: boolean;
+  cluster: string;
   target?: string;
   timeline?: boolean;
   json?: boolean;
@@ -25,6 +27,11 @@ export function replayCommand(): Command {
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--twice", "run it twice and fail if the two histories differ")
     .option("--target <name>", "run on this target instead of the schedule's own (e.g. redis:lease)")
+    .option(
+      "--cluster <kind>",
+      "real targets: where servers run: process (local processes) or docker (containers; images from $LOCKCHECK_REDIS_IMAGE / $LOCKCHECK_ETCD_IMAGE)",
+      "process",
+    )
     .option("--timeline", "print the history as a timeline")
     .option("--json", "print the verdicts as JSON on stdout")
     .action(async (path: string, flags: ReplayFlags) => {
@@ -57,8 +64,11 @@ export function formatVerdictLines(
 }
 
 async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
+  const cluster = parseClusterFlag(flags.cluster);
+  if (!cluster.ok) return printInputError(cluster.error);
   const replayed = await replayRun(path, {
     twice: flags.twice === true,
+    cluster: cluster.value,
     ...(flags.target === undefined ? {} : { target: flags.target }),
   });
   if (!replayed.ok) return printInputError(replayed.error);

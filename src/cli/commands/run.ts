@@ -250,7 +250,7 @@ async function runReal(flags: RunFlags): Promise<number> {
       ),
   }).finally(stopListening);
   if (!r.ok) return printInputError(r.error);
-  const { target, schedule, outDir, rerunCommand: again, failedBefore } = r.value.plan;
+  const { target, schedule, outDir, rerunCommand: again, shrinkCommand, failedBefore } = r.value.plan;
   const ext = r.value.plan.external;
   const { valid, verdicts, brokenClients: broken, crashedByLibrary: crashed, ops, stats: s } = r.value.report;
   const { attempts } = r.value;
@@ -291,8 +291,8 @@ async function runReal(flags: RunFlags): Promise<number> {
         ]),
     `saved ${outDir} (history.jsonl, verdict.json, report.html); run it again: ${again}`,
     // Shrinking starts servers of its own: not offered for a run on the user's servers.
-    ...(valid === false && ext === null
-      ? [`shrink it to the smallest schedule that still fails here: lockcheck shrink ${outDir}`]
+    ...(valid === false && shrinkCommand !== null
+      ? [`shrink it to the smallest schedule that still fails here: ${shrinkCommand}`]
       : []),
     ...(attempts.limit === 1 ? [] : [attemptsLine(attempts)]),
     ...(failedBefore === null || valid !== true

@@ -19,7 +19,7 @@ import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
-import { marginArg, positiveIntArg } from "../flags.js";
+import { marginArg, parseClusterFlag, positiveIntArg } from "../flags.js";
 import { onInterrupt } from "../interrupt.js";
 import { runAgainLine, type SmallestSoFar, smallerSavedLine } from "../smallest-so-far.js";
 
@@ -33,6 +33,7 @@ interface ShrinkFlags {
   parallel: number;
   margin: number;
   sim: boolean;
+  cluster: string;
   quiet?: boolean;
 }
 
@@ -47,12 +48,13 @@ export function interruptedShrinkLines(
   input: string,
   runs: number,
   smallest: SmallestSoFar | null,
+  cluster: "process" | "docker" = "process",
 ): string[] {
   if (smallest === null)
     return [`interrupted after ${runs} runs: no smaller schedule had failed yet; ${input} is as it was`];
   return [
     `interrupted after ${runs} runs: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/`,
-    runAgainLine(smallest),
+    runAgainLine(smallest, cluster),
   ];
 }
 
@@ -89,6 +91,11 @@ export function shrinkCommand(): Command {
       DEFAULT_MARGIN_MS,
     )
     .option("--no-sim", "real targets: shrink on real servers only, not in the simulator twin first")
+    .option(
+      "--cluster <kind>",
+      "real targets: where servers run: process (local processes) or docker (containers; images from $LOCKCHECK_REDIS_IMAGE / $LOCKCHECK_ETCD_IMAGE)",
+      "process",
+    )
     .option("--quiet", "no progress line")
     .addHelpText(
       "after",
@@ -110,6 +117,8 @@ smaller schedule nor the input failed again on --need of --runs real runs (nothi
 }
 
 async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
+  const cluster = parseClusterFlag(flags.cluster);
+  if (!cluster.ok) return printInputError(cluster.error);
   let timeLimitMs: number | undefined;
   if (flags.timeLimit !== undefined) {
     const d = parseDuration(flags.timeLimit, "--time-limit");
@@ -126,7 +135,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   let smallest: SmallestSoFar | null = null;
   const stopListening = onInterrupt(() => {
     progress?.stop();
-    return interruptedShrinkLines(path, runs, smallest);
+    return interruptedShrinkLines(path, runs, smallest, cluster.value);
   });
   const result = await shrinkScheduleFile(path, {
     ...(flags.target === undefined ? {} : { target: flags.target }),
@@ -138,6 +147,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     parallel: flags.parallel,
     marginMs: flags.margin,
     simFirst: flags.sim,
+    cluster: cluster.value,
     onShrinkStart: (name, deterministic) => {
       progress = startProgress({
         title: `shrink ${name}`,

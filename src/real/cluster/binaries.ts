@@ -12,10 +12,10 @@ export type BinaryName = "redis-server" | "etcd" | "cc";
 const INSTALL_HINT: Record<BinaryName, string> = {
   "redis-server":
     "install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) " +
-    "or pass --redis-server /path/to/redis-server (or set LOCKCHECK_REDIS_SERVER)",
+    "or set LOCKCHECK_REDIS_SERVER=/path/to/redis-server (lockcheck run also takes --redis-server)",
   etcd:
     "install it (Debian/Ubuntu: apt-get install etcd-server; macOS: brew install etcd) " +
-    "or pass --etcd /path/to/etcd (or set LOCKCHECK_ETCD)",
+    "or set LOCKCHECK_ETCD=/path/to/etcd (lockcheck run also takes --etcd)",
   cc:
     "a C compiler builds the clock shim used by clock faults on Redis nodes; install one " +
     "(Debian/Ubuntu: apt-get install gcc) or set CC",
