@@ -123,6 +123,22 @@ describe("shrinking a long real run", () => {
       expect(r.note).toContain("runs) to the bare minimum (--margin 0), then failed on 2 of 2");
   });
 
+  it("--time-limit is the whole shrink's: the twin's shrinking comes out of it, and the pass on real servers gets the rest", async () => {
+    const unlimited = await shrinkFailing(
+      simulatedRedisLease(() => true),
+      longRun,
+      OPTIONS,
+    );
+    expect(unlimited.kind === "shrunk" && unlimited.budgetExhausted).toBe(false);
+    // 1 ms: the twin stops at once (the cut of what it has is still confirmed, twice).
+    const real = simulatedRedisLease(() => true);
+    const r = await shrinkFailing(real, longRun, { ...OPTIONS, timeLimitMs: 1 });
+    expect(r.kind).toBe("shrunk");
+    if (r.kind !== "shrunk") return;
+    expect(r.budgetExhausted).toBe(true);
+    expect(real.runs).toHaveLength(3);
+  });
+
   it("a cut that fails only with more room after the violation gets it: twice, then four times, … the room", async () => {
     // A twin whose runs fail (the same failing history each time) only when they last at least `needs` ms.
     const failing = (await target("sim:lease").run({ ...longRun, target: "sim:lease" })).ops;

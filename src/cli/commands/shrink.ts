@@ -70,7 +70,7 @@ export function shrinkCommand(): Command {
     .option("--max-runs <n>", "most candidate runs", positiveIntArg("--max-runs"), 1000)
     .option(
       "--time-limit <duration>",
-      `stop shrinking after this long, e.g. 60s (real targets: default ${REAL_TIME_LIMIT_MS / 1000}s)`,
+      `stop shrinking after this long, e.g. 60s (real targets: default ${REAL_TIME_LIMIT_MS / 1000}s, the twin and the confirmations on real servers included; up to three last candidates of --runs runs each may follow)`,
     )
     .option("--runs <n>", "real targets: runs per candidate", positiveIntArg("--runs"), 2)
     .option(

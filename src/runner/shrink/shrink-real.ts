@@ -38,7 +38,13 @@ import { cutAfterTwinViolation, cutAfterViolation } from "./cut-after-violation.
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { withPausesMerged } from "./merge-pauses.js";
 import { probeRobust, widenings, withStartRacesSettled } from "./robust-failure.js";
-import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
+import {
+  budgetLeft,
+  type FailureEvidence,
+  type ShrinkBudget,
+  type ShrinkProbe,
+  shrinkSchedule,
+} from "./shrink.js";
 import { shrinkRobustly } from "./shrink-robust.js";
 
 export interface RealShrinkOptions {
@@ -151,6 +157,14 @@ export async function shrinkOnRealServers(
   const needed = Math.min(o.needed ?? runs, runs);
   let realRuns = 0;
   let simRuns = 0;
+  // The time limit is the whole shrink's: the twin's shrinking and its confirmation on real
+  // servers come out of it, and the pass on real servers gets what is left.
+  const budget = o.budget ?? DEFAULT_BUDGET;
+  const started = Date.now();
+  const timeLeft = (): ShrinkBudget => {
+    const left = budgetLeft(budget, started, 0).timeLimitMs;
+    return left === undefined ? {} : { timeLimitMs: left };
+  };
 
   /** Runs `s` up to `runs` times; stops as soon as `needed` failures are in, or out of reach. */
   const repeated = async (s: Schedule, abandoned?: AbortSignal): Promise<Repeated> => {
@@ -211,7 +225,7 @@ export async function shrinkOnRealServers(
         simRuns++;
         o.onRun?.("sim");
       };
-      const simBudget = o.simBudget ?? DEFAULT_SIM_BUDGET;
+      const simBudget = withinTime(o.simBudget ?? DEFAULT_SIM_BUDGET, timeLeft());
       const r =
         o.marginMs > 0
           ? await shrinkRobustly(twin, inSim, o.kind, o.marginMs, simBudget, exact.evidence, onSimRun)
@@ -266,7 +280,7 @@ export async function shrinkOnRealServers(
     const merged = withPausesMerged(s);
     if (merged !== null) yield merged;
   };
-  const shrunk = await shrinkSchedule(schedule, probe, o.budget ?? DEFAULT_BUDGET, o.evidence, aim, {
+  const shrunk = await shrinkSchedule(schedule, probe, { ...budget, ...timeLeft() }, o.evidence, aim, {
     parallel: o.parallel ?? REAL_PARALLEL,
     onKept,
   });
@@ -301,6 +315,15 @@ export async function shrinkOnRealServers(
   // once so far (or the caller's evidence is all there is): confirm it.
   final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
   return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted, tried);
+}
+
+/** `budget` with no more time than `left` gives. */
+function withinTime(budget: ShrinkBudget, left: ShrinkBudget): ShrinkBudget {
+  if (left.timeLimitMs === undefined) return budget;
+  return {
+    ...budget,
+    timeLimitMs: Math.min(budget.timeLimitMs ?? Number.POSITIVE_INFINITY, left.timeLimitMs),
+  };
 }
 
 /**

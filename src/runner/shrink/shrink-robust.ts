@@ -16,7 +16,13 @@ import { MAX_WRITES_PER_CYCLE, type Schedule } from "../../schedule/schedule.js"
 import type { Target } from "../../targets/target.js";
 import { probeViolation, type ViolationKind } from "../same-violation.js";
 import { clientLater, grantOrder, probeRobust, widenings, widenMargins } from "./robust-failure.js";
-import { type FailureEvidence, type ShrinkBudget, type ShrinkProbe, shrinkSchedule } from "./shrink.js";
+import {
+  budgetLeft,
+  type FailureEvidence,
+  type ShrinkBudget,
+  type ShrinkProbe,
+  shrinkSchedule,
+} from "./shrink.js";
 
 export interface RobustShrinkResult {
   /** Whether `schedule` fails robustly; when false it is the bare minimum (no margins). */
@@ -167,16 +173,6 @@ function* renewingRoom(s: Schedule): Generator<Schedule> {
 
 const ROBUST_TIME_FACTOR = 10;
 
-/** What is left of `budget` once `runs` runs and the time since `started` are spent. */
-function rest(budget: ShrinkBudget, started: number, runs: number): ShrinkBudget {
-  return {
-    ...(budget.maxRuns === undefined ? {} : { maxRuns: Math.max(0, budget.maxRuns - runs) }),
-    ...(budget.timeLimitMs === undefined
-      ? {}
-      : { timeLimitMs: Math.max(0, budget.timeLimitMs - (Date.now() - started)) }),
-  };
-}
-
 export async function shrinkRobustly(
   target: Target,
   schedule: Schedule,
@@ -205,7 +201,7 @@ export async function shrinkRobustly(
   };
   const started = Date.now();
   let runs = 0;
-  const outOfTime = () => (rest(robustBudget, started, runs).timeLimitMs ?? 1) <= 0;
+  const outOfTime = () => (budgetLeft(robustBudget, started, runs).timeLimitMs ?? 1) <= 0;
   for (const from of [exact.schedule, schedule, ...alsoFrom]) {
     let start: Schedule | null = null;
     let startProbe: ShrinkProbe = { fails: false };
@@ -224,7 +220,7 @@ export async function shrinkRobustly(
     const shrunk = await shrinkSchedule(
       start,
       robustProbe,
-      rest(robustBudget, started, runs),
+      budgetLeft(robustBudget, started, runs),
       startProbe.evidence,
     );
     const wide = await widenMargins(target, shrunk.schedule, kind, marginMs);

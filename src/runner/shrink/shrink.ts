@@ -28,6 +28,16 @@ export interface ShrinkBudget {
   timeLimitMs?: number;
 }
 
+/** What is left of `budget` once `runs` runs and the time since `started` are spent. */
+export function budgetLeft(budget: ShrinkBudget, started: number, runs: number): ShrinkBudget {
+  return {
+    ...(budget.maxRuns === undefined ? {} : { maxRuns: Math.max(0, budget.maxRuns - runs) }),
+    ...(budget.timeLimitMs === undefined
+      ? {}
+      : { timeLimitMs: Math.max(0, budget.timeLimitMs - (Date.now() - started)) }),
+  };
+}
+
 /** What running a candidate showed: whether it still fails, and if so, the evidence. */
 export interface ShrinkProbe {
   fails: boolean;
