@@ -9,7 +9,8 @@
  * - fuzz: wall time until fuzz returned its first failing run (no shrinking), within a
  *   time limit; a seed that hits it counts as not found.
  *
- * The median over seeds counts a not-found seed as infinitely slow.
+ * The median over seeds counts a not-found seed as infinitely slow. The fault categories are
+ * `pause` unless BENCH_HUNT_FAULTS says others (e.g. `clock`).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkOps, SAFETY_CHECKERS } from "../src/checkers/index.js";
 import { resolveTarget } from "../src/custom/module-target.js";
+import type { FaultCategory } from "../src/generators/bounds.js";
 import type { Op } from "../src/history/op.js";
 import { runReal } from "../src/real/run.js";
 import { fuzz } from "../src/runner/fuzz.js";
@@ -58,10 +60,17 @@ async function realTarget(name: string): Promise<Target> {
   return t;
 }
 
-/** `lockcheck run --seed <seed> --duration 20s --faults pause`: ms to the first violation, or null. */
+/** The hunts' fault categories: BENCH_HUNT_FAULTS (comma-separated), default `pause`. */
+export function huntFaults(): FaultCategory[] {
+  const named = (process.env.BENCH_HUNT_FAULTS ?? "").split(",").map((f) => f.trim());
+  const chosen = named.filter((f) => f !== "");
+  return (chosen.length === 0 ? ["pause"] : chosen) as FaultCategory[];
+}
+
+/** `lockcheck run --seed <seed> --duration 20s --faults <huntFaults()>`: ms to the first violation, or null. */
 export async function runTimeToViolation(c: HuntCase, seed: number): Promise<number | null> {
   const target = await realTarget(c.target);
-  const schedule = realRunSchedule(realHuntArb(target, ["pause"], RUN_MS, 4, c.resource), seed, 0);
+  const schedule = realRunSchedule(realHuntArb(target, huntFaults(), RUN_MS, 4, c.resource), seed, 0);
   const out = mkdtempSync(join(tmpdir(), "lockcheck-bench-hunt-"));
   try {
     const servers = target.name.startsWith("etcd:") ? "etcd" : "redis";
@@ -76,7 +85,7 @@ export async function runTimeToViolation(c: HuntCase, seed: number): Promise<num
   }
 }
 
-/** `lockcheck fuzz --seed <seed> --faults pause --no-shrink`: ms until it returned a violation, or null. */
+/** `lockcheck fuzz --seed <seed> --faults <huntFaults()> --no-shrink`: ms until it returned a violation, or null. */
 export async function fuzzTimeToViolation(
   c: HuntCase,
   seed: number,
@@ -86,7 +95,7 @@ export async function fuzzTimeToViolation(
     target: await realTarget(c.target),
     resource: c.resource,
     seed,
-    faults: ["pause"],
+    faults: huntFaults(),
     timeLimitMs: FUZZ_LIMIT_MS,
     shrink: false,
   });
@@ -133,7 +142,7 @@ function selectedModes(): { run: boolean; fuzz: boolean } {
 /** Prints the figures; `seeds` per case and mode. */
 export async function printHunt(seeds: readonly number[]): Promise<void> {
   console.log(
-    `time to first violation with --faults pause (median of seeds ${seeds.join(",")}; run: --duration 20s; fuzz: 8 s runs, limit ${FUZZ_LIMIT_MS / 1000} s)`,
+    `time to first violation with --faults ${huntFaults().join(",")} (median of seeds ${seeds.join(",")}; run: --duration 20s; fuzz: 8 s runs, limit ${FUZZ_LIMIT_MS / 1000} s)`,
   );
   const modes = selectedModes();
   for (const c of selectedCases()) {

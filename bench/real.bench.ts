@@ -13,7 +13,8 @@
  *   redis:redlock-nocheck, etcd:lock and the library adapters of docs/libraries.md
  *   (bench/hunt.ts); seeds from BENCH_HUNT_SEEDS (default 1,2,3), BENCH_HUNT_SEEDS= skips it,
  *   BENCH_HUNT_ONLY=word,… keeps the cases whose target contains a word, BENCH_HUNT_MODES=run
- *   (or fuzz) measures one mode only, BENCH_HUNT_ONLY_HUNT=1 skips the figures above.
+ *   (or fuzz) measures one mode only, BENCH_HUNT_FAULTS=clock (say) hunts with other faults than
+ *   pause, BENCH_HUNT_ONLY_HUNT=1 skips the figures above.
  *
  * A lock cycle is a successful acquire, one resource write and a release. Two clients
  * contend for the lock with no think or hold time, so the figure is the throughput of the

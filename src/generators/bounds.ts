@@ -101,6 +101,16 @@ export interface FaultBounds {
   maxClockJumpMs: number;
   /** Clock drift rate bound, as a fraction (0.5: up to 50% fast or slow). */
   maxDriftRate: number;
+  /**
+   * Clock faults drawn toward harm, or null (the default): either way, as the simulator's seeds
+   * have always drawn them. Aimed, three times in four a server's clock jumps forward or runs
+   * fast (its keys expire early) and a client's jumps back or runs slow (it times its hold and
+   * its renewals long, and judges its lease by a clock that is behind), and every drift is at
+   * least `minDriftRate` fast or slow: a slower one stretches no hold past its lease. Without
+   * `serverClocks` (etcd, whose members ignore clock faults) only clients' clocks change. Hunts
+   * ask for it (hunt.ts).
+   */
+  clockAim: { minDriftRate: number; serverClocks: boolean } | null;
   maxDelayMs: number;
   maxDelayWindowMs: number;
   /**
@@ -176,6 +186,7 @@ export function defaultFaultBounds(
     clientIsolationMs: null,
     maxClockJumpMs: 2 * ttl,
     maxDriftRate: 0.9,
+    clockAim: null,
     maxDelayMs: 2 * ttl,
     maxDelayWindowMs: ttl,
     links: "any",
@@ -226,4 +237,6 @@ export function checkBounds(call: string, w: WorkloadBounds, f: FaultBounds): vo
     fail("checkpoints", `must be a non-empty list of ${checkpointSchema.options.join(", ")}`);
   }
   if (!(f.maxDriftRate >= 0 && f.maxDriftRate <= 0.9)) fail("maxDriftRate", "must be in [0, 0.9]");
+  if (f.clockAim !== null && !(f.clockAim.minDriftRate >= 0 && f.clockAim.minDriftRate <= f.maxDriftRate))
+    fail("clockAim.minDriftRate", "must be in [0, maxDriftRate]");
 }

@@ -16,7 +16,9 @@
  * 3 × TTL and 2 × leaseMs — shorter pauses of a holder seldom break a lease lock; and fault
  * times, durations and occurrences are drawn uniformly (fast-check's bias toward small and
  * extreme values would pile faults up at the start and end of the run and make most pauses
- * a few ms long).
+ * a few ms long); clock faults lean toward harm (bounds.ts `clockAim`): servers' clocks jump
+ * forward and run fast, clients' jump back and run slow, three times in four, and no drift is
+ * slower than 20%; where servers ignore clocks (etcd) only clients' change.
  *
  * A lock that `renews` its lease while held is hunted differently: holds last up to 3 ×
  * `leaseMs` instead of 0.8 × TTL (a holder that renews may hold as long as it likes), with a
@@ -41,6 +43,12 @@ import { clientsArb } from "./workload.js";
 
 const HUNT_CHECKPOINTS: readonly Checkpoint[] = ["acquire-sent", "acquired", "before-write"];
 
+/**
+ * Slowest drift of a hunt's clocks: a client clock 20% slow stretches a hold of 0.8 × TTL (the
+ * longest a hunt draws) past the TTL; a server clock 25% fast expires a key under it.
+ */
+const HUNT_MIN_DRIFT_RATE = 0.2;
+
 export interface HuntArbOptions extends ScheduleArbOptions {
   /** Mean time between two faults (default: the TTL, at least 500 ms). */
   faultEveryMs?: number;
@@ -52,6 +60,11 @@ export interface HuntArbOptions extends ScheduleArbOptions {
   leaseMs?: number;
   /** The lock renews its lease in the background while held (see above). Default false. */
   renews?: boolean;
+  /**
+   * Whether clock faults can change the lock servers' clocks (default true); false: only
+   * clients' (etcd members ignore clock faults).
+   */
+  serverClocks?: boolean;
 }
 
 export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
@@ -81,6 +94,7 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
     links: "real",
     maxPauseMs,
     minClientPauseMs,
+    clockAim: { minDriftRate: HUNT_MIN_DRIFT_RATE, serverClocks: opts.serverClocks !== false },
     ...renewing.faults,
     ...faultOverrides,
   });

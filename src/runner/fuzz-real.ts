@@ -59,6 +59,8 @@ export function realHuntArb(
     options: scheduleOptions,
     leaseMs: effectiveLeaseMs(target, scheduleOptions.ttlMs),
     renews: target.renews === true,
+    // etcd members ignore clock faults (src/real/faults/clock.ts): aim them at clients only.
+    serverClocks: target.realWorld !== "etcd",
     workload: { maxClients },
     faults: { categories: faults, leader: target.hasLeader, maxClients },
   });

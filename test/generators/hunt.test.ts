@@ -163,6 +163,58 @@ describe("huntScheduleArb", () => {
     expect(etcd.filter((p) => !cutsClientLink(p) && !splits.includes(p))).toEqual([]);
   });
 
+  it("clock faults lean toward harm: servers forward and fast, clients back and slow, three in four; no drift under 20%", () => {
+    const clocks = fc
+      .sample(
+        huntScheduleArb({
+          target: "redis:redlock",
+          resource: "unfenced",
+          options: { ...options, servers: 5 },
+          faults: { categories: ["clock"] },
+        }),
+        { seed: 3, numRuns: 40 },
+      )
+      .flatMap((s) => s.faults)
+      .flatMap((f): { kind: string; node: string; value: number }[] =>
+        f.kind === "clock-jump"
+          ? [{ kind: f.kind, node: f.node, value: f.deltaMs }]
+          : f.kind === "clock-drift"
+            ? [{ kind: f.kind, node: f.node, value: f.rate }]
+            : [],
+      );
+    const drifts = clocks.filter((c) => c.kind === "clock-drift");
+    expect(drifts.length).toBeGreaterThan(200);
+    for (const d of drifts) {
+      expect(Math.abs(d.value)).toBeGreaterThanOrEqual(0.2);
+      expect(Math.abs(d.value)).toBeLessThanOrEqual(0.9);
+    }
+    for (const kind of ["clock-jump", "clock-drift"]) {
+      for (const [who, harmful] of [
+        ["server:", (v: number) => v > 0],
+        ["client:", (v: number) => v < 0],
+      ] as const) {
+        const values = clocks.filter((c) => c.kind === kind && c.node.startsWith(who) && c.value !== 0);
+        expect(values.length, `${kind} ${who}`).toBeGreaterThan(40);
+        const share = values.filter((c) => harmful(c.value)).length / values.length;
+        expect(share, `${kind} ${who}`).toBeGreaterThan(0.6);
+        expect(share, `${kind} ${who}`).toBeLessThan(0.9);
+      }
+    }
+  });
+
+  it("real hunts of etcd, whose members ignore clock faults, change only clients' clocks", () => {
+    const clockFaultsOf = (name: string) =>
+      fc
+        .sample(realHuntArb(realTargetFor(name)!, ["clock"], 20_000, 4), { seed: 2, numRuns: 20 })
+        .flatMap((s) => s.faults)
+        .map((f) => ("node" in f ? f.node : "?"));
+    const etcd = clockFaultsOf("etcd:lock");
+    expect(etcd.length).toBeGreaterThan(100);
+    expect(etcd.filter((node) => !node.startsWith("client:"))).toEqual([]);
+    const redis = clockFaultsOf("redis:redlock");
+    expect(redis.filter((node) => node.startsWith("server:")).length).toBeGreaterThan(redis.length / 2);
+  });
+
   it("no categories: no faults", () => {
     const [s] = fc.sample(huntScheduleArb({ target: "redis:lease", resource: "unfenced", options }), {
       seed: 1,

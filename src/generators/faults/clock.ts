@@ -29,6 +29,7 @@ function jumpDeltaArb(b: FaultBounds): fc.Arbitrary<number> {
 }
 
 export function clockJumpArb(b: FaultBounds): fc.Arbitrary<ClockJumpFault> {
+  if (b.clockAim !== null) return aimedClockJumpArb(b, b.clockAim.serverClocks);
   return fc.record({
     kind: fc.constant("clock-jump" as const),
     node: clockNodeArb(b),
@@ -38,6 +39,7 @@ export function clockJumpArb(b: FaultBounds): fc.Arbitrary<ClockJumpFault> {
 }
 
 export function clockDriftArb(b: FaultBounds): fc.Arbitrary<ClockDriftFault> {
+  if (b.clockAim !== null) return aimedClockDriftArb(b, b.clockAim);
   const permille = Math.floor(b.maxDriftRate * 1000);
   return fc.record({
     kind: fc.constant("clock-drift" as const),
@@ -45,6 +47,55 @@ export function clockDriftArb(b: FaultBounds): fc.Arbitrary<ClockDriftFault> {
     at: fc.integer({ min: 0, max: b.horizonMs }),
     rate: fc.integer({ min: -permille, max: permille }).map((r) => r / 1000),
   });
+}
+
+/**
+ * The sign that harms a lease on `node`: + on a server (forward, fast: keys expire early), −
+ * on a client (back, slow: holds and renewals run long, a lease is judged by a clock behind).
+ */
+function harmfulSign(node: NodeRef): 1 | -1 {
+  return node.startsWith("client:") ? -1 : 1;
+}
+
+/** A magnitude in [min, max] signed toward harm three times in four (never −0). */
+function towardHarm(node: NodeRef, min: number, max: number): fc.Arbitrary<number> {
+  const sign = harmfulSign(node);
+  const magnitude = fc.integer({ min, max });
+  return fc.oneof(
+    { arbitrary: magnitude.map((m) => (m === 0 ? 0 : sign * m)), weight: 3 },
+    { arbitrary: magnitude.map((m) => (m === 0 ? 0 : -sign * m)), weight: 1 },
+  );
+}
+
+/** Whose clock an aimed fault changes: as `clockNodeArb`, or only clients' where servers ignore clocks. */
+function aimedClockNodeArb(b: FaultBounds, serverClocks: boolean): fc.Arbitrary<NodeRef> {
+  return serverClocks ? clockNodeArb(b) : nodeArb(clientRefs(b.maxClients));
+}
+
+function aimedClockJumpArb(b: FaultBounds, serverClocks: boolean): fc.Arbitrary<ClockJumpFault> {
+  return fc
+    .tuple(aimedClockNodeArb(b, serverClocks), fc.integer({ min: 0, max: b.horizonMs }))
+    .chain(([node, at]) =>
+      towardHarm(node, 0, b.maxClockJumpMs).map((deltaMs) => ({
+        kind: "clock-jump" as const,
+        node,
+        at,
+        deltaMs,
+      })),
+    );
+}
+
+function aimedClockDriftArb(
+  b: FaultBounds,
+  { minDriftRate, serverClocks }: NonNullable<FaultBounds["clockAim"]>,
+): fc.Arbitrary<ClockDriftFault> {
+  const min = Math.ceil(minDriftRate * 1000);
+  const max = Math.floor(b.maxDriftRate * 1000);
+  return fc
+    .tuple(aimedClockNodeArb(b, serverClocks), fc.integer({ min: 0, max: b.horizonMs }))
+    .chain(([node, at]) =>
+      towardHarm(node, min, max).map((r) => ({ kind: "clock-drift" as const, node, at, rate: r / 1000 })),
+    );
 }
 
 export function clockArb(b: FaultBounds): fc.Arbitrary<ClockJumpFault | ClockDriftFault> {
