@@ -163,7 +163,7 @@ describe("huntScheduleArb", () => {
     expect(etcd.filter((p) => !cutsClientLink(p) && !splits.includes(p))).toEqual([]);
   });
 
-  it("clock faults lean toward harm: servers forward and fast, clients back and slow, three in four; no drift under 20%", () => {
+  it("clock faults lean toward harm: servers forward and fast, clients back and slow, three in four; no drift under 50%", () => {
     const clocks = fc
       .sample(
         huntScheduleArb({
@@ -185,7 +185,7 @@ describe("huntScheduleArb", () => {
     const drifts = clocks.filter((c) => c.kind === "clock-drift");
     expect(drifts.length).toBeGreaterThan(200);
     for (const d of drifts) {
-      expect(Math.abs(d.value)).toBeGreaterThanOrEqual(0.2);
+      expect(Math.abs(d.value)).toBeGreaterThanOrEqual(0.5);
       expect(Math.abs(d.value)).toBeLessThanOrEqual(0.9);
     }
     for (const kind of ["clock-jump", "clock-drift"]) {
