@@ -15,11 +15,10 @@ import { type CheckedRun, isViolation, runAndCheck, runAndCheckOn } from "../run
 import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
 import { probeOf, probeViolation, type ViolationKind, violationKind } from "../runner/same-violation.js";
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
-import { openSessionPool, runOnPool, type SessionPool } from "../runner/session-pool.js";
+import { openSessionPool, runOnPool, type SessionPool, sessionOptionsFor } from "../runner/session-pool.js";
 import { type ShrinkBudget, shrinkSchedule } from "../runner/shrink/shrink.js";
 import { REAL_PARALLEL, shrinkOnRealServers } from "../runner/shrink/shrink-real.js";
 import { shrinkRobustly } from "../runner/shrink/shrink-robust.js";
-import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
 import type { ServerPlacement, Target } from "../targets/target.js";
@@ -82,18 +81,7 @@ export async function shrinkFailing(
 ): Promise<ShrinkFailingResult> {
   if (target.deterministic) return shrinkFound(target, schedule, o, null);
   // Servers started once, for the input's runs and every candidate (`parallel` at a time).
-  const opened = await openSessionPool(
-    target,
-    {
-      resource: schedule.resource,
-      servers: schedule.options.servers,
-      // Client clock faults need no shim on the servers (nor gcc to build it).
-      clockFaults: schedule.faults.some(changesServerClock),
-      ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
-      ...(o.docker === undefined ? {} : { docker: o.docker }),
-    },
-    o.parallel ?? REAL_PARALLEL,
-  );
+  const opened = await openSessionPool(target, sessionOptionsFor(schedule, o), o.parallel ?? REAL_PARALLEL);
   if (!opened.ok) return { kind: "cannot-run", reason: opened.error };
   const pool = opened.value;
   try {

@@ -6,12 +6,11 @@
  */
 import { serializeOp } from "../history/jsonl.js";
 import { err, type InputError, ok, type Result } from "../result.js";
-import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
 import type { ServerPlacement } from "../targets/target.js";
 import { type CheckedRun, runAndCheck, runAndCheckOn } from "./execute.js";
-import { openSessionPool } from "./session-pool.js";
+import { openSessionPool, sessionOptionsFor } from "./session-pool.js";
 
 export interface ReplayOptions extends ServerPlacement {
   /** Run on this target instead of the schedule's own. */
@@ -51,38 +50,25 @@ export async function replaySchedule(
   const target = findTarget(name, o.target === undefined ? "target" : "--target");
   if (!target.ok) return err(target.error);
   const s = name === schedule.target ? schedule : { ...schedule, target: name };
-  if (target.value.deterministic) {
-    if ((o.cluster ?? "process") !== "process")
-      return err({
-        field: "--cluster",
-        message: `only for real targets (redis:…, etcd:…); ${name} runs in the simulator`,
-      });
-    const run = await runAndCheck(target.value, s);
-    if (!o.twice) return ok({ run, difference: null });
-    const again = await runAndCheck(target.value, s);
-    return ok({ run, difference: firstDifference(run.ops, again.ops) });
-  }
+  if (target.value.deterministic && (o.cluster ?? "process") !== "process")
+    return err({
+      field: "--cluster",
+      message: `only for real targets (redis:…, etcd:…); ${name} runs in the simulator`,
+    });
   // Real servers (local processes or containers) start once, for both runs of `twice`.
-  const opened = await openSessionPool(
-    target.value,
-    {
-      resource: s.resource,
-      servers: s.options.servers,
-      clockFaults: s.faults.some(changesServerClock),
-      ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
-      ...(o.docker === undefined ? {} : { docker: o.docker }),
-    },
-    1,
-  );
+  const opened = target.value.deterministic
+    ? ok(null)
+    : await openSessionPool(target.value, sessionOptionsFor(s, o), 1);
   if (!opened.ok) return err({ message: opened.error });
   const pool = opened.value;
-  if (pool === null) throw new Error(`replay: ${name} is not deterministic but has no sessions`);
+  const once = () =>
+    pool === null ? runAndCheck(target.value, s) : pool.use((session) => runAndCheckOn(session, s));
   try {
-    const run = await pool.use((session) => runAndCheckOn(session, s));
+    const run = await once();
     if (!o.twice) return ok({ run, difference: null });
-    const again = await pool.use((session) => runAndCheckOn(session, s));
+    const again = await once();
     return ok({ run, difference: firstDifference(run.ops, again.ops) });
   } finally {
-    await pool.close();
+    await pool?.close();
   }
 }

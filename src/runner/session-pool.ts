@@ -6,8 +6,9 @@
 import { checkOps } from "../checkers/index.js";
 import type { Op } from "../history/op.js";
 import { err, ok, type Result } from "../result.js";
+import { changesServerClock } from "../schedule/faults/index.js";
 import type { Schedule } from "../schedule/schedule.js";
-import type { Target, TargetSession, TargetSessionOptions } from "../targets/target.js";
+import type { ServerPlacement, Target, TargetSession, TargetSessionOptions } from "../targets/target.js";
 import type { ViolationKind } from "./same-violation.js";
 
 export interface SessionPool {
@@ -68,6 +69,21 @@ export function sessionPool(
     close: async () => {
       await Promise.all(all.map((s) => s.close()));
     },
+  };
+}
+
+/**
+ * The session options for runs of `schedule`: its resource and servers, the clock shim only when
+ * it changes a server's clock (client clock faults need no shim, nor gcc to build it), and where
+ * the servers run.
+ */
+export function sessionOptionsFor(schedule: Schedule, where: ServerPlacement = {}): TargetSessionOptions {
+  return {
+    resource: schedule.resource,
+    servers: schedule.options.servers,
+    clockFaults: schedule.faults.some(changesServerClock),
+    ...(where.cluster === undefined ? {} : { cluster: where.cluster }),
+    ...(where.docker === undefined ? {} : { docker: where.docker }),
   };
 }
 
