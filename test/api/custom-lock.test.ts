@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replayRun } from "../../src/api/replay.js";
 import { checkOps } from "../../src/checkers/index.js";
 import { loadModule, resolveTarget } from "../../src/custom/module-target.js";
 import { fuzz } from "../../src/runner/fuzz.js";
@@ -232,6 +233,16 @@ describe("a plain lock module", () => {
     expect(checkOps(run.ops, ["stale-write"])[0]?.valid).toBe(true);
     const late = run.ops.filter((o) => o.process === 0 && o.f === "write" && o.type === "ok");
     expect(late.map((o) => o.f === "write" && o.accepted)).toEqual([false]);
+  });
+
+  it("its saved schedule replays, twice, as it is: no servers to start, no sessions", async () => {
+    const file = join(dir, "plain-schedule.json");
+    const saved = { ...schedule("unfenced"), module: { path: join(DOCS, "examples/plain-lock.mjs") } };
+    await writeFile(file, JSON.stringify(saved));
+    const r = await replayRun(file, { twice: true });
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    expect(r.value.run.schedule.target).toBe("plain:memory-lease");
+    expect(r.value.run.verdicts.find((v) => v.checker === "stale-write")?.valid).toBe(false);
   });
 });
 

@@ -11,7 +11,6 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { gate } from "../../src/api/gate.js";
-import { replayRun } from "../../src/api/replay.js";
 import { loadScheduleArg } from "../../src/api/schedule-arg.js";
 import { fuzz } from "../../src/index.js";
 import { nodeCommand } from "../../src/real/hygiene/processes.js";
@@ -88,38 +87,4 @@ it("a module's run folder committed with its project replays, and passes the gat
   const lost = await loadScheduleArg(file);
   expect(lost.ok).toBe(false);
   expect(!lost.ok && lost.error.message).toMatch(/no such file/);
-});
-
-it("a plain lock's schedule replays: real time, in-process, no servers to start", async () => {
-  // A target that is not deterministic and has no sessions: replay runs it as it is, twice.
-  const file = join(work, "plain.json");
-  const plain: Schedule = {
-    version: 1,
-    target: "plain:memory-lease",
-    resource: "fenced",
-    seed: 1,
-    options: {
-      lockName: "lock",
-      ttlMs: 100,
-      callTimeoutMs: 50,
-      horizonMs: 300,
-      latencyMs: { min: 0, max: 0 },
-      lossRate: 0,
-      servers: 1,
-    },
-    clients: [
-      { id: 0, cycles: [{ thinkMs: 0, holdMs: 20, writes: 1 }] },
-      { id: 1, cycles: [{ thinkMs: 5, holdMs: 20, writes: 1 }] },
-    ],
-    faults: [],
-    module: { path: join(root, "docs/examples/plain-lock.mjs") },
-  };
-  writeFileSync(file, JSON.stringify(plain));
-  const r = await replayRun(file, { twice: true });
-  if (!r.ok) throw new Error(JSON.stringify(r.error));
-  expect(r.value.run.schedule.target).toBe("plain:memory-lease");
-  const acquires = r.value.run.ops.filter((o) => o.f === "acquire");
-  expect(acquires.filter((o) => o.type === "invoke").map((o) => o.process)).toEqual([0, 1]);
-  expect(acquires.some((o) => o.type === "ok")).toBe(true);
-  expect(r.value.valid).toBe(true);
 });
