@@ -161,10 +161,6 @@ export async function shrinkOnRealServers(
   // servers come out of it, and the pass on real servers gets what is left.
   const budget = o.budget ?? DEFAULT_BUDGET;
   const started = Date.now();
-  const timeLeft = (): ShrinkBudget => {
-    const left = budgetLeft(budget, started, 0).timeLimitMs;
-    return left === undefined ? {} : { timeLimitMs: left };
-  };
 
   /** Runs `s` up to `runs` times; stops as soon as `needed` failures are in, or out of reach. */
   const repeated = async (s: Schedule, abandoned?: AbortSignal): Promise<Repeated> => {
@@ -225,7 +221,7 @@ export async function shrinkOnRealServers(
         simRuns++;
         o.onRun?.("sim");
       };
-      const simBudget = withinTime(o.simBudget ?? DEFAULT_SIM_BUDGET, timeLeft());
+      const simBudget = withinTime(o.simBudget ?? DEFAULT_SIM_BUDGET, budgetLeft(budget, started, 0));
       const r =
         o.marginMs > 0
           ? await shrinkRobustly(twin, inSim, o.kind, o.marginMs, simBudget, exact.evidence, onSimRun)
@@ -280,7 +276,7 @@ export async function shrinkOnRealServers(
     const merged = withPausesMerged(s);
     if (merged !== null) yield merged;
   };
-  const shrunk = await shrinkSchedule(schedule, probe, { ...budget, ...timeLeft() }, o.evidence, aim, {
+  const shrunk = await shrinkSchedule(schedule, probe, budgetLeft(budget, started, 0), o.evidence, aim, {
     parallel: o.parallel ?? REAL_PARALLEL,
     onKept,
   });
