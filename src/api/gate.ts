@@ -33,6 +33,8 @@ export interface GateOptions {
   workers?: number;
   /** Also write the results as JUnit XML here. */
   junit?: string;
+  /** Where real targets' and real corpus entries' servers run (default: the config's `cluster`, else process). */
+  cluster?: "process" | "docker";
   events?: GateEvents;
 }
 
@@ -52,7 +54,10 @@ export async function gate(o: GateOptions = {}): Promise<Result<GateReport, Inpu
   );
   if (!corpus.ok) return err([corpus.error]);
   const items = shardItems(planGate(config.value, corpus.value), shard);
-  const report = await runGate(items, config.value, shard, o.events ?? {}, { workers: o.workers ?? 1 });
+  const report = await runGate(items, config.value, shard, o.events ?? {}, {
+    workers: o.workers ?? 1,
+    ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
+  });
   if (o.junit !== undefined) {
     const written = await writeJUnitFile(o.junit, gateJUnitSuites(report), "lockcheck gate");
     if (!written.ok) return err([written.error]);

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import { connectEngine } from "../../src/real/docker/engine.js";
+import { LABEL_OWNER, ownerLabel } from "../../src/real/docker/labels.js";
 import type { DockerImages } from "../../src/real/docker/topology.js";
 
 export type DockerTestEnv =
@@ -63,4 +64,34 @@ export async function leftovers(docker: Docker, runId: string): Promise<string[]
   const containers = await docker.listContainers({ all: true, filters });
   const networks = await docker.listNetworks({ filters });
   return [...containers.map((c) => c.Names[0] ?? c.Id), ...networks.map((n) => n.Name)];
+}
+
+/** Names of this test process's lockcheck containers now. */
+export async function ourContainers(docker: Docker): Promise<string[]> {
+  const filters = { label: [`${LABEL_OWNER}=${ownerLabel(process.pid)}`] };
+  return (await docker.listContainers({ all: true, filters })).map((c) => c.Names[0] ?? c.Id);
+}
+
+/** Runs `work` while sampling this process's containers: the most seen at once, and every name seen. */
+export async function watchingContainers<T>(
+  docker: Docker,
+  work: () => Promise<T>,
+): Promise<{ value: T; most: number; seen: Set<string> }> {
+  let most = 0;
+  const seen = new Set<string>();
+  let stop = false;
+  const sampler = (async () => {
+    while (!stop) {
+      const now = await ourContainers(docker);
+      most = Math.max(most, now.length);
+      for (const name of now) seen.add(name);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  try {
+    return { value: await work(), most, seen };
+  } finally {
+    stop = true;
+    await sampler;
+  }
 }

@@ -4,45 +4,23 @@
  * has only Docker lacks). Containers of the run are watched while it runs; none is left after.
  * An image that is not on the engine is an error value, not an exception.
  */
-import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { shrinkFailing } from "../../src/api/shrink.js";
-import { LABEL_OWNER, ownerLabel } from "../../src/real/docker/labels.js";
 import { replaySchedule } from "../../src/runner/replay.js";
 import { scheduleSize } from "../../src/runner/schedule-size.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { findTarget } from "../../src/targets/index.js";
 import { pauseAfterAcquire } from "../real/schedules.js";
-import { dockerTestEnv, needDocker, skipDockerTests, TEST_IMAGES } from "./docker-env.js";
+import {
+  dockerTestEnv,
+  needDocker,
+  ourContainers,
+  skipDockerTests,
+  TEST_IMAGES,
+  watchingContainers,
+} from "./docker-env.js";
 
 const env = await dockerTestEnv();
-
-/** Names of this test process's lockcheck containers now. */
-async function ourContainers(docker: Docker): Promise<string[]> {
-  const filters = { label: [`${LABEL_OWNER}=${ownerLabel(process.pid)}`] };
-  return (await docker.listContainers({ all: true, filters })).map((c) => c.Names[0] ?? c.Id);
-}
-
-/** Runs `work` while sampling this process's containers; the most seen at once. */
-async function watchingContainers<T>(
-  docker: Docker,
-  work: () => Promise<T>,
-): Promise<{ value: T; most: number }> {
-  let most = 0;
-  let stop = false;
-  const sampler = (async () => {
-    while (!stop) {
-      most = Math.max(most, (await ourContainers(docker)).length);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  })();
-  try {
-    return { value: await work(), most };
-  } finally {
-    stop = true;
-    await sampler;
-  }
-}
 
 /** redis:lease, unfenced: the paused holder, plus a client and a fault shrinking drops. */
 const failing: Schedule = (() => {

@@ -33,6 +33,7 @@ describe("gate config", () => {
       defaultCorpus: true,
       output: "/x/lockcheck-out/gate",
       baseDir: "/x",
+      cluster: "process",
     });
     expect(r.value.targets[0]).toEqual({ target: "sim:lease", expect: "unsafe" });
   });
@@ -45,6 +46,7 @@ describe("gate config", () => {
           { target: "sim:lease", expect: "safe", time: "soon", colour: "red" },
         ],
         defaults: { faults: ["pause", "meteor"] },
+        cluster: "k8s",
       },
       "gate.json",
       "/x",
@@ -56,6 +58,7 @@ describe("gate config", () => {
     expect(byField["targets[1].time"]).toContain("duration");
     expect(byField["targets[1]"]).toContain('"colour"');
     expect(byField["defaults.faults[1]"]).toContain('"pause"');
+    expect(byField.cluster).toBe('expected one of "process", "docker"');
     expect(r.error.every((e) => e.file === "gate.json")).toBe(true);
   });
 

@@ -11,7 +11,7 @@ import { failureText, type GateResult, type Shard } from "../../report/gate-resu
 import { formatGateReport } from "../../report/gate-table.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { printInputError } from "../errors.js";
-import { parseShardFlag, positiveIntArg } from "../flags.js";
+import { parseClusterFlag, parseShardFlag, positiveIntArg } from "../flags.js";
 import { type InterruptSignal, onInterrupt } from "../interrupt.js";
 
 interface GateFlags {
@@ -21,6 +21,7 @@ interface GateFlags {
   json?: boolean;
   quiet?: boolean;
   workers?: number;
+  cluster?: string;
 }
 
 export function gateCommand(): Command {
@@ -42,6 +43,10 @@ export function gateCommand(): Command {
       "threads fuzzing each simulated target (default: the number of cores); same results whatever n. Real targets: runs at once, each on servers of its own",
       positiveIntArg("--workers"),
     )
+    .option(
+      "--cluster <kind>",
+      "where the servers of real targets and real corpus entries run: process or docker (containers; images from $LOCKCHECK_REDIS_IMAGE / $LOCKCHECK_ETCD_IMAGE). Default: the config's cluster, else process",
+    )
     .action(async (flags: GateFlags) => {
       process.exitCode = await runGateCommand(flags);
     });
@@ -53,6 +58,12 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
     const s = parseShardFlag(flags.shard);
     if (!s.ok) return printInputError(s.error);
     shard = s.value;
+  }
+  let cluster: "process" | "docker" | undefined;
+  if (flags.cluster !== undefined) {
+    const c = parseClusterFlag(flags.cluster);
+    if (!c.ok) return printInputError(c.error);
+    cluster = c.value;
   }
   const quiet = flags.quiet === true || flags.json === true;
   let progress: Progress | null = null;
@@ -76,6 +87,7 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
     ...(flags.config === undefined ? {} : { config: flags.config }),
     shard,
     workers: flags.workers ?? defaultWorkers(),
+    ...(cluster === undefined ? {} : { cluster }),
     ...(flags.junit === undefined ? {} : { junit: flags.junit }),
     events: {
       itemStart(item, position, of) {

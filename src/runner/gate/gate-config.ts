@@ -75,6 +75,13 @@ export const gateConfigSchema = z.strictObject({
   corpus: z.array(z.string().min(1)).optional(),
   /** Where run folders of failing runs are saved; default "lockcheck-out/gate". */
   output: z.string().min(1).default("lockcheck-out/gate"),
+  /**
+   * Where the servers of real targets (redis:…, etcd:…, library adapters, `real: true`) and of
+   * real corpus entries run: local processes, or Docker containers (images from
+   * LOCKCHECK_REDIS_IMAGE / LOCKCHECK_ETCD_IMAGE). Simulated targets ignore it. Default "process";
+   * `lockcheck gate --cluster` overrides it.
+   */
+  cluster: z.enum(["process", "docker"]).default("process"),
 });
 
 /** What a config file contains (defaults not yet applied): the type for `defineGateConfig`. */

@@ -23,7 +23,7 @@ import type { CorpusResult } from "../../report/gate-result.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
 import { findTarget } from "../../targets/index.js";
 import { replaySchedule } from "../replay.js";
-import { readVerdictFile } from "../run-folder.js";
+import { clusterFlag, readVerdictFile } from "../run-folder.js";
 
 export const EXPECTED_FILE = "expected.json";
 
@@ -129,11 +129,23 @@ function mismatchesOf(expected: Record<string, Validity>, actual: Record<string,
     .map(([checker, want]) => `${checker}: recorded ${show(want)}, now ${show(actual[checker])}`);
 }
 
-export async function checkCorpusEntry(entry: CorpusEntry): Promise<CorpusResult> {
+/**
+ * Checks one entry; a re-run entry on real servers runs them where `cluster` says (simulated
+ * ones have none).
+ */
+export async function checkCorpusEntry(
+  entry: CorpusEntry,
+  cluster: "process" | "docker" = "process",
+): Promise<CorpusResult> {
   const started = Date.now();
+  const schedule =
+    entry.mode === "re-run" ? await loadScheduleWithModule(join(entry.dir, "schedule.json")) : null;
+  const target = schedule?.ok === true ? findTarget(schedule.value.target, "target") : null;
+  const real = target?.ok === true && !target.value.deterministic;
+  const where = real ? cluster : "process";
   const replay =
     entry.mode === "re-run"
-      ? `lockcheck replay ${entry.dir}`
+      ? `lockcheck replay ${entry.dir}${clusterFlag(where)}`
       : `lockcheck check ${join(entry.dir, "history.jsonl")}`;
   const base = { kind: "corpus" as const, name: entry.name, dir: entry.dir, mode: entry.mode, replay };
   const failed = (e: InputError, expected: Record<string, Validity> = {}): CorpusResult => ({
@@ -151,15 +163,13 @@ export async function checkCorpusEntry(entry: CorpusEntry): Promise<CorpusResult
 
   let actual: Record<string, Validity>;
   let mismatches: string[];
-  if (entry.mode === "re-run") {
-    const schedule = await loadScheduleWithModule(join(entry.dir, "schedule.json"));
+  if (schedule !== null) {
     if (!schedule.ok) return failed(schedule.error, expected.value);
-    const target = findTarget(schedule.value.target, "target");
-    const attempts = target.ok && !target.value.deterministic ? REAL_ATTEMPTS : 1;
+    const attempts = real ? REAL_ATTEMPTS : 1;
     for (let attempt = 1; ; attempt++) {
       let replayed: Awaited<ReturnType<typeof replaySchedule>>;
       try {
-        replayed = await replaySchedule(schedule.value);
+        replayed = await replaySchedule(schedule.value, where === "docker" ? { cluster: where } : {});
       } catch (e) {
         return failed(
           { file: entry.dir, message: `the run failed: ${(e as Error).message}` },

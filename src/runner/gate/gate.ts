@@ -24,7 +24,7 @@ import type { JUnitCase, JUnitSuite } from "../../report/junit.js";
 import { formatInputError } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import type { FuzzResult } from "../fuzz.js";
-import { saveReplayableRun } from "../run-folder.js";
+import { clusterFlag, saveReplayableRun } from "../run-folder.js";
 import { fuzzOnCores } from "../workers/fuzz-parallel.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
@@ -62,6 +62,8 @@ export interface GateEvents {
 export interface GateRunOptions {
   /** Threads fuzzing each simulated target (src/runner/workers/); default 1. */
   workers?: number;
+  /** Where real targets' and real corpus entries' servers run; default: the config's `cluster`. */
+  cluster?: "process" | "docker";
 }
 
 /** `path` relative to the working folder when it is inside it (shorter to read and paste). */
@@ -79,6 +81,7 @@ async function runTarget(
   config: GateConfig,
   events: GateEvents,
   workers: number,
+  cluster: "process" | "docker",
 ): Promise<TargetResult> {
   const t = item.config;
   const started = Date.now();
@@ -120,6 +123,8 @@ async function runTarget(
   const runs = t.runs ?? config.defaults.runs ?? (timeLimitMs === undefined ? DEFAULT_GATE_RUNS : undefined);
   const clients = t.clients ?? config.defaults.clients;
   const resource = t.resource ?? target.value.resources[0];
+  // Simulated targets have no servers to place.
+  const placed = target.value.deterministic ? "process" : cluster;
 
   let result: FuzzResult;
   try {
@@ -136,7 +141,7 @@ async function runTarget(
           ? {}
           : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
         // Real targets: runs at once, each on servers of its own.
-        real: { parallel: workers },
+        real: { parallel: workers, ...(placed === "docker" ? { cluster: placed } : {}) },
         // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
         ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
         onProgress: (p) =>
@@ -174,7 +179,7 @@ async function runTarget(
   }
   const dir = shortPath(join(config.output, slug(item.name)));
   // A module's real run folder names the module in its schedule.json: replay finds it there.
-  const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") && t.real !== true ? ` --target ${target.value.name}` : ""}`;
+  const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") && t.real !== true ? ` --target ${target.value.name}` : ""}${clusterFlag(placed)}`;
   const saved = await saveReplayableRun(dir, ce, replay);
   const outcome: TargetResult = {
     ...common,
@@ -208,12 +213,13 @@ export async function runGate(
 ): Promise<GateReport> {
   const started = Date.now();
   const results: GateResult[] = [];
+  const cluster = options.cluster ?? config.cluster;
   for (const [i, item] of items.entries()) {
     events.itemStart?.(item, i + 1, items.length);
     const r =
       item.kind === "target"
-        ? await runTarget(item, config, events, options.workers ?? 1)
-        : await checkCorpusEntry(item.entry);
+        ? await runTarget(item, config, events, options.workers ?? 1, cluster)
+        : await checkCorpusEntry(item.entry, cluster);
     results.push(r);
     events.itemDone?.(r);
   }
