@@ -93,7 +93,7 @@ export interface FuzzOptions {
   onStart?: (plan: FuzzPlan) => void;
   /** How errors name these options (the cli passes its flags, e.g. `{ target: "--target" }`). */
   fieldNames?: Partial<
-    Record<"target" | "resource" | "shard" | "runMs" | "cluster" | "partitionMode", string>
+    Record<"target" | "real" | "resource" | "shard" | "runMs" | "cluster" | "partitionMode", string>
   >;
 }
 
@@ -197,6 +197,7 @@ function realOptions(o: FuzzOptions): NonNullable<RunnerFuzzOptions["real"]> {
 export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign, InputError>> {
   const field = {
     target: "target",
+    real: "real",
     resource: "resource",
     shard: "shard",
     runMs: "runMs",
@@ -204,7 +205,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
     partitionMode: "partitionMode",
     ...o.fieldNames,
   };
-  const target = await targetFrom(o.target, field.target, o.real === true);
+  const target = await targetFrom(o.target, field.target, o.real === true, field.real);
   if (!target.ok) return target;
   if (o.shard !== undefined && o.runs === undefined && o.timeLimitMs !== undefined)
     return err({

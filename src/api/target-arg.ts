@@ -36,11 +36,12 @@ export async function targetFrom(
   arg: TargetArg,
   field = "target",
   real = false,
+  realField = "real",
 ): Promise<Result<Target, InputError>> {
   if (real)
     return typeof arg === "string"
-      ? resolveRealTarget(arg)
-      : err({ field: "real", message: 'expected target "module:<path>" or a real target name with it' });
+      ? resolveRealTarget(arg, undefined, realField)
+      : err({ field: realField, message: 'expected target "module:<path>" or a real target name with it' });
   if (typeof arg === "string")
     return arg.startsWith(MODULE_PREFIX) ? loadModuleTarget(arg) : findTarget(arg, field);
   if (isTarget(arg)) return ok(arg);

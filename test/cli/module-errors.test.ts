@@ -48,7 +48,7 @@ describe("fuzz --real", () => {
   it("refuses a simulator target: a built-in target names its world", () => {
     const r = fuzz("--target", "sim:lease", "--real");
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain("error: --real: only with --target module:");
+    expect(r.stderr).toContain("error: --real: only with a module: target");
     expect(r.stderr).toContain(
       "sim:lease runs in the simulator: name a real target (redis:…, etcd:…) instead",
     );

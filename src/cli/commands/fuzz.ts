@@ -11,7 +11,6 @@ import {
   defaultWorkers,
   FAULT_CATEGORIES,
   type FaultCategory,
-  REAL_TARGETS,
   targetNames,
 } from "../../api/catalog.js";
 import { finishingLine } from "../../api/finishing-steps.js";
@@ -201,12 +200,6 @@ function sizeText(z: ScheduleSize): string {
 }
 
 async function runFuzz(flags: FuzzFlags): Promise<number> {
-  // A module's target is resolved already (src/cli/main.ts): with --real, to its real one.
-  if (flags.real === true && !REAL_TARGETS.some((t) => t.name === flags.target))
-    return printInputError({
-      field: "--real",
-      message: `only with --target module:… (a LockAlgorithm with servers "redis" or "etcd"); ${flags.target} runs in the simulator: name a real target (redis:…, etcd:…) instead`,
-    });
   const parsed = parseFlags(flags);
   if (!parsed.ok) return printInputError(parsed.error);
   const { resource, faults, timeLimitMs, shard, runMs, cluster, partitionMode } = parsed.value;
@@ -227,7 +220,9 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
       : undefined,
   );
   const campaign = await fuzzCampaign({
+    // A module's target is resolved already (src/cli/main.ts): with --real, to its real one.
     target: flags.target,
+    ...(flags.real === true ? { real: true } : {}),
     ...(resource === undefined ? {} : { resource }),
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
     faults,
@@ -244,6 +239,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
     ...(partitionMode === undefined ? {} : { partitionMode }),
     fieldNames: {
       target: "--target",
+      real: "--real",
       resource: "--resource",
       shard: "--shard",
       runMs: "--duration",

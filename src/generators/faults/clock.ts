@@ -29,7 +29,7 @@ function jumpDeltaArb(b: FaultBounds): fc.Arbitrary<number> {
 }
 
 export function clockJumpArb(b: FaultBounds): fc.Arbitrary<ClockJumpFault> {
-  if (b.clockAim !== null) return aimedClockJumpArb(b, b.clockAim.serverClocks);
+  if (b.clockAim !== null) return aimedClockJumpArb(b, b.clockAim);
   return fc.record({
     kind: fc.constant("clock-jump" as const),
     node: clockNodeArb(b),
@@ -72,7 +72,9 @@ function aimedClockNodeArb(b: FaultBounds, serverClocks: boolean): fc.Arbitrary<
   return serverClocks ? clockNodeArb(b) : nodeArb(clientRefs(b.maxClients));
 }
 
-function aimedClockJumpArb(b: FaultBounds, serverClocks: boolean): fc.Arbitrary<ClockJumpFault> {
+type ClockAim = NonNullable<FaultBounds["clockAim"]>;
+
+function aimedClockJumpArb(b: FaultBounds, { serverClocks }: ClockAim): fc.Arbitrary<ClockJumpFault> {
   return fc
     .tuple(aimedClockNodeArb(b, serverClocks), fc.integer({ min: 0, max: b.horizonMs }))
     .chain(([node, at]) =>
@@ -87,7 +89,7 @@ function aimedClockJumpArb(b: FaultBounds, serverClocks: boolean): fc.Arbitrary<
 
 function aimedClockDriftArb(
   b: FaultBounds,
-  { minDriftRate, serverClocks }: NonNullable<FaultBounds["clockAim"]>,
+  { minDriftRate, serverClocks }: ClockAim,
 ): fc.Arbitrary<ClockDriftFault> {
   const min = Math.ceil(minDriftRate * 1000);
   const max = Math.floor(b.maxDriftRate * 1000);
