@@ -49,8 +49,26 @@ export function setClockRate(c: NodeClock, t: number, rate: number): void {
   c.rate = rate;
 }
 
-/** The true time at which the monotonic clock reads `mono` (never before `now`). */
+/**
+ * The first true time at which the monotonic clock reads `mono` or more (never before `now`).
+ * Rounding can put the exact quotient a hair early, where the clock still reads less: a timer
+ * fired there finds its deadline not reached, and code that waits for what is left (a few
+ * 1e-13 ms) would fire again at the same instant, for ever. So the time is stepped up to where
+ * the reading is there.
+ */
 export function trueTimeOfMono(c: NodeClock, mono: number, now: number): number {
-  const t = c.rate === 0 ? c.t0 + (mono - c.mono0) : c.t0 + (mono - c.mono0) / (1 + c.rate);
-  return Math.max(now, t);
+  const exact = c.rate === 0 ? c.t0 + (mono - c.mono0) : c.t0 + (mono - c.mono0) / (1 + c.rate);
+  let t = Math.max(now, exact);
+  while (monoAt(c, t) < mono) t = nextUp(t);
+  return t;
+}
+
+const bits = new Float64Array(1);
+const bitsAsInt = new BigInt64Array(bits.buffer);
+
+/** The least double greater than `x` (x ≥ 0). */
+function nextUp(x: number): number {
+  bits[0] = x;
+  bitsAsInt[0]! += 1n;
+  return bits[0]!;
 }

@@ -2,6 +2,7 @@
  * Clocks: a jump moves the wall clock (now(), Redis expiry) but not timers; drift changes
  * the rate of both.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createClock, jumpClock, monoAt, setClockRate, trueTimeOfMono, wallAt } from "../../src/sim/clock.js";
 import { simulate } from "../../src/sim/simulate.js";
@@ -16,6 +17,41 @@ describe("the clock model", () => {
     expect([monoAt(c, 200), wallAt(c, 200)]).toEqual([300, 800]);
     expect(trueTimeOfMono(c, 500, 200)).toBe(300);
     expect(trueTimeOfMono(c, 0, 200)).toBe(200); // never in the past
+  });
+
+  it("a timer's true time is the first at which the clock reads its deadline, whatever the rounding", () => {
+    const drift = fc.record({
+      at: fc.double({ min: 0, max: 30_000, noNaN: true }),
+      rate: fc.double({ min: -0.9, max: 0.9, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(drift, { maxLength: 4 }),
+        fc.double({ min: 0, max: 10_000, noNaN: true }),
+        // Delays down to a hair: what code waits for when it has almost nothing left.
+        fc.oneof(
+          fc.double({ min: 0, max: 2_000, noNaN: true }),
+          fc.double({ min: 0, max: 1e-9, noNaN: true }),
+        ),
+        (drifts, after, delay) => {
+          const c = createClock();
+          let t = 0;
+          for (const d of [...drifts].sort((a, b) => a.at - b.at)) {
+            setClockRate(c, d.at, d.rate);
+            t = d.at;
+          }
+          const now = t + after;
+          const deadline = monoAt(c, now) + delay;
+          const due = trueTimeOfMono(c, deadline, now);
+          expect(due).toBeGreaterThanOrEqual(now);
+          expect(monoAt(c, due)).toBeGreaterThanOrEqual(deadline);
+          // …and no more than a hair after the exact quotient.
+          const exact = c.t0 + (deadline - c.mono0) / (1 + c.rate);
+          expect(due - Math.max(now, exact)).toBeLessThanOrEqual(Math.max(now, exact) * 1e-12);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
