@@ -103,7 +103,8 @@ export interface FaultBounds {
   maxDriftRate: number;
   /**
    * Clock faults drawn toward harm, or null (the default): either way, as the simulator's seeds
-   * have always drawn them. Aimed, three times in four a server's clock jumps forward or runs
+   * have always drawn them. Aimed, a fault changes a server's clock as often as a client's
+   * (faults/clock.ts says why); three times in four a server's clock jumps forward or runs
    * fast (its keys expire early) and a client's jumps back or runs slow (it times its hold and
    * its renewals long, and judges its lease by a clock that is behind), and every drift is at
    * least `minDriftRate` fast or slow: a slower one stretches no hold past its lease. Without

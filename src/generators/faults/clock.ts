@@ -67,9 +67,21 @@ function towardHarm(node: NodeRef, min: number, max: number): fc.Arbitrary<numbe
   );
 }
 
-/** Whose clock an aimed fault changes: as `clockNodeArb`, or only clients' where servers ignore clocks. */
+/**
+ * Whose clock an aimed fault changes: a server's or a client's, as often; only clients' where
+ * servers ignore clocks. Not the servers three times in four, as `clockNodeArb` draws: a lock
+ * on several servers outlives one server's clock (its majority still holds the keys), while
+ * a client's slow clock stretches its hold past the lease on all of them and fools a validity
+ * check too (in the simulator twin of 8-s Redlock hunts, 134 of 400 schedules failed so, 88 of
+ * 400 with servers three in four; one-server leases 370 and 371).
+ */
 function aimedClockNodeArb(b: FaultBounds, serverClocks: boolean): fc.Arbitrary<NodeRef> {
-  return serverClocks ? clockNodeArb(b) : nodeArb(clientRefs(b.maxClients));
+  const clients = nodeArb(clientRefs(b.maxClients));
+  if (!serverClocks) return clients;
+  return fc.oneof(
+    { arbitrary: nodeArb(serverRefs(b.servers, false)), weight: 1 },
+    { arbitrary: clients, weight: 1 },
+  );
 }
 
 type ClockAim = NonNullable<FaultBounds["clockAim"]>;
