@@ -50,6 +50,17 @@ export function setClockRate(c: NodeClock, t: number, rate: number): void {
 }
 
 /**
+ * The monotonic reading `waitMs` after true time `t`: a deadline. A wait too short for the clock
+ * to tell (a hair left of an earlier deadline) still ends after `t`, never at that very
+ * instant: code that waits for what is left would otherwise wait at `t` for ever.
+ */
+export function monoDeadline(c: NodeClock, t: number, waitMs: number): number {
+  const mono = monoAt(c, t);
+  const end = mono + waitMs;
+  return waitMs > 0 && end <= mono ? nextUp(mono) : end;
+}
+
+/**
  * The first true time at which the monotonic clock reads `mono` or more (never before `now`).
  * Rounding can put the exact quotient a hair early, where the clock still reads less: a timer
  * fired there finds its deadline not reached, and code that waits for what is left (a few
@@ -67,7 +78,7 @@ const bits = new Float64Array(1);
 const bitsAsInt = new BigInt64Array(bits.buffer);
 
 /** The least double greater than `x` (x ≥ 0). */
-function nextUp(x: number): number {
+export function nextUp(x: number): number {
   bits[0] = x;
   bitsAsInt[0]! += 1n;
   return bits[0]!;

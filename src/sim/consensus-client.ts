@@ -32,7 +32,7 @@
  */
 import type { CallResult } from "../env/env.js";
 import { type CallBatch, settleClient, soloBatch } from "./batch.js";
-import { monoAt } from "./clock.js";
+import { monoAt, monoDeadline } from "./clock.js";
 import type { Network } from "./network.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { mapPacked } from "./packed.js";
@@ -133,7 +133,7 @@ export function submitToCluster<Cmd, Res, T>(
     idleWaitMs,
     finish,
     batch: soloBatch(client),
-    deadline: monoAt(client.clock, net.core.now) + timeoutMs,
+    deadline: monoDeadline(client.clock, net.core.now, timeoutMs),
     target,
     lastNode: cluster.members[target]!.node.name,
     hops: 0,
@@ -283,7 +283,7 @@ export function watchAtCluster<Cmd, Res, SM>(
     session,
     seen,
     batch: soloBatch(client),
-    deadline: monoAt(client.clock, net.core.now) + waitMs,
+    deadline: monoDeadline(client.clock, net.core.now, waitMs),
     target: firstMember(session),
     tries: 0,
     waitMs: 0,

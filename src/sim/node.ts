@@ -13,7 +13,7 @@
  *   node's own state is up to its `onCrash` hook (a Redis-like node forgets its keys).
  */
 import type { CallBatch } from "./batch.js";
-import { createClock, monoAt, type NodeClock, setClockRate, trueTimeOfMono } from "./clock.js";
+import { createClock, monoDeadline, type NodeClock, setClockRate, trueTimeOfMono } from "./clock.js";
 import { cancelEvent, type SimEvent } from "./event-queue.js";
 import { atAgain, atWith, type SimCore } from "./scheduler.js";
 
@@ -128,7 +128,7 @@ export function armTimer(timer: Timer, delayMs: number): void {
   // A negative or NaN delay (a bug in client code) fires at once rather than corrupting the agenda.
   // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN; this is 0.
   const duration = delayMs > 0 ? delayMs : 0;
-  timer.deadlineMono = monoAt(node.clock, node.core.now) + duration;
+  timer.deadlineMono = monoDeadline(node.clock, node.core.now, duration);
   const list = listFor(node, duration);
   timer.list = list;
   timer.prev = list.tail;

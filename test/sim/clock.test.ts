@@ -4,7 +4,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createClock, jumpClock, monoAt, setClockRate, trueTimeOfMono, wallAt } from "../../src/sim/clock.js";
+import {
+  createClock,
+  jumpClock,
+  monoAt,
+  monoDeadline,
+  setClockRate,
+  trueTimeOfMono,
+  wallAt,
+} from "../../src/sim/clock.js";
 import { simulate } from "../../src/sim/simulate.js";
 import { completion, invocation, MS, probe, scheduleOf, setOnce } from "./helpers.js";
 
@@ -19,7 +27,7 @@ describe("the clock model", () => {
     expect(trueTimeOfMono(c, 0, 200)).toBe(200); // never in the past
   });
 
-  it("a timer's true time is the first at which the clock reads its deadline, whatever the rounding", () => {
+  it("a wait ends when the clock reads its deadline, never at the instant it began, whatever the rounding", () => {
     const drift = fc.record({
       at: fc.double({ min: 0, max: 30_000, noNaN: true }),
       rate: fc.double({ min: -0.9, max: 0.9, noNaN: true }),
@@ -41,9 +49,12 @@ describe("the clock model", () => {
             t = d.at;
           }
           const now = t + after;
-          const deadline = monoAt(c, now) + delay;
+          const deadline = monoDeadline(c, now, delay);
+          expect(deadline).toBeGreaterThanOrEqual(monoAt(c, now) + delay);
           const due = trueTimeOfMono(c, deadline, now);
-          expect(due).toBeGreaterThanOrEqual(now);
+          // A wait, however short, ends later than now: never at the instant it began.
+          if (delay > 0) expect(due).toBeGreaterThan(now);
+          else expect(due).toBe(now);
           expect(monoAt(c, due)).toBeGreaterThanOrEqual(deadline);
           // …and no more than a hair after the exact quotient.
           const exact = c.t0 + (deadline - c.mono0) / (1 + c.rate);
