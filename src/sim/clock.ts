@@ -78,7 +78,7 @@ const bits = new Float64Array(1);
 const bitsAsInt = new BigInt64Array(bits.buffer);
 
 /** The least double greater than `x` (x ≥ 0). */
-export function nextUp(x: number): number {
+function nextUp(x: number): number {
   bits[0] = x;
   bitsAsInt[0]! += 1n;
   return bits[0]!;
