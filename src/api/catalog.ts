@@ -9,6 +9,7 @@ export { CHECKER_NAMES, type CheckerName, isCheckerName } from "../checkers/inde
 export { isLinModelName, LIN_MODEL_NAMES } from "../checkers/linearizable/model-names.js";
 export { MODULE_PREFIX } from "../custom/module-target.js";
 export { DEFAULT_FAULT_CATEGORIES, FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
+export { CLUSTERS, type Cluster } from "../real/cluster-kind.js";
 export { DEFAULT_MARGIN_MS } from "../runner/shrink/robust-failure.js";
 export { defaultWorkers } from "../runner/workers/pool.js";
 export type { PartitionMode, ResourceMode } from "../schedule/schedule.js";

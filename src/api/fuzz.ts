@@ -30,6 +30,7 @@ import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { PartitionMode, ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import { supportedResource, type Target } from "../targets/target.js";
+import type { Cluster } from "./catalog.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
 export type { FuzzCounterexample, FuzzProgress, FuzzResult, LibraryCrashes, ScheduleSize, Shard };
@@ -86,7 +87,7 @@ export interface FuzzOptions {
   /** Real targets: length of each run in ms (clients keep cycling, faults keep coming). */
   runMs?: number;
   /** Real targets: where servers run, local processes (default) or Docker containers. */
-  cluster?: "process" | "docker";
+  cluster?: Cluster;
   /** Real targets: what two-way partitions do to TCP (default cut); saved in every schedule. */
   partitionMode?: PartitionMode;
   /** Called once the search is planned (seed drawn, the shard's runs known), before it starts. */

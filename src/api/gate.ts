@@ -18,6 +18,7 @@ import {
 } from "../runner/gate/gate.js";
 import { DEFAULT_CONFIG_FILES, findDefaultConfig, loadGateConfig } from "../runner/gate/gate-config.js";
 import { findCorpusEntries } from "../runner/gate/gate-corpus.js";
+import type { Cluster } from "./catalog.js";
 import { writeJUnitFile } from "./junit-file.js";
 
 export type { GateEvents, GateItem };
@@ -34,7 +35,7 @@ export interface GateOptions {
   /** Also write the results as JUnit XML here. */
   junit?: string;
   /** Where real targets' and real corpus entries' servers run (default: the config's `cluster`, else process). */
-  cluster?: "process" | "docker";
+  cluster?: Cluster;
   events?: GateEvents;
 }
 

@@ -5,6 +5,8 @@
  */
 import { InvalidArgumentError } from "commander";
 import {
+  CLUSTERS,
+  type Cluster,
   FAULT_CATEGORIES,
   type FaultCategory,
   PARTITION_MODES,
@@ -62,10 +64,11 @@ export function parseFaultsFlag(text: string): Result<FaultCategory[], InputErro
 }
 
 /** `--cluster <kind>`: where real servers run. */
-export function parseClusterFlag(text: string): Result<"process" | "docker", InputError> {
-  if (text !== "process" && text !== "docker")
-    return err({ field: "--cluster", message: `expected process or docker, got "${text}"` });
-  return ok(text);
+export function parseClusterFlag(text: string): Result<Cluster, InputError> {
+  const cluster = CLUSTERS.find((c) => c === text);
+  if (cluster === undefined)
+    return err({ field: "--cluster", message: `expected ${CLUSTERS.join(" or ")}, got "${text}"` });
+  return ok(cluster);
 }
 
 /** `--partition-mode <mode>`, if given: what a two-way partition does on real servers. */

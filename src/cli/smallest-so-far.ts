@@ -3,6 +3,8 @@
  * `lockcheck fuzz` of a real target): what the commands say as each one is saved, and when
  * they are interrupted. Each command gives the size in its own words.
  */
+
+import type { Cluster } from "../api/catalog.js";
 import type { ScheduleSize } from "../api/fuzz.js";
 import { clusterFlag } from "../api/replay.js";
 
@@ -17,6 +19,6 @@ export function smallerSavedLine(sizeText: string, dir: string): string {
 }
 
 /** The command that runs the smallest failure again (on the servers `cluster` says). */
-export function runAgainLine(smallest: SmallestSoFar, cluster: "process" | "docker"): string {
+export function runAgainLine(smallest: SmallestSoFar, cluster: Cluster): string {
   return `run it again: lockcheck run --schedule ${smallest.dir}${clusterFlag(cluster)}`;
 }

@@ -16,9 +16,10 @@
  * 3 × TTL and 2 × leaseMs — shorter pauses of a holder seldom break a lease lock; and fault
  * times, durations and occurrences are drawn uniformly (fast-check's bias toward small and
  * extreme values would pile faults up at the start and end of the run and make most pauses
- * a few ms long); clock faults lean toward harm (bounds.ts `clockAim`): servers' clocks jump
- * forward and run fast, clients' jump back and run slow, three times in four, and no drift is
- * slower than 50%; where servers ignore clocks (etcd) only clients' change.
+ * a few ms long); clock faults lean toward harm (bounds.ts `clockAim`): a server's clock as
+ * often as a client's, servers' clocks jumping forward and running fast, clients' jumping back
+ * and running slow, three times in four, and no drift slower than 50%; where servers ignore
+ * clocks (etcd) only clients' change.
  *
  * A lock that `renews` its lease while held is hunted differently: holds last up to 3 ×
  * `leaseMs` instead of 0.8 × TTL (a holder that renews may hold as long as it likes), with a

@@ -20,6 +20,7 @@ import { withModuleRelativeTo } from "../schedule/module-path.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { type ClientFleet, type LibraryCrash, startClients } from "./clients.js";
 import { findBinary } from "./cluster/binaries.js";
+import type { Cluster } from "./cluster-kind.js";
 import type { DockerRunOptions } from "./docker/world.js";
 import { mergeHistory, writeHistoryAtomically } from "./history.js";
 import type { Reaper } from "./hygiene/reaper.js";
@@ -46,7 +47,7 @@ export interface RealRunOptions {
   /** Start the reaper (default true); only tests of the reaper itself turn it off. */
   reaper?: boolean;
   /** Where the servers run: local processes (default) or Docker containers (src/real/docker/). */
-  cluster?: "process" | "docker";
+  cluster?: Cluster;
   /** Images and Compose file for `cluster: "docker"`. */
   docker?: DockerRunOptions;
   /**

@@ -23,6 +23,7 @@ import type { FaultBounds, FaultCategory, WorkloadBounds } from "../generators/b
 import { scheduleArb } from "../generators/schedule.js";
 import { seedSequence } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
+import type { Cluster } from "../real/cluster-kind.js";
 import type { PartitionMode, ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
@@ -83,7 +84,7 @@ export interface FuzzOptions {
   startAt?: number;
   /** Real targets: where their servers run (fuzz-real.ts). */
   real?: {
-    cluster?: "process" | "docker";
+    cluster?: Cluster;
     docker?: Record<string, unknown>;
     partitionMode?: PartitionMode;
     /** Search runs at once, each on servers of its own (default 1). */

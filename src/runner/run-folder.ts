@@ -12,6 +12,7 @@ import { combineValidity, type Validity, type Verdict } from "../checkers/verdic
 import { withModuleRef } from "../custom/module-refs.js";
 import { readHistoryFile, writeHistory } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";
+import type { Cluster } from "../real/cluster-kind.js";
 import type { HtmlReportInput } from "../report/html.js";
 import { writeReport } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
@@ -64,12 +65,12 @@ export async function unusedRunDir(dir: string): Promise<string> {
 }
 
 /** The command that replays the run saved in `dir` (on the servers `cluster` says). */
-export function replayCommand(dir: string, cluster?: "process" | "docker"): string {
+export function replayCommand(dir: string, cluster?: Cluster): string {
   return `lockcheck replay ${dir}/${SCHEDULE_FILE}${clusterFlag(cluster)}`;
 }
 
 /** What a command printed for the user adds so that it runs where the servers ran: containers stay containers. */
-export function clusterFlag(cluster: "process" | "docker" | undefined): string {
+export function clusterFlag(cluster: Cluster | undefined): string {
   return cluster === "docker" ? " --cluster docker" : "";
 }
 

@@ -14,6 +14,7 @@
  */
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
+import type { Cluster } from "../real/cluster-kind.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 
@@ -67,7 +68,7 @@ export interface TargetSessionOptions {
   /** Start redis-servers with the clock shim, for server clock faults. */
   clockFaults?: boolean;
   /** Where servers run (either way started once for the session and reset between runs). */
-  cluster?: "process" | "docker";
+  cluster?: Cluster;
   /** Options of the docker backend (images, Compose file, log). */
   docker?: Record<string, unknown>;
 }

@@ -6,6 +6,7 @@
  */
 import { Command } from "commander";
 import {
+  type Cluster,
   DEFAULT_FAULT_CATEGORIES,
   DEFAULT_MARGIN_MS,
   defaultWorkers,
@@ -153,7 +154,7 @@ interface ParsedFlags {
   shard: Shard | undefined;
   /** Length of each real run (--duration). */
   runMs: number | undefined;
-  cluster: "process" | "docker";
+  cluster: Cluster;
   partitionMode: PartitionMode | undefined;
 }
 
@@ -293,7 +294,7 @@ export function interruptedLines(
   searched: number,
   found: { foundAtRun: number; dir: string | null } | null,
   smallest: SmallestSoFar | null = null,
-  cluster: "process" | "docker" = "process",
+  cluster: Cluster = "process",
 ): string[] {
   if (plan === null) return ["interrupted before the search started"];
   const what = `${plan.target} (${plan.resource}), seed ${plan.seed}`;

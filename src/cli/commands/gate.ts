@@ -4,6 +4,7 @@
  * entry; exit 0 when every expectation is met, 1 when one is not, 2 on a bad config.
  */
 import { Command } from "commander";
+import type { Cluster } from "../../api/catalog.js";
 import { defaultWorkers } from "../../api/catalog.js";
 import { DEFAULT_CONFIG_FILES, type GateItem, gate, interruptedJUnitWriter } from "../../api/gate.js";
 import { colorsFor } from "../../report/colors.js";
@@ -59,7 +60,7 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
     if (!s.ok) return printInputError(s.error);
     shard = s.value;
   }
-  let cluster: "process" | "docker" | undefined;
+  let cluster: Cluster | undefined;
   if (flags.cluster !== undefined) {
     const c = parseClusterFlag(flags.cluster);
     if (!c.ok) return printInputError(c.error);

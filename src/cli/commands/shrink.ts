@@ -11,6 +11,7 @@
  * nothing saved — never a "counterexample" whose own run passed.
  */
 import { Command } from "commander";
+import type { Cluster } from "../../api/catalog.js";
 import { DEFAULT_MARGIN_MS } from "../../api/catalog.js";
 import type { ScheduleSize } from "../../api/fuzz.js";
 import { REAL_PARALLEL, REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api/shrink.js";
@@ -48,7 +49,7 @@ export function interruptedShrinkLines(
   input: string,
   runs: number,
   smallest: SmallestSoFar | null,
-  cluster: "process" | "docker" = "process",
+  cluster: Cluster = "process",
 ): string[] {
   if (smallest === null)
     return [`interrupted after ${runs} runs: no smaller schedule had failed yet; ${input} is as it was`];

@@ -12,6 +12,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { FAULT_CATEGORIES } from "../../generators/bounds.js";
+import { CLUSTERS } from "../../real/cluster-kind.js";
 import { err, type InputError, ok, type Result } from "../../result.js";
 import { describeIssue, formatJsonPath } from "../../schedule/load.js";
 import { resourceModeSchema, scheduleOptionsSchema } from "../../schedule/schedule.js";
@@ -81,7 +82,7 @@ export const gateConfigSchema = z.strictObject({
    * LOCKCHECK_REDIS_IMAGE / LOCKCHECK_ETCD_IMAGE). Simulated targets ignore it. Default "process";
    * `lockcheck gate --cluster` overrides it.
    */
-  cluster: z.enum(["process", "docker"]).default("process"),
+  cluster: z.enum(CLUSTERS).default("process"),
 });
 
 /** What a config file contains (defaults not yet applied): the type for `defineGateConfig`. */

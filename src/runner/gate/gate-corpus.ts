@@ -19,6 +19,7 @@ import { checkOps } from "../../checkers/index.js";
 import type { Validity, Verdict } from "../../checkers/verdict.js";
 import { loadScheduleWithModule } from "../../custom/schedule-module.js";
 import { readHistoryFile } from "../../history/jsonl.js";
+import type { Cluster } from "../../real/cluster-kind.js";
 import type { CorpusResult } from "../../report/gate-result.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
 import { findTarget } from "../../targets/index.js";
@@ -135,7 +136,7 @@ function mismatchesOf(expected: Record<string, Validity>, actual: Record<string,
  */
 export async function checkCorpusEntry(
   entry: CorpusEntry,
-  cluster: "process" | "docker" = "process",
+  cluster: Cluster = "process",
 ): Promise<CorpusResult> {
   const started = Date.now();
   const schedule =
@@ -169,7 +170,7 @@ export async function checkCorpusEntry(
     for (let attempt = 1; ; attempt++) {
       let replayed: Awaited<ReturnType<typeof replaySchedule>>;
       try {
-        replayed = await replaySchedule(schedule.value, where === "docker" ? { cluster: where } : {});
+        replayed = await replaySchedule(schedule.value, { cluster: where });
       } catch (e) {
         return failed(
           { file: entry.dir, message: `the run failed: ${(e as Error).message}` },

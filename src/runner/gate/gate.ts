@@ -13,6 +13,7 @@ import { SAFETY_CHECKERS } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import { resolveRealTarget, resolveTarget } from "../../custom/module-target.js";
 import { DEFAULT_FAULT_CATEGORIES } from "../../generators/bounds.js";
+import type { Cluster } from "../../real/cluster-kind.js";
 import {
   failureText,
   type GateReport,
@@ -63,7 +64,7 @@ export interface GateRunOptions {
   /** Threads fuzzing each simulated target (src/runner/workers/); default 1. */
   workers?: number;
   /** Where real targets' and real corpus entries' servers run; default: the config's `cluster`. */
-  cluster?: "process" | "docker";
+  cluster?: Cluster;
 }
 
 /** `path` relative to the working folder when it is inside it (shorter to read and paste). */
@@ -81,7 +82,7 @@ async function runTarget(
   config: GateConfig,
   events: GateEvents,
   workers: number,
-  cluster: "process" | "docker",
+  cluster: Cluster,
 ): Promise<TargetResult> {
   const t = item.config;
   const started = Date.now();
@@ -141,7 +142,7 @@ async function runTarget(
           ? {}
           : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
         // Real targets: runs at once, each on servers of its own.
-        real: { parallel: workers, ...(placed === "docker" ? { cluster: placed } : {}) },
+        real: { parallel: workers, cluster: placed },
         // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
         ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
         onProgress: (p) =>
