@@ -21,8 +21,11 @@ import {
 } from "./docker-env.js";
 
 const env = await dockerTestEnv();
-const work = mkdtempSync(join(tmpdir(), "lockcheck-test-gate-docker-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Made by the first test that needs it: a file whose tests are skipped (no Docker) runs no hook to remove it.
+let work: string | null = null;
+afterAll(() => {
+  if (work !== null) rmSync(work, { recursive: true, force: true });
+});
 
 // The gate takes its images from the environment, as `lockcheck gate --cluster docker` does.
 const imagesBefore = { redis: process.env.LOCKCHECK_REDIS_IMAGE, etcd: process.env.LOCKCHECK_ETCD_IMAGE };
@@ -42,6 +45,7 @@ afterAll(() => {
 
 /** A config in its own folder with one real corpus entry: the paused holder's stale write on redis:lease. */
 function gateFolder(name: string, config: object): string {
+  work ??= mkdtempSync(join(tmpdir(), "lockcheck-test-gate-docker-"));
   const dir = join(work, name);
   const entry = join(dir, "corpus", "paused-holder");
   mkdirSync(entry, { recursive: true });
