@@ -15,6 +15,7 @@ export { defaultWorkers } from "../runner/workers/pool.js";
 export type { PartitionMode, ResourceMode } from "../schedule/schedule.js";
 export { targetNames } from "../targets/index.js";
 export { REAL_TARGETS } from "../targets/real.js";
+export type { ServerPlacement } from "../targets/target.js";
 
 /** The resource modes (`--resource`): unfenced, fenced, fenced-txn. */
 export const RESOURCE_MODES = resourceModeSchema.options;

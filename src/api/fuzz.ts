@@ -12,6 +12,7 @@ import { rm } from "node:fs/promises";
 import { combineValidity, type Validity, type Verdict } from "../checkers/verdict.js";
 import { DEFAULT_FAULT_CATEGORIES, type FaultCategory } from "../generators/bounds.js";
 import type { Op } from "../history/op.js";
+import type { DockerRunOptions } from "../real/docker/world.js";
 import { colorsFor } from "../report/colors.js";
 import { formatTimeline } from "../report/console-timeline.js";
 import type { Shard } from "../report/gate-result.js";
@@ -29,7 +30,7 @@ import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from ".
 import { type ScheduleSize, scheduleSize } from "../runner/schedule-size.js";
 import { fuzzOnCores } from "../runner/workers/fuzz-parallel.js";
 import type { PartitionMode, ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
-import { supportedResource, type Target } from "../targets/target.js";
+import { type ServerPlacement, supportedResource, type Target } from "../targets/target.js";
 import type { Cluster } from "./catalog.js";
 import { LockcheckInputError, type TargetArg, targetFrom } from "./target-arg.js";
 
@@ -88,6 +89,8 @@ export interface FuzzOptions {
   runMs?: number;
   /** Real targets: where servers run, local processes (default) or Docker containers. */
   cluster?: Cluster;
+  /** With `cluster: "docker"`: images and Compose file (printed commands repeat them). */
+  docker?: DockerRunOptions;
   /** Real targets: what two-way partitions do to TCP (default cut); saved in every schedule. */
   partitionMode?: PartitionMode;
   /** Called once the search is planned (seed drawn, the shard's runs known), before it starts. */
@@ -181,10 +184,16 @@ function searchOptions(o: Pick<FuzzOptions, "clients" | "shrink" | "marginMs">) 
   };
 }
 
+/** Where a real campaign's servers run: docker options only with docker. */
+function placementOf(o: Pick<FuzzOptions, "cluster" | "docker">): ServerPlacement {
+  if (o.cluster !== "docker") return {};
+  return { cluster: "docker", ...(o.docker === undefined ? {} : { docker: o.docker }) };
+}
+
 /** How a real campaign's servers run and its partitions act. */
 function realOptions(o: FuzzOptions): NonNullable<RunnerFuzzOptions["real"]> {
   return {
-    ...(o.cluster === "docker" ? { cluster: "docker" as const } : {}),
+    ...placementOf(o),
     ...(o.partitionMode === undefined ? {} : { partitionMode: o.partitionMode }),
     ...(o.workers === undefined ? {} : { parallel: o.workers }),
   };
@@ -277,7 +286,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
         const r = await saveReplayableRun(
           dir,
           { schedule: smaller, ...run },
-          replayCommand(dir, o.cluster),
+          replayCommand(dir, placementOf(o)),
         ).catch(() => null);
         if (r?.ok === true) o.onSmallerSaved?.(dir, scheduleSize(smaller));
       },
@@ -291,7 +300,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
   const replay =
     dir === null
       ? `lockcheck fuzz --target ${typeof o.target === "string" ? o.target : result.target} --resource ${resource} --seed ${seed} --runs ${ce.foundAtRun}`
-      : replayCommand(dir, o.cluster);
+      : replayCommand(dir, placementOf(o));
   if (dir !== null) {
     const saved = await saveReplayableRun(dir, ce, replay);
     if (!saved.ok) return saved;
@@ -346,7 +355,7 @@ function counterexampleFolder(
 function asFoundKeeper(
   target: Target,
   seed: number,
-  o: Pick<FuzzOptions, "save" | "shrink" | "onFound" | "cluster">,
+  o: Pick<FuzzOptions, "save" | "shrink" | "onFound" | "cluster" | "docker">,
 ): {
   save(f: FoundViolation): Promise<void>;
   settle(ce: FuzzCounterexample): Promise<string | null>;
@@ -360,7 +369,7 @@ function asFoundKeeper(
           `${o.save ?? defaultRunDir(target.name, seed, f.foundAtRun)}-unshrunk`,
         );
         // A failure here shows in the final save to the folder beside it, if that fails too.
-        const r = await saveReplayableRun(dir, f, replayCommand(dir, o.cluster)).catch(() => null);
+        const r = await saveReplayableRun(dir, f, replayCommand(dir, placementOf(o))).catch(() => null);
         if (r?.ok === true) saved = dir;
       }
       o.onFound?.({ foundAtRun: f.foundAtRun, dir: saved });

@@ -4,6 +4,7 @@
  * asked, write the results as JUnit XML.
  */
 import { writeFileSync } from "node:fs";
+import type { DockerRunOptions } from "../real/docker/world.js";
 import type { GateReport, GateResult, Shard } from "../report/gate-result.js";
 import type { InputError, Result } from "../result.js";
 import { err, ok } from "../result.js";
@@ -36,6 +37,8 @@ export interface GateOptions {
   junit?: string;
   /** Where real targets' and real corpus entries' servers run (default: the config's `cluster`, else process). */
   cluster?: Cluster;
+  /** With docker: images and Compose file (refused when the servers are local processes). */
+  docker?: DockerRunOptions;
   events?: GateEvents;
 }
 
@@ -48,6 +51,17 @@ export async function gate(o: GateOptions = {}): Promise<Result<GateReport, Inpu
     ]);
   const config = await loadGateConfig(path);
   if (!config.ok) return config;
+  const cluster = o.cluster ?? config.value.cluster;
+  if (cluster !== "docker" && (o.docker?.images !== undefined || o.docker?.composeFile !== undefined))
+    return err([
+      {
+        field: "--redis-image, --etcd-image, --compose",
+        message:
+          o.cluster === undefined
+            ? `only with servers in containers: ${path} says "cluster": "${cluster}" (give --cluster docker)`
+            : "only with servers in containers (cluster docker)",
+      },
+    ]);
   const corpus = await findCorpusEntries(
     config.value.corpus,
     config.value.baseDir,
@@ -57,7 +71,8 @@ export async function gate(o: GateOptions = {}): Promise<Result<GateReport, Inpu
   const items = shardItems(planGate(config.value, corpus.value), shard);
   const report = await runGate(items, config.value, shard, o.events ?? {}, {
     workers: o.workers ?? 1,
-    ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
+    cluster,
+    ...(o.docker === undefined ? {} : { docker: o.docker }),
   });
   if (o.junit !== undefined) {
     const written = await writeJUnitFile(o.junit, gateJUnitSuites(report), "lockcheck gate");

@@ -23,9 +23,9 @@ import { libraryModuleUrl } from "../locks/library-modules.js";
 import { splitFaultsForExternalServers } from "../real/reachable-faults.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import {
-  clusterFlag,
   defaultRunDir,
   isDirectory,
+  placementFlags,
   readVerdictFile,
   SCHEDULE_FILE,
   unusedRunDir,
@@ -39,7 +39,7 @@ import {
   withPartitionMode,
 } from "../schedule/schedule.js";
 import { REAL_TARGETS, realTargetFor } from "../targets/real.js";
-import { supportedResource, type Target } from "../targets/target.js";
+import { type ServerPlacement, supportedResource, type Target } from "../targets/target.js";
 import { generateSchedule } from "./generate-schedule.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
@@ -189,8 +189,8 @@ export interface RealRunAsk extends LibraryRunFlags {
   generate?: { faults: FaultCategory[]; seed: number; durationMs: number; clients: number };
   /** The run folder (default lockcheck-out/<target>-<seed>-real). */
   out?: string;
-  /** Servers in Docker containers: repeated in the command that runs it again. */
-  docker?: boolean;
+  /** Where the servers run: repeated in the commands that run it again. */
+  placement?: ServerPlacement;
   /** What two-way partitions do (default: the schedule's, else cut); saved in the schedule. */
   partitionMode?: PartitionMode;
 }
@@ -291,15 +291,15 @@ export async function planRealRun(ask: RealRunAsk): Promise<Result<RealRunPlan, 
   // A default folder never overwrites an earlier run (a rerun of a saved counterexample may pass).
   const outDir =
     ask.out ?? (await unusedRunDir(defaultRunDir(target.name, s.seed, 0).replace(/-0$/, "-real")));
-  const cluster = ask.docker === true ? "docker" : "process";
+  const where = placementFlags(ask.placement);
   return ok({
     target,
     schedule: s,
     external: external.value,
     ignored: prepared.value.ignored,
     outDir,
-    rerunCommand: `lockcheck run --schedule ${outDir}${clusterFlag(cluster)}${rerunFlags(external.value)}`,
-    shrinkCommand: external.value === null ? `lockcheck shrink ${outDir}${clusterFlag(cluster)}` : null,
+    rerunCommand: `lockcheck run --schedule ${outDir}${where}${rerunFlags(external.value)}`,
+    shrinkCommand: external.value === null ? `lockcheck shrink ${outDir}${where}` : null,
     failedBefore: ask.schedule === undefined ? null : await failedRunFolder(ask.schedule),
   });
 }

@@ -8,8 +8,8 @@ import { err, type InputError, ok, type Result } from "../result.js";
 import { type ReplayOptions, type ReplayResult, replaySchedule } from "../runner/replay.js";
 import { loadScheduleArg } from "./schedule-arg.js";
 
-/** What a printed command adds to run where the servers ran (` --cluster docker`, or nothing). */
-export { clusterFlag } from "../runner/run-folder.js";
+/** What a printed command adds to run where the servers ran (` --cluster docker` and its images, or nothing). */
+export { placementFlags } from "../runner/run-folder.js";
 
 export interface ReplayReport extends ReplayResult {
   /** Combined verdict of the run. */

@@ -65,12 +65,16 @@ export async function runOnRealServers(
 
 /** Plans the run (`onPlanned` sees the plan before it starts), runs it on real servers, checks and saves it. */
 export async function realRun(
-  ask: Omit<RealRunAsk, "docker">,
+  ask: Omit<RealRunAsk, "placement">,
   o: Omit<RealRunRequest, "outDir" | "rerunCommand" | "externalServers"> & {
     onPlanned?: (plan: RealRunPlan) => void;
   },
 ): Promise<Result<{ plan: RealRunPlan; report: RealRunReport }, InputError>> {
-  const planned = await planRealRun({ ...ask, docker: o.cluster === "docker" });
+  const placement = {
+    ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
+    ...(o.docker === undefined ? {} : { docker: o.docker }),
+  };
+  const planned = await planRealRun({ ...ask, placement });
   if (!planned.ok) return planned;
   const plan = planned.value;
   const { onPlanned, ...options } = o;
@@ -103,7 +107,7 @@ export interface RealAttempts {
  * `onAttempt` sees every attempt but the last, which is returned.
  */
 export async function realRunAttempts(
-  ask: Omit<RealRunAsk, "docker">,
+  ask: Omit<RealRunAsk, "placement">,
   limit: number,
   o: Parameters<typeof realRun>[1] & {
     onAttempt?: (attempt: number, run: { plan: RealRunPlan; report: RealRunReport }) => void;

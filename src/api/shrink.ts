@@ -314,7 +314,7 @@ export async function shrinkScheduleFile(
   const defaultDir = defaultRunDir(name, schedule.seed, 0).replace(/-0$/, "-shrunk");
   // Shrinking on real servers differs from one try to the next: keep earlier results.
   const dir = o.out ?? (target.value.deterministic ? defaultDir : await unusedRunDir(defaultDir));
-  const replay = replayCommand(dir, target.value.deterministic ? undefined : o.cluster);
+  const replay = replayCommand(dir, target.value.deterministic ? {} : o);
   const shrunk = await shrinkFailing(target.value, schedule, {
     ...options,
     ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name, about.deterministic) }),

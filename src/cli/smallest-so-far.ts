@@ -4,9 +4,9 @@
  * they are interrupted. Each command gives the size in its own words.
  */
 
-import type { Cluster } from "../api/catalog.js";
+import type { ServerPlacement } from "../api/catalog.js";
 import type { ScheduleSize } from "../api/fuzz.js";
-import { clusterFlag } from "../api/replay.js";
+import { placementFlags } from "../api/replay.js";
 
 export interface SmallestSoFar {
   dir: string;
@@ -18,7 +18,7 @@ export function smallerSavedLine(sizeText: string, dir: string): string {
   return `${sizeText} failed on real servers; saved in ${dir}/ (Ctrl-C keeps it)`;
 }
 
-/** The command that runs the smallest failure again (on the servers `cluster` says). */
-export function runAgainLine(smallest: SmallestSoFar, cluster: Cluster): string {
-  return `run it again: lockcheck run --schedule ${smallest.dir}${clusterFlag(cluster)}`;
+/** The command that runs the smallest failure again (on the servers `where` says). */
+export function runAgainLine(smallest: SmallestSoFar, where: ServerPlacement): string {
+  return `run it again: lockcheck run --schedule ${smallest.dir}${placementFlags(where)}`;
 }

@@ -23,9 +23,8 @@ import type { FaultBounds, FaultCategory, WorkloadBounds } from "../generators/b
 import { scheduleArb } from "../generators/schedule.js";
 import { seedSequence } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
-import type { Cluster } from "../real/cluster-kind.js";
 import type { PartitionMode, ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
-import type { Target } from "../targets/target.js";
+import type { ServerPlacement, Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
 import { probeViolation, type ViolationKind, violationKind } from "./same-violation.js";
 import { DEFAULT_MARGIN_MS } from "./shrink/robust-failure.js";
@@ -83,9 +82,7 @@ export interface FuzzOptions {
    */
   startAt?: number;
   /** Real targets: where their servers run (fuzz-real.ts). */
-  real?: {
-    cluster?: Cluster;
-    docker?: Record<string, unknown>;
+  real?: ServerPlacement & {
     partitionMode?: PartitionMode;
     /** Search runs at once, each on servers of its own (default 1). */
     parallel?: number;

@@ -12,7 +12,6 @@ import { combineValidity, type Validity, type Verdict } from "../checkers/verdic
 import { withModuleRef } from "../custom/module-refs.js";
 import { readHistoryFile, writeHistory } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";
-import type { Cluster } from "../real/cluster-kind.js";
 import type { HtmlReportInput } from "../report/html.js";
 import { writeReport } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
@@ -20,6 +19,7 @@ import { loadSchedule } from "../schedule/load.js";
 import { withModuleRelativeTo } from "../schedule/module-path.js";
 import type { Schedule } from "../schedule/schedule.js";
 import { findTarget } from "../targets/index.js";
+import type { ServerPlacement } from "../targets/target.js";
 
 export const SCHEDULE_FILE = "schedule.json";
 
@@ -64,14 +64,25 @@ export async function unusedRunDir(dir: string): Promise<string> {
   }
 }
 
-/** The command that replays the run saved in `dir` (on the servers `cluster` says). */
-export function replayCommand(dir: string, cluster?: Cluster): string {
-  return `lockcheck replay ${dir}/${SCHEDULE_FILE}${clusterFlag(cluster)}`;
+/** The command that replays the run saved in `dir` (on the servers `where` says). */
+export function replayCommand(dir: string, where: ServerPlacement = {}): string {
+  return `lockcheck replay ${dir}/${SCHEDULE_FILE}${placementFlags(where)}`;
 }
 
-/** What a command printed for the user adds so that it runs where the servers ran: containers stay containers. */
-export function clusterFlag(cluster: Cluster | undefined): string {
-  return cluster === "docker" ? " --cluster docker" : "";
+/**
+ * What a command printed for the user adds so that it runs where the servers ran: containers
+ * stay containers, on the images and Compose file given by flag (those from LOCKCHECK_*_IMAGE
+ * are the environment's, as they were).
+ */
+export function placementFlags(where: ServerPlacement = {}): string {
+  if (where.cluster !== "docker") return "";
+  const { images, composeFile } = where.docker ?? {};
+  return [
+    " --cluster docker",
+    images?.redis === undefined ? "" : ` --redis-image ${images.redis}`,
+    images?.etcd === undefined ? "" : ` --etcd-image ${images.etcd}`,
+    composeFile === undefined ? "" : ` --compose ${composeFile}`,
+  ].join("");
 }
 
 /**

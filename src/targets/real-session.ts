@@ -10,7 +10,6 @@ import { join } from "node:path";
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import { findBinary } from "../real/cluster/binaries.js";
-import type { DockerRunOptions } from "../real/docker/world.js";
 import { registerUndo } from "../real/hygiene/undo.js";
 import { newRunId, type RealRunOptions, runReal } from "../real/run.js";
 import { type SharedServers, startSharedServers } from "../real/shared-world.js";
@@ -31,7 +30,7 @@ export async function openRealSession(
     const { startSharedDockerServers } = await import("../real/docker/shared-world.js");
     const started = await startSharedDockerServers(
       { servers: { kind: world, count: opts.servers }, resource: opts.resource },
-      (opts.docker ?? {}) as DockerRunOptions,
+      opts.docker ?? {},
     );
     if (!started.ok) throw new Error(`${label}: starting containers: ${started.error}`);
     shared = started.value;

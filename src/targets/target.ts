@@ -15,6 +15,7 @@
 import type { Op } from "../history/op.js";
 import type { LockAlgorithm } from "../locks/lock.js";
 import type { Cluster } from "../real/cluster-kind.js";
+import type { DockerRunOptions } from "../real/docker/world.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import type { ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 
@@ -69,8 +70,8 @@ export interface TargetSessionOptions {
   clockFaults?: boolean;
   /** Where servers run (either way started once for the session and reset between runs). */
   cluster?: Cluster;
-  /** Options of the docker backend (images, Compose file, log). */
-  docker?: Record<string, unknown>;
+  /** With `cluster: "docker"`: images, Compose file, log. */
+  docker?: DockerRunOptions;
 }
 
 /** Where a real target's servers run: local processes (the default) or containers (`docker`: images, Compose file). */

@@ -97,8 +97,20 @@ describe("RealRunPlan: the commands it prints", () => {
   it("run again and shrink where the servers ran: containers stay containers", async () => {
     const folder = await runFolder("commands", null);
     const local = await planRealRun({ schedule: folder, out: join(dir, "commands-local") });
-    const docker = await planRealRun({ schedule: folder, out: join(dir, "commands-docker"), docker: true });
-    if (!local.ok || !docker.ok) throw new Error(JSON.stringify([local, docker]));
+    const docker = await planRealRun({
+      schedule: folder,
+      out: join(dir, "commands-docker"),
+      placement: { cluster: "docker" },
+    });
+    const images = await planRealRun({
+      schedule: folder,
+      out: join(dir, "commands-images"),
+      placement: {
+        cluster: "docker",
+        docker: { images: { redis: "mine/redis:7" }, composeFile: "my-compose.yml", log: () => {} },
+      },
+    });
+    if (!local.ok || !docker.ok || !images.ok) throw new Error(JSON.stringify([local, docker, images]));
     expect(local.value.rerunCommand).toBe(`lockcheck run --schedule ${join(dir, "commands-local")}`);
     expect(local.value.shrinkCommand).toBe(`lockcheck shrink ${join(dir, "commands-local")}`);
     expect(docker.value.rerunCommand).toBe(
@@ -106,6 +118,13 @@ describe("RealRunPlan: the commands it prints", () => {
     );
     expect(docker.value.shrinkCommand).toBe(
       `lockcheck shrink ${join(dir, "commands-docker")} --cluster docker`,
+    );
+    // Images and Compose file given by flag are repeated: the run again is on the same servers.
+    expect(images.value.rerunCommand).toBe(
+      `lockcheck run --schedule ${join(dir, "commands-images")} --cluster docker --redis-image mine/redis:7 --compose my-compose.yml`,
+    );
+    expect(images.value.shrinkCommand).toBe(
+      `lockcheck shrink ${join(dir, "commands-images")} --cluster docker --redis-image mine/redis:7 --compose my-compose.yml`,
     );
   });
 });

@@ -269,8 +269,13 @@ describe("what an interrupted shrink and gate say", () => {
       "interrupted after 7 runs: the smallest schedule that failed so far (2 clients / 4 cycles / 1 fault) is saved in out/x-shrunk/",
       "run it again: lockcheck run --schedule out/x-shrunk",
     ]);
-    expect(interruptedShrinkLines("in.json", 7, { dir: "out/x-shrunk", size }, "docker")[1]).toBe(
-      "run it again: lockcheck run --schedule out/x-shrunk --cluster docker",
+    expect(
+      interruptedShrinkLines("in.json", 7, { dir: "out/x-shrunk", size }, { cluster: "docker" })[1],
+    ).toBe("run it again: lockcheck run --schedule out/x-shrunk --cluster docker");
+    // Images given by flag are repeated: the run again is on the same servers.
+    const images = { cluster: "docker" as const, docker: { images: { etcd: "mine/etcd:3.5" } } };
+    expect(interruptedShrinkLines("in.json", 7, { dir: "out/x-shrunk", size }, images)[1]).toBe(
+      "run it again: lockcheck run --schedule out/x-shrunk --cluster docker --etcd-image mine/etcd:3.5",
     );
     expect(interruptedShrinkLines("in.json", 3, null)).toEqual([
       "interrupted after 3 runs: no smaller schedule had failed yet; in.json is as it was",

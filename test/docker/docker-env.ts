@@ -72,24 +72,29 @@ export async function ourContainers(docker: Docker): Promise<string[]> {
   return (await docker.listContainers({ all: true, filters })).map((c) => c.Names[0] ?? c.Id);
 }
 
-/** Runs `work` while sampling this process's containers: the most seen at once, and every name seen. */
+/** Runs `work` while sampling this process's containers: the most seen at once, every name and image seen. */
 export async function watchingContainers<T>(
   docker: Docker,
   work: () => Promise<T>,
-): Promise<{ value: T; most: number; seen: Set<string> }> {
+): Promise<{ value: T; most: number; seen: Set<string>; images: Set<string> }> {
   let most = 0;
   const seen = new Set<string>();
+  const images = new Set<string>();
   let stop = false;
+  const filters = { label: [`${LABEL_OWNER}=${ownerLabel(process.pid)}`] };
   const sampler = (async () => {
     while (!stop) {
-      const now = await ourContainers(docker);
+      const now = await docker.listContainers({ all: true, filters });
       most = Math.max(most, now.length);
-      for (const name of now) seen.add(name);
+      for (const c of now) {
+        seen.add(c.Names[0] ?? c.Id);
+        images.add(c.Image);
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
   try {
-    return { value: await work(), most, seen };
+    return { value: await work(), most, seen, images };
   } finally {
     stop = true;
     await sampler;

@@ -94,6 +94,41 @@ describe.skipIf(skipDockerTests(env))("gate --cluster docker", () => {
     expect(await ourContainers(env.docker)).toEqual([]);
   }, 300_000);
 
+  it("images given to gate (--redis-image) run the containers, and its replay commands repeat them", async () => {
+    needDocker(env);
+    // A tag of the test image that neither the environment nor a default names: only the flag can.
+    const tag = `lockcheck-test/redis:gate-flag-${process.pid}`;
+    const [repo, version] = tag.split(":") as [string, string];
+    await env.docker.getImage(TEST_IMAGES.redis).tag({ repo, tag: version });
+    delete process.env.LOCKCHECK_REDIS_IMAGE;
+    try {
+      const config = gateFolder("images", {
+        seed: 1,
+        cluster: "docker",
+        targets: [{ target: "redis:lease", expect: "unsafe", faults: ["pause"], runs: 6 }],
+      });
+      const { value: report, images } = await watchingContainers(env.docker, () =>
+        gate({ config, docker: { images: { redis: tag } } }),
+      );
+      if (!report.ok) throw new Error(JSON.stringify(report.error));
+      expect([...images]).toEqual([tag]);
+      const real = targetNamed(report.value.results, "redis:lease");
+      expect(real?.met).toBe(true);
+      expect(real?.counterexample?.replay).toMatch(new RegExp(` --cluster docker --redis-image ${tag}$`));
+      const entry = corpusEntry(report.value.results);
+      expect(entry).toMatchObject({ met: true, actual: { "stale-write": false } });
+      expect(entry?.replay).toMatch(new RegExp(` --cluster docker --redis-image ${tag}$`));
+      // The same images with the config's cluster process are refused, not ignored.
+      const local = gateFolder("images-local", { targets: [] });
+      const refused = await gate({ config: local, docker: { images: { redis: tag } } });
+      expect(refused.ok).toBe(false);
+    } finally {
+      process.env.LOCKCHECK_REDIS_IMAGE = TEST_IMAGES.redis;
+      await env.docker.getImage(tag).remove();
+    }
+    expect(await ourContainers(env.docker)).toEqual([]);
+  }, 300_000);
+
   it("cluster process (the --cluster flag) overrides the config's docker: no container", async () => {
     needDocker(env);
     const config = gateFolder("process", { cluster: "docker", targets: [] });

@@ -12,6 +12,7 @@ import {
   defaultWorkers,
   FAULT_CATEGORIES,
   type FaultCategory,
+  type ServerPlacement,
   targetNames,
 } from "../../api/catalog.js";
 import { finishingLine } from "../../api/finishing-steps.js";
@@ -26,7 +27,7 @@ import {
   type Shard,
   type ShardPart,
 } from "../../api/fuzz.js";
-import { clusterFlag } from "../../api/replay.js";
+import { placementFlags } from "../../api/replay.js";
 import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
@@ -36,7 +37,6 @@ import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import {
   marginArg,
-  parseClusterFlag,
   parseFaultsFlag,
   parsePartitionModeFlag,
   parseResourceFlag,
@@ -45,9 +45,10 @@ import {
   seedArg,
 } from "../flags.js";
 import { type InterruptSignal, onInterrupt } from "../interrupt.js";
+import { addPlacementOptions, type PlacementFlags, parsePlacementFlags } from "../placement-flags.js";
 import { runAgainLine, type SmallestSoFar, smallerSavedLine } from "../smallest-so-far.js";
 
-export interface FuzzFlags {
+export interface FuzzFlags extends PlacementFlags {
   target: string;
   resource?: string;
   runs?: number;
@@ -65,12 +66,11 @@ export interface FuzzFlags {
   /** A module's real target rather than its simulator one (resolved with --target, src/cli/main.ts). */
   real?: boolean;
   duration?: string;
-  cluster: string;
   partitionMode?: string;
 }
 
 export function fuzzCommand(): Command {
-  return new Command("fuzz")
+  const command = new Command("fuzz")
     .description("search for schedules (workload + faults) that make a lock target accept a stale write")
     .requiredOption(
       "--target <name>",
@@ -120,12 +120,12 @@ export function fuzzCommand(): Command {
     .option(
       "--duration <d>",
       "real targets: length of each run, e.g. 5s (clients keep cycling, faults keep coming; default 8s)",
-    )
-    .option(
-      "--cluster <kind>",
-      "real targets: where servers run: process (started once, reused by every run) or docker",
-      "process",
-    )
+    );
+  return addPlacementOptions(
+    command,
+    "real targets: where servers run: process (started once, reused by every run) or docker",
+    "process",
+  )
     .option(
       "--partition-mode <mode>",
       "real targets: what a two-way partition does to TCP: cut (reset; messages lost, the default) or blackhole (held until the heal); saved in every schedule",
@@ -154,11 +154,11 @@ interface ParsedFlags {
   shard: Shard | undefined;
   /** Length of each real run (--duration). */
   runMs: number | undefined;
-  cluster: Cluster;
+  placement: ServerPlacement & { cluster: Cluster };
   partitionMode: PartitionMode | undefined;
 }
 
-function parseFlags(flags: FuzzFlags): Result<ParsedFlags, InputError> {
+function parseFlags(flags: FuzzFlags, log: (line: string) => void): Result<ParsedFlags, InputError> {
   const resource = parseResourceFlag(flags.resource);
   if (!resource.ok) return resource;
   const faults = parseFaultsFlag(flags.faults);
@@ -181,8 +181,8 @@ function parseFlags(flags: FuzzFlags): Result<ParsedFlags, InputError> {
     if (!d.ok) return d;
     runMs = d.value;
   }
-  const cluster = parseClusterFlag(flags.cluster);
-  if (!cluster.ok) return cluster;
+  const placement = parsePlacementFlags(flags, log);
+  if (!placement.ok) return placement;
   const partitionMode = parsePartitionModeFlag(flags.partitionMode);
   if (!partitionMode.ok) return partitionMode;
   return ok({
@@ -191,7 +191,7 @@ function parseFlags(flags: FuzzFlags): Result<ParsedFlags, InputError> {
     timeLimitMs,
     shard,
     runMs,
-    cluster: cluster.value,
+    placement: placement.value,
     partitionMode: partitionMode.value,
   });
 }
@@ -201,9 +201,12 @@ function sizeText(z: ScheduleSize): string {
 }
 
 async function runFuzz(flags: FuzzFlags): Promise<number> {
-  const parsed = parseFlags(flags);
+  // Image pulls (--cluster docker) are said on stderr, as the progress line is.
+  const parsed = parseFlags(flags, (line) => {
+    if (flags.quiet !== true && flags.json !== true) process.stderr.write(`${line}\n`);
+  });
   if (!parsed.ok) return printInputError(parsed.error);
-  const { resource, faults, timeLimitMs, shard, runMs, cluster, partitionMode } = parsed.value;
+  const { resource, faults, timeLimitMs, shard, runMs, placement, partitionMode } = parsed.value;
   let progress: Progress | null = null;
   let from = 0;
   let plan: FuzzPlan | null = null;
@@ -214,7 +217,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
   const stopListening = onInterrupt(
     () => {
       progress?.stop();
-      return interruptedLines(plan, searched, found, smallest, cluster);
+      return interruptedLines(plan, searched, found, smallest, placement);
     },
     flags.json === true
       ? (signal) => interruptedJson(plan, searched, found, smallest, Date.now() - started, signal)
@@ -236,7 +239,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
     workers: flags.workers ?? defaultWorkers(),
     ...(shard === undefined ? {} : { shard }),
     ...(runMs === undefined ? {} : { runMs }),
-    cluster,
+    ...placement,
     ...(partitionMode === undefined ? {} : { partitionMode }),
     fieldNames: {
       target: "--target",
@@ -294,7 +297,7 @@ export function interruptedLines(
   searched: number,
   found: { foundAtRun: number; dir: string | null } | null,
   smallest: SmallestSoFar | null = null,
-  cluster: Cluster = "process",
+  where: ServerPlacement = {},
 ): string[] {
   if (plan === null) return ["interrupted before the search started"];
   const what = `${plan.target} (${plan.resource}), seed ${plan.seed}`;
@@ -302,7 +305,7 @@ export function interruptedLines(
   if (smallest !== null)
     return [
       `interrupted while shrinking the violation found in run ${found.foundAtRun} of ${what}: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/${found.dir === null ? "" : `, the run as found in ${found.dir}/`}`,
-      runAgainLine(smallest, cluster),
+      runAgainLine(smallest, where),
     ];
   if (found.dir === null)
     return [
@@ -310,7 +313,7 @@ export function interruptedLines(
     ];
   return [
     `interrupted while shrinking: the violation found in run ${found.foundAtRun} of ${what} is saved as found in ${found.dir}/`,
-    `replay: lockcheck replay ${found.dir}/schedule.json${clusterFlag(cluster)}`,
+    `replay: lockcheck replay ${found.dir}/schedule.json${placementFlags(where)}`,
   ];
 }
 

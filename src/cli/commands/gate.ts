@@ -4,7 +4,6 @@
  * entry; exit 0 when every expectation is met, 1 when one is not, 2 on a bad config.
  */
 import { Command } from "commander";
-import type { Cluster } from "../../api/catalog.js";
 import { defaultWorkers } from "../../api/catalog.js";
 import { DEFAULT_CONFIG_FILES, type GateItem, gate, interruptedJUnitWriter } from "../../api/gate.js";
 import { colorsFor } from "../../report/colors.js";
@@ -12,21 +11,21 @@ import { failureText, type GateResult, type Shard } from "../../report/gate-resu
 import { formatGateReport } from "../../report/gate-table.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { printInputError } from "../errors.js";
-import { parseClusterFlag, parseShardFlag, positiveIntArg } from "../flags.js";
+import { parseShardFlag, positiveIntArg } from "../flags.js";
 import { type InterruptSignal, onInterrupt } from "../interrupt.js";
+import { addPlacementOptions, type PlacementFlags, parsePlacementFlags } from "../placement-flags.js";
 
-interface GateFlags {
+interface GateFlags extends PlacementFlags {
   config?: string;
   junit?: string;
   shard?: string;
   json?: boolean;
   quiet?: boolean;
   workers?: number;
-  cluster?: string;
 }
 
 export function gateCommand(): Command {
-  return new Command("gate")
+  const command = new Command("gate")
     .description("CI gate: fuzz each configured target against its expectation and replay the saved corpus")
     .option(
       "--config <file>",
@@ -43,14 +42,13 @@ export function gateCommand(): Command {
       "--workers <n>",
       "threads fuzzing each simulated target (default: the number of cores); same results whatever n. Real targets: runs at once, each on servers of its own",
       positiveIntArg("--workers"),
-    )
-    .option(
-      "--cluster <kind>",
-      "where the servers of real targets and real corpus entries run: process or docker (containers; images from $LOCKCHECK_REDIS_IMAGE / $LOCKCHECK_ETCD_IMAGE). Default: the config's cluster, else process",
-    )
-    .action(async (flags: GateFlags) => {
-      process.exitCode = await runGateCommand(flags);
-    });
+    );
+  return addPlacementOptions(
+    command,
+    "where the servers of real targets and real corpus entries run: process or docker (containers). Default: the config's cluster, else process",
+  ).action(async (flags: GateFlags) => {
+    process.exitCode = await runGateCommand(flags);
+  });
 }
 
 async function runGateCommand(flags: GateFlags): Promise<number> {
@@ -60,13 +58,16 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
     if (!s.ok) return printInputError(s.error);
     shard = s.value;
   }
-  let cluster: Cluster | undefined;
-  if (flags.cluster !== undefined) {
-    const c = parseClusterFlag(flags.cluster);
-    if (!c.ok) return printInputError(c.error);
-    cluster = c.value;
-  }
   const quiet = flags.quiet === true || flags.json === true;
+  // Without --cluster the config says where; gate() refuses images for local processes.
+  const placement = parsePlacementFlags(
+    flags,
+    (line) => {
+      if (!quiet) process.stderr.write(`${line}\n`);
+    },
+    "docker",
+  );
+  if (!placement.ok) return printInputError(placement.error);
   let progress: Progress | null = null;
   let running: { item: GateItem; position: number; of: number } | null = null;
   const done: GateResult[] = [];
@@ -88,7 +89,8 @@ async function runGateCommand(flags: GateFlags): Promise<number> {
     ...(flags.config === undefined ? {} : { config: flags.config }),
     shard,
     workers: flags.workers ?? defaultWorkers(),
-    ...(cluster === undefined ? {} : { cluster }),
+    ...(flags.cluster === undefined ? {} : { cluster: placement.value.cluster }),
+    ...(placement.value.docker === undefined ? {} : { docker: placement.value.docker }),
     ...(flags.junit === undefined ? {} : { junit: flags.junit }),
     events: {
       itemStart(item, position, of) {

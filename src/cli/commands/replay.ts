@@ -9,29 +9,28 @@ import type { Verdict } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { exitCodeOf, printInputError } from "../errors.js";
-import { parseClusterFlag } from "../flags.js";
+import { addPlacementOptions, type PlacementFlags, parsePlacementFlags } from "../placement-flags.js";
 
-interface ReplayFlags {
+interface ReplayFlags extends PlacementFlags {
   twice?: boolean;
-  cluster: string;
   target?: string;
   timeline?: boolean;
   json?: boolean;
 }
 
 export function replayCommand(): Command {
-  return new Command("replay")
+  const command = new Command("replay")
     .description(
       "run a saved schedule again and check its history (exit 0 valid, 1 violation, 2 unknown/bad input)",
     )
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--twice", "run it twice and fail if the two histories differ")
-    .option("--target <name>", "run on this target instead of the schedule's own (e.g. redis:lease)")
-    .option(
-      "--cluster <kind>",
-      "real targets: where servers run: process (local processes) or docker (containers; images from $LOCKCHECK_REDIS_IMAGE / $LOCKCHECK_ETCD_IMAGE)",
-      "process",
-    )
+    .option("--target <name>", "run on this target instead of the schedule's own (e.g. redis:lease)");
+  return addPlacementOptions(
+    command,
+    "real targets: where servers run: process (local processes) or docker (containers)",
+    "process",
+  )
     .option("--timeline", "print the history as a timeline")
     .option("--json", "print the verdicts as JSON on stdout")
     .action(async (path: string, flags: ReplayFlags) => {
@@ -64,11 +63,13 @@ export function formatVerdictLines(
 }
 
 async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
-  const cluster = parseClusterFlag(flags.cluster);
-  if (!cluster.ok) return printInputError(cluster.error);
+  const placement = parsePlacementFlags(flags, (line) => {
+    if (flags.json !== true) process.stderr.write(`${line}\n`);
+  });
+  if (!placement.ok) return printInputError(placement.error);
   const replayed = await replayRun(path, {
     twice: flags.twice === true,
-    cluster: cluster.value,
+    ...placement.value,
     ...(flags.target === undefined ? {} : { target: flags.target }),
   });
   if (!replayed.ok) return printInputError(replayed.error);

@@ -18,7 +18,7 @@ import {
   type LibraryRunFlags,
   type RealRunAsk,
 } from "../../api/real-run-plan.js";
-import { type DockerRunOptions, type RealAttempts, realRunAttempts } from "../../api/run-real.js";
+import { type RealAttempts, realRunAttempts } from "../../api/run-real.js";
 import type { Fault } from "../../api/types.js";
 import { colorsFor } from "../../report/colors.js";
 import { realProgressLine } from "../../report/real-progress-line.js";
@@ -26,7 +26,6 @@ import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import { exitCodeOf, printInputError } from "../errors.js";
 import {
-  parseClusterFlag,
   parseFaultsFlag,
   parsePartitionModeFlag,
   parseResourceFlag,
@@ -35,9 +34,10 @@ import {
   wholeNumberArg,
 } from "../flags.js";
 import { onInterrupt } from "../interrupt.js";
+import { addPlacementOptions, type PlacementFlags, parsePlacementFlags } from "../placement-flags.js";
 import { formatVerdictLines } from "./replay.js";
 
-interface RunFlags extends LibraryRunFlags {
+interface RunFlags extends LibraryRunFlags, PlacementFlags {
   target?: string;
   resource?: string;
   faults: string;
@@ -52,16 +52,12 @@ interface RunFlags extends LibraryRunFlags {
   etcd?: string;
   quiet?: boolean;
   json?: boolean;
-  cluster: string;
-  redisImage?: string;
-  etcdImage?: string;
-  compose?: string;
 }
 
 const REAL_NAMES = REAL_TARGETS.map((t) => t.name);
 
 export function runCommand(): Command {
-  return new Command("run")
+  const command = new Command("run")
     .description(
       "run a schedule against real redis-server / etcd processes with real faults, and check the history",
     )
@@ -105,24 +101,12 @@ export function runCommand(): Command {
       "what a two-way partition does to TCP: cut (reset; messages lost) or blackhole (held until the heal); saved in the schedule (default: the schedule's, else cut)",
     )
     .option("--redis-server <path>", "redis-server binary (default: $LOCKCHECK_REDIS_SERVER, then PATH)")
-    .option("--etcd <path>", "etcd binary (default: $LOCKCHECK_ETCD, then PATH)")
-    .option(
-      "--cluster <kind>",
-      "where servers run: process (local processes) or docker (containers)",
-      "process",
-    )
-    .option(
-      "--redis-image <image>",
-      "with --cluster docker: Redis image (default: $LOCKCHECK_REDIS_IMAGE, then redis:7)",
-    )
-    .option(
-      "--etcd-image <image>",
-      "with --cluster docker: etcd image (default: $LOCKCHECK_ETCD_IMAGE, then gcr.io/etcd-development/etcd:v3.5.17)",
-    )
-    .option(
-      "--compose <file>",
-      "with --cluster docker: a Compose file of your own instead of docker/compose.*.yml",
-    )
+    .option("--etcd <path>", "etcd binary (default: $LOCKCHECK_ETCD, then PATH)");
+  return addPlacementOptions(
+    command,
+    "where servers run: process (local processes) or docker (containers)",
+    "process",
+  )
     .option(
       "--redis-endpoints <list>",
       "library adapters: use these Redis servers you run (host:port,…) instead of starting them; only client faults apply",
@@ -165,24 +149,10 @@ export function runCommand(): Command {
     });
 }
 
-/** The `--cluster docker` options of a run (images, Compose file), from the flags. */
-function dockerOptions(flags: RunFlags, say: (line: string) => void): DockerRunOptions {
-  return {
-    images: {
-      ...(flags.redisImage === undefined ? {} : { redis: flags.redisImage }),
-      ...(flags.etcdImage === undefined ? {} : { etcd: flags.etcdImage }),
-    },
-    ...(flags.compose === undefined ? {} : { composeFile: flags.compose }),
-    log: say,
-  };
-}
-
 /** What to run, from the flags; the faults and length of a generated schedule only without --schedule. */
-function askOf(flags: RunFlags): Result<RealRunAsk & { docker: boolean }, InputError> {
+function askOf(flags: RunFlags): Result<Omit<RealRunAsk, "placement">, InputError> {
   const resource = parseResourceFlag(flags.resource);
   if (!resource.ok) return resource;
-  const cluster = parseClusterFlag(flags.cluster);
-  if (!cluster.ok) return cluster;
   const partitionMode = parsePartitionModeFlag(flags.partitionMode);
   if (!partitionMode.ok) return partitionMode;
   let generate: RealRunAsk["generate"];
@@ -209,7 +179,6 @@ function askOf(flags: RunFlags): Result<RealRunAsk & { docker: boolean }, InputE
     ...(flags.allowIgnoredFaults === undefined ? {} : { allowIgnoredFaults: flags.allowIgnoredFaults }),
     ...(flags.moduleOptions === undefined ? {} : { moduleOptions: flags.moduleOptions }),
     ...(partitionMode.value === undefined ? {} : { partitionMode: partitionMode.value }),
-    docker: cluster.value === "docker",
   });
 }
 
@@ -217,11 +186,13 @@ async function runReal(flags: RunFlags): Promise<number> {
   const errc = colorsFor(process.stderr);
   const asked = askOf(flags);
   if (!asked.ok) return printInputError(asked.error);
-  const { docker, ...ask } = asked.value;
+  const ask = asked.value;
   const quiet = flags.quiet === true || flags.json === true;
   const say = (line: string): void => {
     if (!quiet) process.stderr.write(`${line}\n`);
   };
+  const placement = parsePlacementFlags(flags, say);
+  if (!placement.ok) return printInputError(placement.error);
   let external: ExternalServers | null = null;
   let ignored: readonly Fault[] = [];
   let runDir: string | null = null;
@@ -229,7 +200,7 @@ async function runReal(flags: RunFlags): Promise<number> {
   const r = await realRunAttempts(ask, flags.attempts, {
     ...(flags.redisServer === undefined ? {} : { redisServer: flags.redisServer }),
     ...(flags.etcd === undefined ? {} : { etcd: flags.etcd }),
-    ...(docker ? { cluster: "docker" as const, docker: dockerOptions(flags, say) } : {}),
+    ...placement.value,
     onPlanned: (plan) => {
       ({ external, ignored } = plan);
       const { target, schedule, outDir } = plan;

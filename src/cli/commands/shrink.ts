@@ -11,7 +11,7 @@
  * nothing saved — never a "counterexample" whose own run passed.
  */
 import { Command } from "commander";
-import type { Cluster } from "../../api/catalog.js";
+import type { ServerPlacement } from "../../api/catalog.js";
 import { DEFAULT_MARGIN_MS } from "../../api/catalog.js";
 import type { ScheduleSize } from "../../api/fuzz.js";
 import { REAL_PARALLEL, REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api/shrink.js";
@@ -20,11 +20,12 @@ import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
-import { marginArg, parseClusterFlag, positiveIntArg } from "../flags.js";
+import { marginArg, positiveIntArg } from "../flags.js";
 import { onInterrupt } from "../interrupt.js";
+import { addPlacementOptions, type PlacementFlags, parsePlacementFlags } from "../placement-flags.js";
 import { runAgainLine, type SmallestSoFar, smallerSavedLine } from "../smallest-so-far.js";
 
-interface ShrinkFlags {
+interface ShrinkFlags extends PlacementFlags {
   target?: string;
   out?: string;
   maxRuns: number;
@@ -34,7 +35,6 @@ interface ShrinkFlags {
   parallel: number;
   margin: number;
   sim: boolean;
-  cluster: string;
   quiet?: boolean;
 }
 
@@ -49,13 +49,13 @@ export function interruptedShrinkLines(
   input: string,
   runs: number,
   smallest: SmallestSoFar | null,
-  cluster: Cluster = "process",
+  where: ServerPlacement = {},
 ): string[] {
   if (smallest === null)
     return [`interrupted after ${runs} runs: no smaller schedule had failed yet; ${input} is as it was`];
   return [
     `interrupted after ${runs} runs: the smallest schedule that failed so far (${sizeText(smallest.size)}) is saved in ${smallest.dir}/`,
-    runAgainLine(smallest, cluster),
+    runAgainLine(smallest, where),
   ];
 }
 
@@ -63,7 +63,7 @@ export function interruptedShrinkLines(
 export const EXIT_NOT_KEPT = 3;
 
 export function shrinkCommand(): Command {
-  return new Command("shrink")
+  const command = new Command("shrink")
     .description("shrink a failing schedule to a minimal one that still fails")
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--target <name>", "run on this target instead of the schedule's own")
@@ -91,12 +91,12 @@ export function shrinkCommand(): Command {
       marginArg,
       DEFAULT_MARGIN_MS,
     )
-    .option("--no-sim", "real targets: shrink on real servers only, not in the simulator twin first")
-    .option(
-      "--cluster <kind>",
-      "real targets: where servers run: process (local processes) or docker (containers; images from $LOCKCHECK_REDIS_IMAGE / $LOCKCHECK_ETCD_IMAGE)",
-      "process",
-    )
+    .option("--no-sim", "real targets: shrink on real servers only, not in the simulator twin first");
+  return addPlacementOptions(
+    command,
+    "real targets: where servers run: process (local processes) or docker (containers)",
+    "process",
+  )
     .option("--quiet", "no progress line")
     .addHelpText(
       "after",
@@ -118,8 +118,10 @@ smaller schedule nor the input failed again on --need of --runs real runs (nothi
 }
 
 async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
-  const cluster = parseClusterFlag(flags.cluster);
-  if (!cluster.ok) return printInputError(cluster.error);
+  const placement = parsePlacementFlags(flags, (line) => {
+    if (flags.quiet !== true) process.stderr.write(`${line}\n`);
+  });
+  if (!placement.ok) return printInputError(placement.error);
   let timeLimitMs: number | undefined;
   if (flags.timeLimit !== undefined) {
     const d = parseDuration(flags.timeLimit, "--time-limit");
@@ -136,7 +138,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   let smallest: SmallestSoFar | null = null;
   const stopListening = onInterrupt(() => {
     progress?.stop();
-    return interruptedShrinkLines(path, runs, smallest, cluster.value);
+    return interruptedShrinkLines(path, runs, smallest, placement.value);
   });
   const result = await shrinkScheduleFile(path, {
     ...(flags.target === undefined ? {} : { target: flags.target }),
@@ -148,7 +150,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     parallel: flags.parallel,
     marginMs: flags.margin,
     simFirst: flags.sim,
-    cluster: cluster.value,
+    ...placement.value,
     onShrinkStart: (name, deterministic) => {
       progress = startProgress({
         title: `shrink ${name}`,

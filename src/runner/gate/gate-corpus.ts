@@ -19,12 +19,12 @@ import { checkOps } from "../../checkers/index.js";
 import type { Validity, Verdict } from "../../checkers/verdict.js";
 import { loadScheduleWithModule } from "../../custom/schedule-module.js";
 import { readHistoryFile } from "../../history/jsonl.js";
-import type { Cluster } from "../../real/cluster-kind.js";
 import type { CorpusResult } from "../../report/gate-result.js";
 import { err, formatInputError, type InputError, ok, type Result } from "../../result.js";
 import { findTarget } from "../../targets/index.js";
+import type { ServerPlacement } from "../../targets/target.js";
 import { replaySchedule } from "../replay.js";
-import { clusterFlag, readVerdictFile } from "../run-folder.js";
+import { placementFlags, readVerdictFile } from "../run-folder.js";
 
 export const EXPECTED_FILE = "expected.json";
 
@@ -131,22 +131,22 @@ function mismatchesOf(expected: Record<string, Validity>, actual: Record<string,
 }
 
 /**
- * Checks one entry; a re-run entry on real servers runs them where `cluster` says (simulated
+ * Checks one entry; a re-run entry on real servers runs them where `placement` says (simulated
  * ones have none).
  */
 export async function checkCorpusEntry(
   entry: CorpusEntry,
-  cluster: Cluster = "process",
+  placement: ServerPlacement = {},
 ): Promise<CorpusResult> {
   const started = Date.now();
   const schedule =
     entry.mode === "re-run" ? await loadScheduleWithModule(join(entry.dir, "schedule.json")) : null;
   const target = schedule?.ok === true ? findTarget(schedule.value.target, "target") : null;
   const real = target?.ok === true && !target.value.deterministic;
-  const where = real ? cluster : "process";
+  const where = real ? placement : {};
   const replay =
     entry.mode === "re-run"
-      ? `lockcheck replay ${entry.dir}${clusterFlag(where)}`
+      ? `lockcheck replay ${entry.dir}${placementFlags(where)}`
       : `lockcheck check ${join(entry.dir, "history.jsonl")}`;
   const base = { kind: "corpus" as const, name: entry.name, dir: entry.dir, mode: entry.mode, replay };
   const failed = (e: InputError, expected: Record<string, Validity> = {}): CorpusResult => ({
@@ -170,7 +170,7 @@ export async function checkCorpusEntry(
     for (let attempt = 1; ; attempt++) {
       let replayed: Awaited<ReturnType<typeof replaySchedule>>;
       try {
-        replayed = await replaySchedule(schedule.value, { cluster: where });
+        replayed = await replaySchedule(schedule.value, where);
       } catch (e) {
         return failed(
           { file: entry.dir, message: `the run failed: ${(e as Error).message}` },

@@ -14,6 +14,7 @@ import type { Verdict } from "../../checkers/verdict.js";
 import { resolveRealTarget, resolveTarget } from "../../custom/module-target.js";
 import { DEFAULT_FAULT_CATEGORIES } from "../../generators/bounds.js";
 import type { Cluster } from "../../real/cluster-kind.js";
+import type { DockerRunOptions } from "../../real/docker/world.js";
 import {
   failureText,
   type GateReport,
@@ -23,9 +24,10 @@ import {
 } from "../../report/gate-result.js";
 import type { JUnitCase, JUnitSuite } from "../../report/junit.js";
 import { formatInputError } from "../../result.js";
+import type { ServerPlacement } from "../../targets/target.js";
 import { parseDuration } from "../../util/duration.js";
 import type { FuzzResult } from "../fuzz.js";
-import { clusterFlag, saveReplayableRun } from "../run-folder.js";
+import { placementFlags, saveReplayableRun } from "../run-folder.js";
 import { fuzzOnCores } from "../workers/fuzz-parallel.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
@@ -65,6 +67,8 @@ export interface GateRunOptions {
   workers?: number;
   /** Where real targets' and real corpus entries' servers run; default: the config's `cluster`. */
   cluster?: Cluster;
+  /** With docker: images and Compose file (the replay commands printed repeat them). */
+  docker?: DockerRunOptions;
 }
 
 /** `path` relative to the working folder when it is inside it (shorter to read and paste). */
@@ -82,7 +86,7 @@ async function runTarget(
   config: GateConfig,
   events: GateEvents,
   workers: number,
-  cluster: Cluster,
+  where: ServerPlacement,
 ): Promise<TargetResult> {
   const t = item.config;
   const started = Date.now();
@@ -125,7 +129,7 @@ async function runTarget(
   const clients = t.clients ?? config.defaults.clients;
   const resource = t.resource ?? target.value.resources[0];
   // Simulated targets have no servers to place.
-  const placed = target.value.deterministic ? "process" : cluster;
+  const placed = target.value.deterministic ? {} : where;
 
   let result: FuzzResult;
   try {
@@ -142,7 +146,7 @@ async function runTarget(
           ? {}
           : { workload: { maxClients: clients }, faultBounds: { maxClients: clients } }),
         // Real targets: runs at once, each on servers of its own.
-        real: { parallel: workers, cluster: placed },
+        real: { parallel: workers, ...placed },
         // A canary's violation is expected: finding it is enough, shrinking it is wasted time.
         ...(t.expect === "unsafe" ? { shrink: false as const, fcShrink: { maxRuns: 0 } } : {}),
         onProgress: (p) =>
@@ -180,7 +184,7 @@ async function runTarget(
   }
   const dir = shortPath(join(config.output, slug(item.name)));
   // A module's real run folder names the module in its schedule.json: replay finds it there.
-  const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") && t.real !== true ? ` --target ${target.value.name}` : ""}${clusterFlag(placed)}`;
+  const replay = `lockcheck replay ${join(dir, "schedule.json")}${t.target.startsWith("module:") && t.real !== true ? ` --target ${target.value.name}` : ""}${placementFlags(placed)}`;
   const saved = await saveReplayableRun(dir, ce, replay);
   const outcome: TargetResult = {
     ...common,
@@ -215,12 +219,16 @@ export async function runGate(
   const started = Date.now();
   const results: GateResult[] = [];
   const cluster = options.cluster ?? config.cluster;
+  const where: ServerPlacement =
+    cluster === "docker"
+      ? { cluster, ...(options.docker === undefined ? {} : { docker: options.docker }) }
+      : {};
   for (const [i, item] of items.entries()) {
     events.itemStart?.(item, i + 1, items.length);
     const r =
       item.kind === "target"
-        ? await runTarget(item, config, events, options.workers ?? 1, cluster)
-        : await checkCorpusEntry(item.entry, cluster);
+        ? await runTarget(item, config, events, options.workers ?? 1, where)
+        : await checkCorpusEntry(item.entry, where);
     results.push(r);
     events.itemDone?.(r);
   }
