@@ -19,6 +19,11 @@
  * b completed before c was invoked and seq(a) < seq(b) ("unknown"). A lock with any accepted
  * write lacking `seq` (every lock of a history without it) keeps the real-time rule above.
  *
+ * Applied, unseen. An `info` write with `seq` was applied by the resource although its client
+ * never learned it (see stale-write.ts). It counts as accepted: under the seq rule as any write
+ * with `seq`; under the real-time rule as c only (a definite violation, no longer "unknown"),
+ * never as a or b, which need a completion.
+ *
  * Algorithm, O(n) time: per lock keep, for each grant, its earliest accepted-write completion
  * (the best a), and the two latest-invoked accepted completed writes of distinct grants (the
  * best b for any G1). At each write invoke of G1 the snapshot "is there a b of another grant
@@ -152,8 +157,20 @@ function explainBySeq(
   );
 }
 
-function explain(c: OpenWrite, index: number, time: number, a: DoneWrite, b: DoneWrite, definite: boolean) {
-  const outcome = definite ? "was accepted" : "may have been accepted (its outcome is unknown)";
+function explain(
+  c: OpenWrite,
+  index: number,
+  time: number,
+  a: DoneWrite,
+  b: DoneWrite,
+  definite: boolean,
+  unseen: boolean,
+) {
+  const outcome = unseen
+    ? "was applied (its client gave up on it, but the resource's log has it)"
+    : definite
+      ? "was accepted"
+      : "may have been accepted (its outcome is unknown)";
   return (
     `Client ${c.process} (grant ${c.grant}) wrote at ${formatMs(a.time)} (op ${a.index}), then client ` +
     `${b.process} (grant ${b.grant}) wrote at ${formatMs(b.time)} (op ${b.index}), then client ${c.process} ` +
@@ -187,12 +204,12 @@ export function createMutualExclusionChecker(): Checker {
   let violationCount = 0;
   let possibleCount = 0;
 
-  function anomaly(w: OpenWrite, index: number, time: number, definite: boolean): Anomaly {
+  function anomaly(w: OpenWrite, index: number, time: number, definite: boolean, unseen = false): Anomaly {
     const { a, b } = w.witness!;
     return {
       kind: definite ? "interleaved-writes" : "possible-interleaved-writes",
       ops: [index, b.index, a.index],
-      explanation: explain(w, index, time, a, b, definite),
+      explanation: explain(w, index, time, a, b, definite, unseen),
       time,
     };
   }
@@ -207,6 +224,28 @@ export function createMutualExclusionChecker(): Checker {
       possible.push(anomaly(w, index, time, false));
       possibleStates.push(w.state);
     }
+  }
+
+  /** A definite real-time violation at `index` if `w` has a witness (w is c). */
+  function flagIfWitnessed(w: OpenWrite, index: number, time: number, unseen: boolean): void {
+    if (!w.witness) return;
+    violationCount++;
+    w.state.violations++;
+    if (violations.length < MAX_LISTED_ANOMALIES) {
+      violations.push(anomaly(w, index, time, true, unseen));
+      violationStates.push(w.state);
+    }
+  }
+
+  /**
+   * An `info` write the resource applied (see the top): c of the real-time rule, and a write
+   * of the seq rule; not a best b for later writes, its completion being unknown.
+   */
+  function appliedUnseen(w: OpenWrite, index: number, time: number, seq: bigint): void {
+    flagIfWitnessed(w, index, time, true);
+    const done: DoneWrite = { grant: w.grant, process: w.process, invokeIndex: w.invokeIndex, index, time };
+    w.state.accepted++;
+    w.state.sequenced.push({ seq, write: done });
   }
 
   /** Replaces the real-time judgement of lock `s` by the resource's apply order (see the top). */
@@ -293,18 +332,12 @@ export function createMutualExclusionChecker(): Checker {
     if (!w) return;
     open.set(op.process, undefined);
     if (op.type === "info") {
-      maybeAccepted(w, op.index, op.time);
+      if (op.seq === undefined) maybeAccepted(w, op.index, op.time);
+      else appliedUnseen(w, op.index, op.time, op.seq);
       return;
     }
     if (op.type !== "ok" || op.accepted === false) return;
-    if (w.witness) {
-      violationCount++;
-      w.state.violations++;
-      if (violations.length < MAX_LISTED_ANOMALIES) {
-        violations.push(anomaly(w, op.index, op.time, true));
-        violationStates.push(w.state);
-      }
-    }
+    flagIfWitnessed(w, op.index, op.time, false);
     const done: DoneWrite = {
       grant: w.grant,
       process: op.process,

@@ -19,6 +19,12 @@
  * certain even if the calls overlapped; one applied before is no violation). Pairs where either
  * write lacks `seq` (histories without it, `info` writes) keep the real-time rule above.
  *
+ * Applied, unseen. An `info` write that carries `seq` was applied by the resource although its
+ * client never learned it (the world read the resource's own log: a write delayed past its
+ * client's timeout that arrived later). It counts as accepted: in pairs with `seq` on both sides
+ * as above, and as w_old of the real-time rule, judged against writes without `seq` (a
+ * violation, no longer "unknown"). It is never w_new of the real-time rule (no completion).
+ *
  * Algorithm, O(n) time: per lock keep the newest grant among accepted writes completed so far,
  * as three maxima (highest token among tokened grants; latest acquisition among untokened
  * grants; latest acquisition among all grants). At each write invoke, snapshot them; at its
@@ -45,6 +51,8 @@ interface AcceptedWrite {
   /** Index and time of its completion. */
   index: number;
   time: number;
+  /** Applied, but its completion is `info`: its client never learned it (see the top). */
+  unseen: boolean;
 }
 
 /** Newest grants among accepted writes completed so far, for one lock. Replaced, never mutated. */
@@ -115,14 +123,19 @@ function withAccepted(n: Newest, w: AcceptedWrite): Newest {
 function explainBySeq(stale: SequencedWrite, newer: SequencedWrite): string {
   const w = stale.write;
   const n = newer.write;
-  const timing =
-    stale.invokeTime < n.time
-      ? `The stale write was sent at ${formatMs(stale.invokeTime)}, before the newer write's reply came at ${formatMs(n.time)}: only the resource's order shows which came first.`
-      : `The stale write was sent at ${formatMs(stale.invokeTime)}, after the newer write's reply came at ${formatMs(n.time)}.`;
+  const sent = `The stale write was sent at ${formatMs(stale.invokeTime)}`;
+  const timing = n.unseen
+    ? `${sent}; the newer write's client never learned that it was applied.`
+    : stale.invokeTime < n.time
+      ? `${sent}, before the newer write's reply came at ${formatMs(n.time)}: only the resource's order shows which came first.`
+      : `${sent}, after the newer write's reply came at ${formatMs(n.time)}.`;
+  const unseen = w.unseen
+    ? ` Its client gave up on it at ${formatMs(w.time)} (no reply), but the resource applied it: the write was still on its way.`
+    : "";
   return (
     `The resource applied a write from ${describeHolder(w.grant)} (op ${w.index}) as its write #${stale.seq}, after ` +
     `write #${newer.seq} from the newer holder ${describeHolder(n.grant)} (op ${n.index}): a stale lock holder overwrote ` +
-    `the newer holder's data. ${timing}`
+    `the newer holder's data. ${timing}${unseen}`
   );
 }
 
@@ -132,9 +145,17 @@ function explain(
   time: number,
   newer: AcceptedWrite,
   definite: boolean,
+  unseen = false,
 ): string {
   const newerWrite = `a write from the newer holder ${describeHolder(newer.grant)}, accepted by ${formatMs(newer.time)} (op ${newer.index})`;
   const sent = `sent at ${formatMs(stale.invokeTime)}`;
+  if (definite && unseen) {
+    return (
+      `The resource applied a write from ${describeHolder(stale.grant)}, ${sent}, whose client gave up on it at ` +
+      `${formatMs(time)} (op ${index}, no reply), after it had already accepted ${newerWrite}: a stale lock holder ` +
+      "overwrote the newer holder's data."
+    );
+  }
   if (definite) {
     return (
       `The resource accepted a write from ${describeHolder(stale.grant)} at ${formatMs(time)} (op ${index}) after it had ` +
@@ -181,6 +202,7 @@ export function createStaleWriteChecker(): Checker {
     time: number,
     newer: AcceptedWrite,
     definite: boolean,
+    unseen = false,
   ): Anomaly {
     const ops = [index, newer.index];
     if (w.grant.acquired) ops.push(w.grant.order);
@@ -188,7 +210,7 @@ export function createStaleWriteChecker(): Checker {
     return {
       kind: definite ? "stale-write" : "possible-stale-write",
       ops,
-      explanation: explain(w, index, time, newer, definite),
+      explanation: explain(w, index, time, newer, definite, unseen),
       time,
     };
   }
@@ -223,7 +245,8 @@ export function createStaleWriteChecker(): Checker {
     if (!w) return;
     open.set(op.process, undefined);
     if (op.type === "info") {
-      maybeAccepted(w, op.index, op.time);
+      if (op.seq === undefined) maybeAccepted(w, op.index, op.time);
+      else appliedUnseen(w, op.index, op.time, op.seq);
       return;
     }
     if (op.type !== "ok") return;
@@ -242,7 +265,7 @@ export function createStaleWriteChecker(): Checker {
     }
     // The grant was looked up under the invoke's lock.
     const lock = w.grant.lock;
-    const accepted: AcceptedWrite = { grant: w.grant, index: op.index, time: op.time };
+    const accepted: AcceptedWrite = { grant: w.grant, index: op.index, time: op.time, unseen: false };
     const box = newestBox(lock);
     const before = box.newest;
     box.newest = withAccepted(before, accepted);
@@ -252,6 +275,28 @@ export function createStaleWriteChecker(): Checker {
       // Until a lock has a write with seq the two sets are the same object.
       box.newestNoSeq = box.newestNoSeq === before ? box.newest : withAccepted(box.newestNoSeq, accepted);
     }
+  }
+
+  /**
+   * An `info` write the resource applied (see the top): judged in real time against the writes
+   * without seq completed before its invoke, and kept for the seq sweep; not a newest write of
+   * the real-time rule, having no completion.
+   */
+  function appliedUnseen(w: OpenWrite, index: number, time: number, seq: bigint): void {
+    acceptedWrites++;
+    const newer = newerThan(w.newestNoSeq, w.grant);
+    if (newer) {
+      violationCount++;
+      if (violations.length < MAX_LISTED_ANOMALIES)
+        violations.push(anomaly(w, index, time, newer, true, true));
+    }
+    const applied: AcceptedWrite = { grant: w.grant, index, time, unseen: true };
+    newestBox(w.grant.lock).sequenced.push({
+      seq,
+      write: applied,
+      invokeTime: w.invokeTime,
+      flagged: newer !== undefined,
+    });
   }
 
   /** The pairs of writes with seq, judged by the resource's apply order (see the top). */

@@ -84,7 +84,8 @@ export interface WriteOp extends OpBase {
    * a number that the resource makes strictly greater for every write it applies (one counter
    * for all locks is fine; etcd's revision is one). With it, checkers know in which order two
    * accepted writes were applied even when the client-observed calls overlap. It may exceed
-   * 2^53 (written like tokens).
+   * 2^53 (written like tokens). On an `info` completion: the resource applied the write although
+   * its client gave up on it (read from the resource's log after the run; applied-writes.ts).
    */
   seq?: bigint;
 }

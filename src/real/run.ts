@@ -9,6 +9,7 @@
  * kills what is left and the clients exit when their IPC channel closes; the events files
  * on disk still hold the partial history (`lockcheck`'s merge can be rerun on them).
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +27,7 @@ import { mergeHistory, writeHistoryAtomically } from "./history.js";
 import type { Reaper } from "./hygiene/reaper.js";
 import { startReaper } from "./hygiene/reaper.js";
 import { registerUndo } from "./hygiene/undo.js";
+import { markLateWrites } from "./late-writes.js";
 import { createNemesis, type Nemesis } from "./nemesis.js";
 import type { SharedServers } from "./shared-world.js";
 import { ensureClockShim } from "./shim/build.js";
@@ -289,6 +291,7 @@ export async function runReal(
     faults.stop();
     await clients.killAll();
     const ops = merge();
+    const late = await markLateWrites(world.value, ops);
     writeHistoryAtomically(historyFile, ops);
     historyWritten = true;
     await world.value.stop();
@@ -297,7 +300,12 @@ export async function runReal(
       ops,
       historyFile,
       stats: { setupMs, worldMs, runMs, teardownMs, timedOut: timedOut ? 1 : 0 },
-      warnings: [...clients.failures(), ...faults.errors(), ...(world.value.warnings?.() ?? [])],
+      warnings: [
+        ...clients.failures(),
+        ...faults.errors(),
+        ...(world.value.warnings?.() ?? []),
+        ...(late.ok ? [] : [late.error]),
+      ],
       brokenClients: clients.brokenClients(),
       crashedByLibrary: clients.crashedByLibrary(),
     });

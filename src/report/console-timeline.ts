@@ -46,6 +46,9 @@ function describeCall(invoke: ClientOp | undefined, done: ClientOp): string {
   let outcome: string = done.type;
   if (done.f === "write" && done.type === "ok") outcome = done.accepted === false ? "rejected" : "accepted";
   if (done.error !== undefined) outcome += ` (${done.error})`;
+  // A write its client gave up on that the resource's log shows it applied.
+  if (done.f === "write" && done.type === "info" && done.seq !== undefined)
+    outcome += `, yet applied by the resource (write #${done.seq})`;
   return `${done.f}${holder === "" ? "" : ` [${holder}]`} → ${outcome}`;
 }
 

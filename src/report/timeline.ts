@@ -248,6 +248,8 @@ export function buildTimeline(input: TimelineInput): Timeline {
       if (done?.type === "ok" && done.f === "write")
         status = done.accepted === false ? "rejected" : "accepted";
       else if (done?.type === "fail") status = "failed";
+      // An info write with seq: the resource's log shows it applied (its client never learned).
+      else if (done?.f === "write" && done.seq !== undefined) status = "accepted";
       const token = done?.f === "write" && done.token !== undefined ? done.token : inv.token;
       writes.push({
         lane,

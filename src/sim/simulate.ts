@@ -21,6 +21,7 @@ import type { Schedule } from "../schedule/schedule.js";
 import { clientSteps } from "../workload/client.js";
 import { noteAction } from "./batch.js";
 import { asyncClientEnv, createClientEnv } from "./client-env.js";
+import { settleLateWrites } from "./late-writes.js";
 import { scheduleFaults } from "./nemesis.js";
 import { seedLinks } from "./network.js";
 import { mapPacked } from "./packed.js";
@@ -151,6 +152,7 @@ async function runWorld(w: SimWorld, algorithm: LockAlgorithm, maxEvents: number
   });
   if (!settled()) w.core.now = Math.max(w.core.now, endTime);
   closeOpenCalls(w.history, (process) => (w.clients.get(process)?.crashed ? "crashed" : "run-ended"));
+  await settleLateWrites(w, maxEvents);
   return {
     ops: w.history.ops,
     stats: { events: w.core.events, virtualMs: w.core.now, messages: w.net.sent, messagesLost: w.net.lost },

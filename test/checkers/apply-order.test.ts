@@ -110,3 +110,83 @@ describe("mutual-exclusion with the resource's apply order", () => {
     expect(v.valid).toBe(true);
   });
 });
+
+/**
+ * The delayed packet: client 1 holds the lock and writes at 30 ms; the write is delayed in the
+ * network, client 1 gives up on it at 130 ms (timeout: `info`) and releases. Client 2 acquires,
+ * writes at 200 ms and is answered at 205 ms. Client 1's write reaches the resource at 900 ms
+ * and is applied after client 2's. Client-observed, client 1's write was sent before client 2's
+ * was answered, so only the resource's log shows what happened.
+ */
+function delayedPacket() {
+  const h = build();
+  h.acquire(0, 1);
+  h.granted(1, 1, "1:0");
+  h.write(30, 1, "1:0");
+  h.acquire(100, 2);
+  const late = h.writeInfo(130, 1, "1:0");
+  h.release(131, 1, "1:0");
+  h.released(133, 1, "1:0");
+  h.granted(140, 2, "2:0");
+  h.write(200, 2, "2:0");
+  const newer = h.wrote(205, 2, "2:0", true);
+  return { ops: h.ops, late, newer };
+}
+
+describe("a write its client gave up on, applied all the same (info with seq)", () => {
+  it("without the resource's log: no violation can be seen", () => {
+    const s = delayedPacket();
+    expect(run(createStaleWriteChecker, s.ops).valid).toBe(true);
+    expect(run(createStaleWriteChecker, withSeq(s.ops, { [s.newer]: 1n })).valid).toBe(true);
+  });
+
+  it("applied after the newer holder's write: a certain stale write", () => {
+    const s = delayedPacket();
+    const v = run(createStaleWriteChecker, withSeq(s.ops, { [s.newer]: 1n, [s.late]: 2n }));
+    expect(v.valid).toBe(false);
+    expect(v.anomalies.map((a) => a.kind)).toEqual(["stale-write"]);
+    expect(v.anomalies[0]!.ops.slice(0, 2)).toEqual([s.late, s.newer]);
+    expect(v.anomalies[0]!.explanation).toContain("its write #2, after write #1");
+    expect(v.anomalies[0]!.explanation).toContain("gave up on it at 130");
+    expect(v.stats?.acceptedWrites).toBe(2);
+  });
+
+  it("applied before it: no violation", () => {
+    const s = delayedPacket();
+    expect(run(createStaleWriteChecker, withSeq(s.ops, { [s.newer]: 2n, [s.late]: 1n })).valid).toBe(true);
+  });
+
+  it("invoked after a newer write without seq completed: certain in real time, no longer unknown", () => {
+    const h = build();
+    h.acquire(0, 1);
+    h.granted(1, 1, "1:0");
+    h.acquire(2, 2);
+    h.granted(3, 2, "2:0");
+    h.write(10, 2, "2:0");
+    h.wrote(12, 2, "2:0", true);
+    h.write(20, 1, "1:0");
+    const late = h.writeInfo(120, 1, "1:0");
+    expect(run(createStaleWriteChecker, h.ops).valid).toBe("unknown");
+    const v = run(createStaleWriteChecker, withSeq(h.ops, { [late]: 5n }));
+    expect(v.valid).toBe(false);
+    expect(v.anomalies[0]!.explanation).toContain("whose client gave up on it");
+  });
+
+  it("mutual-exclusion: an applied info write is a certain c", () => {
+    const h = build();
+    h.acquire(0, 1);
+    h.granted(1, 1, "1:0");
+    h.write(2, 1, "1:0");
+    h.wrote(3, 1, "1:0", true);
+    h.acquire(4, 2);
+    h.granted(5, 2, "2:0");
+    h.write(6, 2, "2:0");
+    h.wrote(7, 2, "2:0", true);
+    h.write(8, 1, "1:0");
+    const c = h.writeInfo(108, 1, "1:0");
+    expect(run(createMutualExclusionChecker, h.ops).valid).toBe("unknown");
+    const v = run(createMutualExclusionChecker, withSeq(h.ops, { [c]: 9n }));
+    expect(v.valid).toBe(false);
+    expect(v.anomalies[0]!.explanation).toContain("the resource's log has it");
+  });
+});

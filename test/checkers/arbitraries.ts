@@ -254,42 +254,48 @@ export const chaosHistory: fc.Arbitrary<Op[]> = fc
  * chaosHistory with the resource's apply order (`seq`) on accepted write completions. Apply
  * points are drawn inside each call (consistent with real time, as a correct resource gives)
  * or, for some histories, in any order; seqs are unique and start anywhere up to beyond 2^53.
- * In "some" histories a few accepted writes lack seq (a mixed history).
+ * In "some" histories a few accepted writes lack seq (a mixed history). Some `info` writes were
+ * applied all the same (a write that arrived after its client gave up, found in the resource's
+ * log): they get a seq too, applied at any point after their invoke, past the history's end too.
  */
 export const chaosHistoryWithSeq: fc.Arbitrary<Op[]> = chaosHistory.chain((ops) => {
   const open = new Map<unknown, number>();
-  const accepted: { invoke: number; done: number }[] = [];
+  const applied: { invoke: number; done: number; unseen: boolean }[] = [];
   for (const op of ops) {
     if (op.process === "nemesis" || op.f !== "write") continue;
     if (op.type === "invoke") open.set(op.process, op.index);
     else {
       const invoke = open.get(op.process);
       open.delete(op.process);
-      if (invoke !== undefined && op.type === "ok" && op.accepted !== false)
-        accepted.push({ invoke, done: op.index });
+      if (invoke === undefined) continue;
+      if (op.type === "ok" && op.accepted !== false) applied.push({ invoke, done: op.index, unseen: false });
+      if (op.type === "info") applied.push({ invoke, done: op.index, unseen: true });
     }
   }
-  const n = accepted.length;
+  const n = applied.length;
+  // An unseen write may have been applied up to this far past the end (in op positions).
+  const end = 2 * ops.length;
   return fc
     .record({
       inCall: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: n, maxLength: n }),
       shuffled: fc.boolean(),
-      order: fc.shuffledSubarray([...accepted.keys()], { minLength: n, maxLength: n }),
+      order: fc.shuffledSubarray([...applied.keys()], { minLength: n, maxLength: n }),
       dropped: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
       mixed: fc.constantFrom(false, false, true),
+      // Which info writes the resource applied (the others never arrived).
+      arrived: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
       base: fc.oneof(fc.bigInt({ min: 0n, max: 100n }), fc.bigInt({ min: 2n ** 53n, max: 2n ** 60n })),
     })
-    .map(({ inCall, shuffled, order, dropped, mixed, base }) => {
-      const rank = shuffled
-        ? order
-        : [...accepted.keys()].sort((a, b) => {
-            const pa = accepted[a]!.invoke + inCall[a]! * (accepted[a]!.done - accepted[a]!.invoke);
-            const pb = accepted[b]!.invoke + inCall[b]! * (accepted[b]!.done - accepted[b]!.invoke);
-            return pa - pb;
-          });
+    .map(({ inCall, shuffled, order, dropped, mixed, arrived, base }) => {
+      const kept = (k: number) => !applied[k]!.unseen || arrived[k]!;
+      const point = (k: number) => {
+        const a = applied[k]!;
+        return a.invoke + inCall[k]! * ((a.unseen ? end : a.done) - a.invoke);
+      };
+      const rank = (shuffled ? order : [...applied.keys()].sort((a, b) => point(a) - point(b))).filter(kept);
       const seqAt = new Map<number, bigint>();
       rank.forEach((k, i) => {
-        if (!(mixed && dropped[k])) seqAt.set(accepted[k]!.done, base + BigInt(i) * 3n);
+        if (!(mixed && dropped[k])) seqAt.set(applied[k]!.done, base + BigInt(i) * 3n);
       });
       return ops.map((op) => (seqAt.has(op.index) ? ({ ...op, seq: seqAt.get(op.index) } as Op) : op));
     });

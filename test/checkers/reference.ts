@@ -40,20 +40,26 @@ export interface RefResult {
 /** The resource's apply order of an accepted write, if its completion carries one. */
 const seqOf = (c: Call) => (c.completion as { seq?: bigint } | undefined)?.seq;
 
+const isAcceptedOk = (c: Call) =>
+  c.completion?.type === "ok" && (c.completion as { accepted?: boolean }).accepted !== false;
+/** An `info` write with seq: the resource applied it, its client never learned it. */
+const isAppliedUnseen = (c: Call) => c.completion?.type === "info" && seqOf(c) !== undefined;
+/** Certainly applied by the resource. */
+const isApplied = (c: Call) => isAcceptedOk(c) || isAppliedUnseen(c);
+/** Perhaps applied: no outcome known, and no seq to say it was. */
+const mayBeAccepted = (c: Call) =>
+  c.completion === undefined || (c.completion.type === "info" && seqOf(c) === undefined);
+
 /**
- * x was certainly applied before y (x accepted, y accepted or possibly): by seq when both
- * carry one, else y was invoked after x completed.
+ * x was certainly applied before y (x applied, y applied or possibly): by seq when both carry
+ * one, else y was invoked after x completed (which needs x's `ok`).
  */
 function before(x: Call, y: Call): boolean {
   const sx = seqOf(x);
   const sy = seqOf(y);
   if (sx !== undefined && sy !== undefined) return sx < sy;
-  return y.invoke.index > x.completion!.index;
+  return isAcceptedOk(x) && y.invoke.index > x.completion!.index;
 }
-
-const isAcceptedOk = (c: Call) =>
-  c.completion?.type === "ok" && (c.completion as { accepted?: boolean }).accepted !== false;
-const mayBeAccepted = (c: Call) => c.completion === undefined || c.completion.type === "info";
 const endIndex = (c: Call) => (c.completion ?? c.invoke).index;
 
 function result(definite: Set<number>, possible: boolean): RefResult {
@@ -101,14 +107,14 @@ export function refStaleWrite(ops: readonly Op[]): RefResult {
   const definite = new Set<number>();
   let possible = false;
   for (const old of writes) {
-    if (!isAcceptedOk(old) && !mayBeAccepted(old)) continue;
+    if (!isApplied(old) && !mayBeAccepted(old)) continue;
     const w = old.invoke as Extract<ClientOp, { f: "write" }>;
     for (const nw of writes) {
       const n = nw.invoke as Extract<ClientOp, { f: "write" }>;
-      if (!isAcceptedOk(nw) || n.lock !== w.lock) continue;
+      if (!isApplied(nw) || n.lock !== w.lock) continue;
       if (!before(nw, old)) continue;
       if (!newer(rankOf(ops, n.lock, n.grant), rankOf(ops, w.lock, w.grant))) continue;
-      if (isAcceptedOk(old)) definite.add(old.completion!.index);
+      if (isApplied(old)) definite.add(old.completion!.index);
       else possible = true;
     }
   }
@@ -120,22 +126,25 @@ export function refMutualExclusion(ops: readonly Op[]): RefResult {
   const grantOf = (c: Call) => (c.invoke as { grant: string }).grant;
   const definite = new Set<number>();
   let possible = false;
-  // A lock whose accepted writes all carry seq is judged by it (for a, b, and an accepted c).
+  // A lock whose applied writes all carry seq is judged by it (for a, b, and an applied c).
   const bySeq = (lock: string) => {
-    const accepted = writes.filter((w) => w.invoke.lock === lock && isAcceptedOk(w));
-    return accepted.length > 0 && accepted.every((w) => seqOf(w) !== undefined);
+    const applied = writes.filter((w) => w.invoke.lock === lock && isApplied(w));
+    return applied.length > 0 && applied.every((w) => seqOf(w) !== undefined);
   };
+  // In real time only a write with an `ok` is known to have come before a later invoke.
   const ordered = (x: Call, y: Call, seqMode: boolean) =>
-    seqMode && seqOf(y) !== undefined ? seqOf(x)! < seqOf(y)! : y.invoke.index > x.completion!.index;
+    seqMode && seqOf(y) !== undefined
+      ? seqOf(x)! < seqOf(y)!
+      : isAcceptedOk(x) && y.invoke.index > x.completion!.index;
   for (const c of writes) {
     const seqMode = bySeq(c.invoke.lock);
-    if (!isAcceptedOk(c) && !mayBeAccepted(c)) continue;
+    if (!isApplied(c) && !mayBeAccepted(c)) continue;
     let found = false;
     for (const a of writes) {
       if (found) break;
-      if (!isAcceptedOk(a) || a.invoke.lock !== c.invoke.lock || grantOf(a) !== grantOf(c)) continue;
+      if (!isApplied(a) || a.invoke.lock !== c.invoke.lock || grantOf(a) !== grantOf(c)) continue;
       for (const b of writes) {
-        if (!isAcceptedOk(b) || b.invoke.lock !== c.invoke.lock || grantOf(b) === grantOf(c)) continue;
+        if (!isApplied(b) || b.invoke.lock !== c.invoke.lock || grantOf(b) === grantOf(c)) continue;
         if (ordered(a, b, seqMode) && ordered(b, c, seqMode)) {
           found = true;
           break;
@@ -143,7 +152,7 @@ export function refMutualExclusion(ops: readonly Op[]): RefResult {
       }
     }
     if (!found) continue;
-    if (isAcceptedOk(c)) definite.add(endIndex(c));
+    if (isApplied(c)) definite.add(endIndex(c));
     else possible = true;
   }
   return result(definite, possible);

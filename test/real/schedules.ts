@@ -81,3 +81,29 @@ export function holderAndEager(
     faults,
   );
 }
+
+/**
+ * Kleppmann's delayed packet: client 0 holds the lock and writes at 300 ms; the network holds
+ * that write back for 1.5 s, so client 0 gives up on it (timeout) and releases. Client 1 then
+ * takes the lock and writes; client 0's write reaches the resource long after, applied after
+ * client 1's — unless the resource fences it. Client 0 stays up (a second, idle cycle) so that
+ * its connection still carries the write when the delay ends.
+ */
+export function delayedWrite(target: string, resource: Schedule["resource"], ttlMs: number): Schedule {
+  return schedule(
+    target,
+    resource,
+    { servers: 1, ttlMs, callTimeoutMs: 200, horizonMs: 2000 },
+    [
+      {
+        id: 0,
+        cycles: [
+          { thinkMs: 0, holdMs: 300, writes: 1 },
+          { thinkMs: 2500, holdMs: 0, writes: 0 },
+        ],
+      },
+      { id: 1, cycles: [{ thinkMs: 100, holdMs: 0, writes: 1 }] },
+    ],
+    [{ kind: "delay", from: "client:0", to: "resource", at: 0, durationMs: 1000, extraMs: 1500 }],
+  );
+}

@@ -23,10 +23,16 @@ export interface ResourceNode {
   readonly highest: Map<string, bigint>;
   /** Writes accepted so far (all locks). */
   accepted: number;
+  /**
+   * The apply order of each accepted write, by its value (the workload's values name their
+   * grant, unique in a run): the resource's log, read when a client gave up on a write
+   * (src/sim/late-writes.ts).
+   */
+  readonly applied: Map<unknown, number>;
 }
 
 export function createResourceNode(fenced: boolean): ResourceNode {
-  return { fenced, highest: new Map(), accepted: 0 };
+  return { fenced, highest: new Map(), accepted: 0, applied: new Map() };
 }
 
 /**
@@ -41,5 +47,6 @@ export function writeResource(r: ResourceNode, w: ResourceWrite): number {
     r.highest.set(w.lock, w.token);
   }
   r.accepted++;
+  r.applied.set(w.value, r.accepted);
   return r.accepted;
 }
