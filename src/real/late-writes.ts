@@ -3,12 +3,14 @@
  * anyway (src/history/applied-writes.ts), read from the resource's own log. The Redis resource
  * appends each write's value to the lock's list and counts it in the same script
  * (adapters/resource.ts), so the n-th value of the list is the write it answered with seq n.
- * Read once the clients are gone: a write a proxy still held for a delay fault died with its
- * client's connection, and never reached the resource.
+ * Read once the clients are gone and what they sent has arrived: a proxy still forwards the
+ * bytes of a closed connection at their time (proxy/link-proxy.ts), so the read waits for the
+ * resource's links to drain, at most as long as the schedule's longest delay.
  */
 import { type AppliedSeq, markAppliedWrites, unresolvedWrites } from "../history/applied-writes.js";
 import type { Op } from "../history/op.js";
 import { err, ok, type Result } from "../result.js";
+import type { Schedule } from "../schedule/schedule.js";
 import { connectRedis } from "./adapters/redis.js";
 import { resourceKeys } from "./adapters/resource.js";
 import type { RealWorld } from "./world.js";
@@ -16,12 +18,27 @@ import type { RealWorld } from "./world.js";
 /** How long the read may take: the resource answers at once unless a fault left it unwell. */
 const READ_TIMEOUT_MS = 5000;
 
+/** A little more than a loopback round trip: writes sent with no delay arrive within it. */
+const ARRIVAL_SLACK_MS = 100;
+
+/** Waits until the clients' links to the resource hold nothing back, or the longest delay has passed. */
+async function resourceLinksDrained(world: RealWorld, schedule: Schedule): Promise<void> {
+  const longestDelay = Math.max(0, ...schedule.faults.map((f) => (f.kind === "delay" ? f.extraMs : 0)));
+  const links = schedule.clients.flatMap((c) => world.link(c.id, "resource") ?? []);
+  await Promise.all(links.map((l) => l.drained(longestDelay + ARRIVAL_SLACK_MS)));
+}
+
 /** Marks, in place, the `info` writes the resource applied; how many, or why it could not read. */
-export async function markLateWrites(world: RealWorld, ops: Op[]): Promise<Result<number, string>> {
+export async function markLateWrites(
+  world: RealWorld,
+  schedule: Schedule,
+  ops: Op[],
+): Promise<Result<number, string>> {
   // fenced-txn: the writes are etcd transactions, not values in this resource.
   if (world.resource === null) return ok(0);
   const unresolved = unresolvedWrites(ops);
   if (unresolved.length === 0) return ok(0);
+  await resourceLinksDrained(world, schedule);
   const conn = connectRedis(world.resource.port);
   try {
     const logs = new Map<string, Map<string, bigint>>();

@@ -291,7 +291,7 @@ export async function runReal(
     faults.stop();
     await clients.killAll();
     const ops = merge();
-    const late = await markLateWrites(world.value, ops);
+    const late = await markLateWrites(world.value, schedule, ops);
     writeHistoryAtomically(historyFile, ops);
     historyWritten = true;
     await world.value.stop();

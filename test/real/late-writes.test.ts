@@ -30,6 +30,18 @@ describe.skipIf(missing.length > 0)("writes applied after their client gave up (
     expect(stale.anomalies[0]!.explanation).toContain("gave up on it");
   });
 
+  it("client 0 has exited when its write arrives: what it sent still lands (packets outlive their sender)", async () => {
+    const s = delayedWrite("redis:lease", "unfenced", 500);
+    const r = await runChecked({
+      ...s,
+      clients: s.clients.map((c) => (c.id === 0 ? { ...c, cycles: c.cycles.slice(0, 1) } : c)),
+    });
+    track(r.runId);
+    expect(r.run.warnings).toEqual([]);
+    expect(infoWrites(r.run.ops)[0]?.seq, r.timeline).toBe(2n);
+    expect(r.violations, r.timeline).toEqual(["stale-write"]);
+  });
+
   it("redis:lease-token, fenced: the same late write is rejected by the fence: not applied, no violation", async () => {
     const r = await runChecked(delayedWrite("redis:lease-token", "fenced", 500));
     track(r.runId);

@@ -127,3 +127,65 @@ describe("link proxy", () => {
     c.sock.destroy();
   });
 });
+
+describe("bytes a client sent before it went away", () => {
+  /** A server that records what it receives, and a proxy in front of it. */
+  async function recordingServer() {
+    let got = "";
+    const server = createServer((s) => {
+      s.setEncoding("utf8");
+      s.on("data", (d: string) => {
+        got += d;
+      });
+      s.on("error", () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const p = await startLinkProxy((server.address() as { port: number }).port);
+    return {
+      proxy: p,
+      got: () => got,
+      close: async () => {
+        await p.close();
+        await new Promise<void>((r) => server.close(() => r()));
+      },
+    };
+  }
+
+  it("still reach the server at their time through a delay, like packets on the wire; then the connection closes", async () => {
+    const r = await recordingServer();
+    try {
+      const release = r.proxy.delay("up", 300);
+      const c = await connect(r.proxy.port);
+      c.sock.write("late write");
+      await sleep(20);
+      c.sock.destroy();
+      release();
+      await sleep(100);
+      expect(r.got()).toBe("");
+      expect(await r.proxy.drained(0)).toBe(false);
+      expect(await r.proxy.drained(2000)).toBe(true);
+      expect(r.got()).toBe("late write");
+      expect(await waitFor(() => r.proxy.connections() === 0)).toBe(true);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("are lost when the link is cut before they arrive", async () => {
+    const r = await recordingServer();
+    try {
+      const release = r.proxy.delay("up", 300);
+      const c = await connect(r.proxy.port);
+      c.sock.write("late write");
+      await sleep(20);
+      c.sock.destroy();
+      release();
+      r.proxy.cut()();
+      expect(await r.proxy.drained(1000)).toBe(true);
+      await sleep(400);
+      expect(r.got()).toBe("");
+    } finally {
+      await r.close();
+    }
+  });
+});

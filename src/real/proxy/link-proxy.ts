@@ -11,6 +11,9 @@
  *   ends, exactly like a partition that drops packets while TCP keeps retransmitting; a
  *   request held long enough times out at the client, and may still arrive after the heal;
  * - delay in one direction: every chunk is forwarded `ms` later than it arrived, in order.
+ * A client that closes its connection (it exited, or was killed) does not take back what it
+ * sent: the bytes already in the proxy still reach the server at their time, as packets on the
+ * wire outlive their sender, and then the connection closes. A cut drops them.
  * Faults nest: each activation returns its own release, and the link is back to normal once
  * every active fault on it has been released.
  */
@@ -31,6 +34,8 @@ export interface LinkProxy {
   delay(dir: Direction, ms: number): () => void;
   /** Number of connections currently open through the proxy. */
   connections(): number;
+  /** True once no connection has bytes waiting to go to the server (held or delayed); false if some still wait after `withinMs`. */
+  drained(withinMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -44,7 +49,11 @@ interface Pipe {
   queue: Pending[];
   timer: NodeJS.Timeout | null;
   out: Socket;
+  /** Called once the queue is empty (the client left: then the connection closes). */
+  onEmpty: (() => void) | null;
 }
+
+const DRAIN_POLL_MS = 10;
 
 /** A link's faults and connections, without the listening socket: `accept` takes each connection. */
 export interface Link extends Omit<LinkProxy, "port" | "close"> {
@@ -75,7 +84,7 @@ export function createLink(targetPort: number): Link {
     }
     if (pipe.queue.length > 0) {
       pipe.timer = setTimeout(() => pump(dir, pipe), pipe.queue[0]!.dueAt - now);
-    }
+    } else pipe.onEmpty?.();
   };
 
   const pumpAll = (dir: Direction): void => {
@@ -98,8 +107,8 @@ export function createLink(targetPort: number): Link {
     const upstream = new Socket();
     upstream.setNoDelay(true);
     const pipes: Record<Direction, Pipe> = {
-      up: { queue: [], timer: null, out: upstream },
-      down: { queue: [], timer: null, out: client },
+      up: { queue: [], timer: null, out: upstream, onEmpty: null },
+      down: { queue: [], timer: null, out: client, onEmpty: null },
     };
     const conn = { client, server: upstream, pipes };
     open.add(conn);
@@ -113,12 +122,17 @@ export function createLink(targetPort: number): Link {
       pipes[dir].queue.push({ chunk, dueAt: Date.now() + currentDelay(dir) });
       pump(dir, pipes[dir]);
     };
+    // What the client sent is on its way: it still reaches the server before the connection closes.
+    const clientGone = (): void => {
+      if (pipes.up.queue.length === 0 || upstream.destroyed) teardown();
+      else pipes.up.onEmpty = teardown;
+    };
     client.on("data", feed("up"));
     upstream.on("data", feed("down"));
-    for (const s of [client, upstream]) {
-      s.on("error", teardown);
-      s.on("close", teardown);
-    }
+    client.on("error", clientGone);
+    client.on("close", clientGone);
+    upstream.on("error", teardown);
+    upstream.on("close", teardown);
     upstream.connect(targetPort, LOOPBACK, () => client.resume());
   };
 
@@ -156,6 +170,16 @@ export function createLink(targetPort: number): Link {
       });
     },
     connections: () => open.size,
+    drained: (withinMs) =>
+      new Promise<boolean>((resolve) => {
+        const until = Date.now() + withinMs;
+        const check = (): void => {
+          if ([...open].every((c) => c.pipes.up.queue.length === 0)) resolve(true);
+          else if (Date.now() >= until) resolve(false);
+          else setTimeout(check, DRAIN_POLL_MS);
+        };
+        check();
+      }),
   };
 }
 
@@ -175,6 +199,7 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
     hold: link.hold,
     delay: link.delay,
     connections: link.connections,
+    drained: link.drained,
     close() {
       link.dropAll();
       return new Promise<void>((resolve) => server.close(() => resolve()));
