@@ -151,15 +151,20 @@ describe("bytes a client sent before it went away", () => {
     };
   }
 
+  /** A client writes through a 300-ms delay and goes away 20 ms later; the delay ends. */
+  async function writeAndLeave(p: LinkProxy): Promise<void> {
+    const release = p.delay("up", 300);
+    const c = await connect(p.port);
+    c.sock.write("late write");
+    await sleep(20);
+    c.sock.destroy();
+    release();
+  }
+
   it("still reach the server at their time through a delay, like packets on the wire; then the connection closes", async () => {
     const r = await recordingServer();
     try {
-      const release = r.proxy.delay("up", 300);
-      const c = await connect(r.proxy.port);
-      c.sock.write("late write");
-      await sleep(20);
-      c.sock.destroy();
-      release();
+      await writeAndLeave(r.proxy);
       await sleep(100);
       expect(r.got()).toBe("");
       expect(await r.proxy.drained(0)).toBe(false);
@@ -174,12 +179,7 @@ describe("bytes a client sent before it went away", () => {
   it("are lost when the link is cut before they arrive", async () => {
     const r = await recordingServer();
     try {
-      const release = r.proxy.delay("up", 300);
-      const c = await connect(r.proxy.port);
-      c.sock.write("late write");
-      await sleep(20);
-      c.sock.destroy();
-      release();
+      await writeAndLeave(r.proxy);
       r.proxy.cut()();
       expect(await r.proxy.drained(1000)).toBe(true);
       await sleep(400);
