@@ -25,7 +25,7 @@ import { noteAction } from "./batch.js";
 import { wallAt } from "./clock.js";
 import { renewInBackground } from "./cluster-renewal.js";
 import { type ClusterSession, clusterSession, submitToCluster, watchAtCluster } from "./consensus-client.js";
-import { faultsAtCheckpoint } from "./nemesis.js";
+import { checkpointFaultsOf, faultsAtCheckpoint } from "./nemesis.js";
 import { type SimNode, setTimerWith } from "./node.js";
 import { mapPacked } from "./packed.js";
 import { callAnswered, callAnsweredEach, channel } from "./rpc.js";
@@ -39,7 +39,8 @@ import type { SimWorld } from "./world.js";
 export function createClientEnv(w: SimWorld, clientId: number, client: SimNode): StepEnv {
   const callTimeout = (opts?: CallOptions): number => opts?.timeoutMs ?? w.schedule.options.callTimeoutMs;
   const checkpoints = new Map<Checkpoint, number>();
-  const faultedAtCheckpoints = w.schedule.faults.some((f) => "checkpoint" in f && f.client === clientId);
+  const checkpointFaults = checkpointFaultsOf(w, clientId);
+  const faultedAtCheckpoints = checkpointFaults.length > 0;
   return {
     clientId,
     now: () => {
@@ -62,7 +63,7 @@ export function createClientEnv(w: SimWorld, clientId: number, client: SimNode):
       if (!faultedAtCheckpoints) return NOT_PAUSING;
       const occurrence = checkpoints.get(point) ?? 0;
       checkpoints.set(point, occurrence + 1);
-      return faultsAtCheckpoint(w, clientId, client, point, occurrence) ?? NOT_PAUSING;
+      return faultsAtCheckpoint(w, clientId, client, checkpointFaults, point, occurrence) ?? NOT_PAUSING;
     },
   };
 }

@@ -171,21 +171,35 @@ function partitionLinks(a: readonly string[], b: readonly string[], oneWay: bool
 }
 
 /**
- * `env.checkpoint(point)`: the `partition-at` faults that name this client, checkpoint and
- * occurrence cut it off from their nodes now (it goes on at once); then, if `pause-at` faults
- * name them, pause the client for their durations (recorded as pause/resume) and return an op
- * settled once it runs again; otherwise null (nothing to wait for). Those with `afterMs` start
- * that long after, on a timer of the client's own (the client goes on meanwhile; frozen, it
- * fires them once it runs again), as a real client times them.
+ * The checkpoint faults that name client `clientId`, in schedule order: what `faultsAtCheckpoint`
+ * is given (looked up once per client rather than at every checkpoint it reaches).
+ */
+export function checkpointFaultsOf(w: SimWorld, clientId: number): CheckpointFault[] {
+  return w.schedule.faults.filter((f): f is CheckpointFault => "checkpoint" in f && f.client === clientId);
+}
+
+/**
+ * `env.checkpoint(point)`: of the client's checkpoint faults (`own`, see `checkpointFaultsOf`),
+ * the `partition-at` faults that name this checkpoint and occurrence cut it off from their
+ * nodes now (it goes on at once); then, if `pause-at` faults name them, pause the client for
+ * their durations (recorded as pause/resume) and return an op settled once it runs again;
+ * otherwise null (nothing to wait for). Those with `afterMs` start that long after, on a timer
+ * of the client's own (the client goes on meanwhile; frozen, it fires them once it runs
+ * again), as a real client times them.
  */
 export function faultsAtCheckpoint(
   w: SimWorld,
   clientId: number,
   client: SimNode,
+  own: readonly CheckpointFault[],
   point: Checkpoint,
   occurrence: number,
 ): SimOp<void> | null {
-  const atThisHit = w.schedule.faults.filter((f) => startsAtHit(f, clientId, point, occurrence));
+  // Nearly every hit starts nothing: find that out without allocating.
+  let hit = false;
+  for (let i = 0; i < own.length && !hit; i++) hit = startsAtHit(own[i]!, clientId, point, occurrence);
+  if (!hit) return null;
+  const atThisHit = own.filter((f) => startsAtHit(f, clientId, point, occurrence));
   for (const f of atThisHit) {
     if (f.afterMs === undefined) continue;
     setTimer(client, f.afterMs, () => {
