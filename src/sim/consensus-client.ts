@@ -68,8 +68,11 @@ export function clusterSession(
     members: mapPacked(members, (m) => m.node),
     // A random session reaches every member soon: its channels open now, so that the world
     // seeds their links' streams with the others (network.ts `seedLinks`), three times faster
-    // than one at a time on first use. A sticky one mostly reaches only the leader.
-    channels: mapPacked(members, (m) => (choice === "random" ? channel(net, client, m.node) : null)),
+    // than one at a time on first use. A sticky one mostly reaches only the leader: it opens
+    // the one to member 0 now, where its first call goes (`preferred`).
+    channels: mapPacked(members, (m, i) =>
+      choice === "random" || i === 0 ? channel(net, client, m.node) : null,
+    ),
     preferred: 0,
     pick: choice === "random" ? net.streams.stream(`members:${client.name}`) : null,
   };
