@@ -130,13 +130,30 @@ export function armTimer(timer: Timer, delayMs: number): void {
   const duration = delayMs > 0 ? delayMs : 0;
   timer.deadlineMono = monoDeadline(node.clock, node.core.now, duration);
   const list = listFor(node, duration);
+  append(list, timer);
+  if (!isScheduled(list)) scheduleList(list);
+}
+
+/**
+ * Arms `timer` as `armTimer` with `like`'s delay would, for a timer of `like`'s node armed at
+ * the same instant right after it (`like` still pending): the same deadline, in the same list,
+ * behind it. Skips working out the deadline and looking up the list again (a fan-out's calls).
+ */
+export function armTimerBehind(timer: Timer, like: Timer): void {
+  const list = like.list;
+  if (list === null || timer.node !== like.node)
+    throw new Error("armTimerBehind: `like` is not pending on this node");
+  timer.deadlineMono = like.deadlineMono;
+  append(list, timer);
+}
+
+function append(list: TimerList, timer: Timer): void {
   timer.list = list;
   timer.prev = list.tail;
   timer.next = null;
   if (list.tail === null) list.head = timer;
   else list.tail.next = timer;
   list.tail = timer;
-  if (!isScheduled(list)) scheduleList(list);
 }
 
 /** The list's event is in the agenda. */

@@ -12,7 +12,7 @@ import type { CallResult } from "../env/env.js";
 import { type CallBatch, joinBatch, settleClient } from "./batch.js";
 import { notRun, type OwnEvent } from "./event-queue.js";
 import { type Link, linkBetween, type Network, sendAsOwnEvent } from "./network.js";
-import { armTimer, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
+import { armTimer, armTimerBehind, cancelTimer, type Delivery, type SimNode, type Timer } from "./node.js";
 import { SimOp } from "./sim-op.js";
 
 /**
@@ -179,6 +179,13 @@ function launch<T>(c: PendingCall<T>, timeoutMs: number): void {
   sendAsOwnEvent(c.ch.net, c.ch.out, c);
 }
 
+/** `launch` for the next call of a fan-out, sent right after `first` with the same timeout. */
+function launchBehind<T>(c: PendingCall<T>, first: PendingCall<unknown>): void {
+  c.arg = c;
+  armTimerBehind(c, first);
+  sendAsOwnEvent(c.ch.net, c.ch.out, c);
+}
+
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Never read: `callThen` calls settle through `onSettled`, outside any batch. */
@@ -246,6 +253,7 @@ export function callAnsweredEach<T, S, A, B, C>(
   const batch = joinBatch(from);
   const op = new SimOp<CallResult<T>[]>(from.core);
   const group: CallGroup = { open: n, results: new Array<unknown>(n), op: op as SimOp<unknown[]> };
+  let first: PendingCall<T> | null = null;
   for (let i = 0; i < n; i++) {
     const call = newCall<T>(
       channels[i]!,
@@ -259,7 +267,11 @@ export function callAnsweredEach<T, S, A, B, C>(
     );
     call.group = group;
     call.groupIndex = i;
-    launch(call, timeoutMs);
+    // Their timeouts are alike: the first's deadline and list serve the others.
+    if (first === null) {
+      launch(call, timeoutMs);
+      first = call;
+    } else launchBehind(call, first as PendingCall<unknown>);
   }
   return op;
 }
