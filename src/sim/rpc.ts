@@ -144,8 +144,8 @@ function deliverRefusal<T>(c: PendingCall<T>): void {
 /**
  * Keeps a call whose reply arrived for reuse (network.ts `spareCalls`): a call is the hot
  * path's one allocation, and Redlock makes thousands per run. Calls a server answers later
- * (`serve`, consensus clients') come here too, since a server answers a call once (`respond`):
- * a fresh one per hop was 5–8% of a sim:consensus run (three pairs of runs, 1,000 schedules each).
+ * (`serve`: every hop of a consensus client's call) come here too, since a server answers a
+ * call once (`respond`).
  */
 const MAX_SPARES = 1024;
 
