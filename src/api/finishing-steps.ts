@@ -5,6 +5,8 @@ const WHAT: Record<FinishingStep["step"], string> = {
   "wider pauses": "pauses widened",
   "start races settled": "start races settled",
   "faults aimed": "timed faults aimed at checkpoints",
+  replays: "fresh replays",
+  "stepped back": "a larger schedule kept before it, replayed",
 };
 
 /**
@@ -13,8 +15,11 @@ const WHAT: Record<FinishingStep["step"], string> = {
  */
 export function finishingLine(steps: readonly FinishingStep[]): string | null {
   if (steps.length === 0) return null;
-  const each = steps.map(
-    (s) => `${WHAT[s.step]} (${s.kept ? "kept" : "not kept"}: failed ${s.failed} of ${s.runs})`,
+  // Replays only count how often the result fails again: it is kept either way.
+  const each = steps.map((s) =>
+    s.step === "replays"
+      ? `${WHAT[s.step]} (failed ${s.failed} of ${s.runs})`
+      : `${WHAT[s.step]} (${s.kept ? "kept" : "not kept"}: failed ${s.failed} of ${s.runs})`,
   );
   return `last steps on real servers: ${each.join(", ")}`;
 }

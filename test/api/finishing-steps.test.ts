@@ -11,6 +11,14 @@ describe("the last steps of shrinking on real servers, as a line", () => {
     ).toBe(
       "last steps on real servers: start races settled (kept: failed 2 of 2), timed faults aimed at checkpoints (not kept: failed 1 of 2)",
     );
+    expect(
+      finishingLine([
+        { step: "replays", kept: false, failed: 1, runs: 3 },
+        { step: "stepped back", kept: true, failed: 3, runs: 3 },
+      ]),
+    ).toBe(
+      "last steps on real servers: fresh replays (failed 1 of 3), a larger schedule kept before it, replayed (kept: failed 3 of 3)",
+    );
     expect(finishingLine([])).toBeNull();
   });
 });

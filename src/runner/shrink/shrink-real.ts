@@ -19,7 +19,11 @@
  *    then clients that start within a margin of each other started apart, in the order the
  *    last failing run granted them the lock (`withStartRacesSettled`), then timed pauses of
  *    clients, and timed partitions of one client, aimed at the point of their work they hit in
- *    it (aim-faults.ts).
+ *    it (aim-faults.ts). Last, the result is replayed on fresh runs: of the many candidates
+ *    tried, the smallest that failed `needed` of `runs` times is the likeliest to have done so
+ *    by luck (a race its runs happened to win). If it fails again in fewer than half its
+ *    replays, the schedules kept before it are replayed, latest first, and the first that does
+ *    is the result (`REPLAYS`, `MAX_STEPS_BACK`).
  *
  * The result carries a real failing run of its schedule, or `failingRun: null` when no
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
@@ -108,7 +112,7 @@ export interface RealShrinkResult {
 
 /** One of the last steps of shrinking on real servers: one candidate, kept if it failed often enough. */
 export interface FinishingStep {
-  step: "wider pauses" | "start races settled" | "faults aimed";
+  step: "wider pauses" | "start races settled" | "faults aimed" | "replays" | "stepped back";
   kept: boolean;
   /** Of its real runs, how many failed. */
   failed: number;
@@ -116,6 +120,10 @@ export interface FinishingStep {
 }
 
 const DEFAULT_BUDGET: ShrinkBudget = { maxRuns: 200, timeLimitMs: 120_000 };
+/** Fresh real runs of the result of a shrink on real servers; it must fail in at least half. */
+const REPLAYS = 3;
+/** How many schedules kept before the smallest are replayed when it fails too seldom. */
+const MAX_STEPS_BACK = 2;
 const DEFAULT_SIM_BUDGET: ShrinkBudget = { maxRuns: 1000, timeLimitMs: 20_000 };
 /** Candidates run at once on real servers unless `parallel` says otherwise. */
 export const REAL_PARALLEL = 2;
@@ -162,12 +170,21 @@ export async function shrinkOnRealServers(
   const budget = o.budget ?? DEFAULT_BUDGET;
   const started = Date.now();
 
-  /** Runs `s` up to `runs` times; stops as soon as `needed` failures are in, or out of reach. */
-  const repeated = async (s: Schedule, abandoned?: AbortSignal): Promise<Repeated> => {
+  /**
+   * Runs `s` up to `runs` times; stops as soon as `needed` failures are in, or out of reach.
+   * With `all`, makes every run (a count of how often it fails) and it fails with `needed`.
+   */
+  const repeated = async (
+    s: Schedule,
+    abandoned?: AbortSignal,
+    want = { runs, needed, all: false },
+  ): Promise<Repeated> => {
+    const { runs, needed, all } = want;
     let failed = 0;
     let ran = 0;
     let evidence: FailureEvidence | undefined;
-    while (ran < runs && failed < needed && failed + (runs - ran) >= needed && abandoned?.aborted !== true) {
+    const goOn = () => all || (failed < needed && failed + (runs - ran) >= needed);
+    while (ran < runs && goOn() && abandoned?.aborted !== true) {
       o.onRun?.("real");
       realRuns++;
       ran++;
@@ -253,6 +270,8 @@ export async function shrinkOnRealServers(
   // 2. On real servers.
   let lastOps: readonly Op[] | null = o.evidence?.ops ?? null;
   const kept = new Map<string, Repeated>();
+  /** The schedules kept, in the order they were. */
+  const keptInOrder: Schedule[] = [];
   const probe = async (s: Schedule, abandoned: AbortSignal): Promise<ShrinkProbe> => {
     const r = await repeated(s, abandoned);
     if (r.fails && r.ops !== null) kept.set(JSON.stringify(s), r);
@@ -261,6 +280,7 @@ export async function shrinkOnRealServers(
   const onKept = async (s: Schedule): Promise<void> => {
     const r = kept.get(JSON.stringify(s));
     if (r?.ops == null) return;
+    keptInOrder.push(s);
     lastOps = r.ops;
     await o.onSmaller?.(s, { ops: r.ops, verdicts: checkOps(r.ops) });
   };
@@ -310,6 +330,22 @@ export async function shrinkOnRealServers(
   // An accepted candidate already failed `needed` of `runs` times; the input has failed only
   // once so far (or the caller's evidence is all there is): confirm it.
   final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
+  if (final.fails && shrunk.steps > 0) {
+    const replays = { runs: REPLAYS, needed: Math.ceil(REPLAYS / 2), all: true };
+    const again = await repeated(result, undefined, replays);
+    tried.push({ step: "replays", kept: again.fails, failed: again.failed, runs: again.ran });
+    const resultKey = JSON.stringify(result);
+    const earlier = keptInOrder.filter((s) => JSON.stringify(s) !== resultKey).reverse();
+    for (const s of again.fails ? [] : earlier.slice(0, MAX_STEPS_BACK)) {
+      const r = await repeated(s, undefined, replays);
+      tried.push({ step: "stepped back", kept: r.fails, failed: r.failed, runs: r.ran });
+      if (r.fails) {
+        result = s;
+        final = r;
+        break;
+      }
+    }
+  }
   return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted, tried);
 }
 
