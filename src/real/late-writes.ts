@@ -11,8 +11,9 @@ import { type AppliedSeq, markAppliedWrites, unresolvedWrites } from "../history
 import type { Op } from "../history/op.js";
 import { err, ok, type Result } from "../result.js";
 import type { Schedule } from "../schedule/schedule.js";
+import { callWithDeadline, errorText } from "./adapters/call.js";
 import { connectRedis } from "./adapters/redis.js";
-import { resourceKeys } from "./adapters/resource.js";
+import { RESOURCE_NODE, resourceKeys } from "./adapters/resource.js";
 import type { RealWorld } from "./world.js";
 
 /** How long the read may take: the resource answers at once unless a fault left it unwell. */
@@ -40,27 +41,30 @@ export async function markLateWrites(
   if (unresolved.length === 0) return ok(0);
   await resourceLinksDrained(world, schedule);
   const conn = connectRedis(world.resource.port);
+  const locks = [...new Set(unresolved.map((u) => u.lock))];
   try {
-    const logs = new Map<string, Map<string, bigint>>();
-    const read = (async () => {
-      await conn.connect();
-      for (const lock of new Set(unresolved.map((u) => u.lock))) {
-        const values = await conn.lrange(resourceKeys(lock).values, 0, -1);
-        logs.set(lock, new Map(values.map((v, i) => [v, BigInt(i + 1)])));
-      }
-    })();
-    read.catch(() => {}); // if the timeout wins, its failure is reported, not this one's
-    const timeout = new Promise<never>((_, reject) => {
-      setTimeout(() => reject(new Error(`no answer in ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS).unref();
-    });
-    await Promise.race([read, timeout]);
+    const read = await callWithDeadline(
+      RESOURCE_NODE,
+      READ_TIMEOUT_MS,
+      async () => {
+        await conn.connect();
+        const logs = new Map<string, Map<string, bigint>>();
+        for (const lock of locks) {
+          const values = await conn.lrange(resourceKeys(lock).values, 0, -1);
+          logs.set(lock, new Map(values.map((v, i) => [v, BigInt(i + 1)])));
+        }
+        return logs;
+      },
+      (e) => ({ kind: "timeout", node: RESOURCE_NODE, detail: errorText(e) }),
+    );
+    if (!read.ok)
+      return err(
+        `reading the resource's log for the writes clients gave up on: ${read.error.detail ?? `no answer in ${READ_TIMEOUT_MS} ms`}`,
+      );
+    const logs = read.value;
     const applied: AppliedSeq = (lock, value) =>
       typeof value === "string" ? logs.get(lock)?.get(value) : undefined;
     return ok(markAppliedWrites(ops, applied));
-  } catch (e) {
-    return err(
-      `reading the resource's log for the writes clients gave up on: ${e instanceof Error ? e.message : String(e)}`,
-    );
   } finally {
     conn.disconnect();
   }
