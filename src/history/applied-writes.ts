@@ -6,19 +6,19 @@
  * resource's list of values) marks those completions with the write's apply order `seq`, and
  * the checkers count them as applied (see src/checkers/stale-write.ts).
  */
-import type { Op } from "./op.js";
+import type { Op, WriteOp } from "./op.js";
 
 /** The apply order of the write that carried `value` to `lock`, if the resource applied it. */
 export type AppliedSeq = (lock: string, value: unknown) => bigint | undefined;
 
+/** An `info` write completion with no `seq` yet: a write whose fate only the resource knows. */
+function isUnresolved(op: Op): op is WriteOp {
+  return op.process !== "nemesis" && op.f === "write" && op.type === "info" && op.seq === undefined;
+}
+
 /** The `info` write completions with no `seq` yet: their lock and value. */
 export function unresolvedWrites(ops: readonly Op[]): { lock: string; value: unknown }[] {
-  const out: { lock: string; value: unknown }[] = [];
-  for (const op of ops) {
-    if (op.process === "nemesis" || op.f !== "write" || op.type !== "info" || op.seq !== undefined) continue;
-    out.push({ lock: op.lock, value: op.value });
-  }
-  return out;
+  return ops.filter(isUnresolved).map((op) => ({ lock: op.lock, value: op.value }));
 }
 
 /**
@@ -28,7 +28,7 @@ export function unresolvedWrites(ops: readonly Op[]): { lock: string; value: unk
 export function markAppliedWrites(ops: Op[], applied: AppliedSeq): number {
   let marked = 0;
   for (const [i, op] of ops.entries()) {
-    if (op.process === "nemesis" || op.f !== "write" || op.type !== "info" || op.seq !== undefined) continue;
+    if (!isUnresolved(op)) continue;
     const seq = applied(op.lock, op.value);
     if (seq === undefined) continue;
     ops[i] = { ...op, seq };
