@@ -1,18 +1,25 @@
 /**
  * `lockcheck replay <schedule.json|run-folder>`: runs a saved schedule again and prints the
  * verdict of every checker. Exits like `check`: 0 valid, 1 violation, 2 unknown or bad input.
- * `--twice` runs it twice and fails (exit 1) if the two histories differ.
+ * `--twice` runs it twice and fails (exit 1) if the two histories differ. `--runs n` (real
+ * targets) runs it n times and says in how many the violation came back: exit 1 if it did in
+ * any.
  */
 import { Command } from "commander";
 import { replayRun } from "../../api/replay.js";
 import type { Verdict } from "../../api/types.js";
+import { combineValidity } from "../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
+import type { RunOutcome } from "../../runner/replay.js";
 import { exitCodeOf, printInputError } from "../errors.js";
+import { positiveIntArg } from "../flags.js";
+import { onInterrupt } from "../interrupt.js";
 import { addPlacementOptions, type PlacementFlags, parsePlacementFlags } from "../placement-flags.js";
 
 interface ReplayFlags extends PlacementFlags {
   twice?: boolean;
+  runs?: number;
   target?: string;
   timeline?: boolean;
   json?: boolean;
@@ -25,6 +32,11 @@ export function replayCommand(): Command {
     )
     .argument("<schedule>", "a schedule.json, or a run folder that holds one")
     .option("--twice", "run it twice and fail if the two histories differ")
+    .option(
+      "--runs <n>",
+      "real targets: run it n times, on servers cleaned between runs, and count the runs that fail again (exit 1 if any did): one passing run on real servers proves little",
+      positiveIntArg("--runs"),
+    )
     .option("--target <name>", "run on this target instead of the schedule's own (e.g. redis:lease)");
   return addPlacementOptions(
     command,
@@ -62,32 +74,78 @@ export function formatVerdictLines(
   return lines;
 }
 
+/** "stale-write in 3 of 5 runs", or "no violation in 5 runs". */
+export function formatOutcomes(outcomes: readonly RunOutcome[]): string {
+  const counts = new Map<string, number>();
+  for (const o of outcomes)
+    if (o.violation !== null) counts.set(o.violation, (counts.get(o.violation) ?? 0) + 1);
+  const failed = outcomes.filter((o) => o.violation !== null).length;
+  if (failed === 0) return `no violation in ${outcomes.length} runs`;
+  const kinds = [...counts].map(([kind, n]) => (counts.size === 1 ? kind : `${kind} ${n}`)).join(", ");
+  return `violation in ${failed} of ${outcomes.length} runs (${kinds})`;
+}
+
+/** One line a run: "run 2 of 5: stale-write" or "run 2 of 5: valid". */
+function outcomeLine(n: number, of: number, o: RunOutcome, c = colorsFor(process.stderr)): string {
+  const what =
+    o.violation !== null ? c.red(o.violation) : o.valid === true ? c.green("valid") : c.yellow("unknown");
+  return `run ${n} of ${of}: ${what}`;
+}
+
 async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
   const placement = parsePlacementFlags(flags, (line) => {
     if (flags.json !== true) process.stderr.write(`${line}\n`);
   });
   if (!placement.ok) return printInputError(placement.error);
+  const runs = flags.runs ?? 1;
+  const done: RunOutcome[] = [];
+  const stopWatching =
+    runs > 1
+      ? onInterrupt(
+          () => [`interrupted after ${done.length} of ${runs} runs: ${formatOutcomes(done)}`],
+          flags.json === true ? (signal) => ({ interrupted: signal, runs: done }) : undefined,
+        )
+      : () => {};
   const replayed = await replayRun(path, {
     twice: flags.twice === true,
+    runs,
     ...placement.value,
     ...(flags.target === undefined ? {} : { target: flags.target }),
+    onRun: (n, outcome) => {
+      done.push(outcome);
+      if (runs > 1 && flags.json !== true) process.stderr.write(`${outcomeLine(n, runs, outcome)}\n`);
+    },
   });
+  stopWatching();
   if (!replayed.ok) return printInputError(replayed.error);
-  const { run, difference, valid } = replayed.value;
-  const code = difference !== null ? 1 : exitCodeOf(valid);
+  const { run, difference, valid, outcomes } = replayed.value;
+  const code =
+    difference !== null || outcomes.some((o) => o.violation !== null)
+      ? 1
+      : exitCodeOf(combineValidity([valid, ...outcomes.map((o) => o.valid)]));
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference })}\n`,
+      `${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference, ...(runs > 1 ? { runs: outcomes } : {}) })}\n`,
     );
     return code;
   }
   const c = colorsFor(process.stdout);
   const out: string[] = [];
   if (flags.timeline === true) out.push(...formatTimeline(run.ops, run.verdicts, { colors: c }), "");
+  const which =
+    runs === 1
+      ? ""
+      : outcomes.some((o) => o.violation !== null)
+        ? " (the first run that failed)"
+        : " (the last run)";
   out.push(
-    `${run.schedule.target} (${run.schedule.resource}), seed ${run.schedule.seed}: ${run.ops.length} ops`,
+    `${run.schedule.target} (${run.schedule.resource}), seed ${run.schedule.seed}: ${run.ops.length} ops${which}`,
   );
   out.push(...formatVerdictLines(run.verdicts, c));
+  if (runs > 1) {
+    const summary = formatOutcomes(outcomes);
+    out.push(outcomes.some((o) => o.violation !== null) ? c.red(summary) : c.green(summary));
+  }
   if (flags.twice === true) {
     out.push(
       difference === null
