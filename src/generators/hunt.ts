@@ -8,7 +8,11 @@
  * Pauses include pauses inside calls (`in-call`), which `scheduleArb` leaves out by default,
  * checkpoint pauses aim where a write can follow (not before a release), and delays and
  * partitions reach only links that carry traffic on real servers (`links: "real"`): never
- * between two clients, nor between Redis servers.
+ * between two clients, nor between Redis servers. A delay lasts up to the client's call
+ * timeout plus 2 × TTL: a delayed packet must outlast its write's timeout, then the next
+ * holder's acquisition and its hold (up to 0.8 × TTL) to its first write. With delays of at
+ * most 2 × TTL (the simulator's bound), a library whose calls wait 2 TTLs (etcd3-lock.mjs: 1 s
+ * TTL, 2 s timeout) never had a write time out on a delay.
  *
  * Tuned to find a stale write soon (measured on real servers, bench/hunt.ts): every hold
  * writes at least once (a paused holder has a write to make when it wakes); a client pause
@@ -98,6 +102,7 @@ export function huntScheduleArb(opts: HuntArbOptions): fc.Arbitrary<Schedule> {
     links: "real",
     maxPauseMs,
     minClientPauseMs,
+    maxDelayMs: options.callTimeoutMs + 2 * options.ttlMs,
     clockAim: { minDriftRate: HUNT_MIN_DRIFT_RATE, serverClocks: opts.serverClocks !== false },
     ...renewing.faults,
     ...faultOverrides,

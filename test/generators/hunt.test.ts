@@ -141,6 +141,30 @@ describe("huntScheduleArb", () => {
     expect(heldWrites / delays.length).toBeLessThan(0.65);
   });
 
+  it("a delay lasts up to the call timeout + 2 TTLs: a write held back can time out and land after the next holder's", () => {
+    const delaysOf = (callTimeoutMs: number) =>
+      fc
+        .sample(
+          huntScheduleArb({
+            target: "module:./lib.mjs",
+            resource: "unfenced",
+            options: { ...options, ttlMs: 1000, callTimeoutMs },
+            faults: { categories: ["delay"] },
+          }),
+          { seed: 3, numRuns: 60 },
+        )
+        .flatMap((s) => s.faults)
+        .flatMap((f) => (f.kind === "delay" ? [f.extraMs] : []));
+    // etcd3-lock.mjs waits 2 s for a call: delays of at most 2 TTLs never made a write time out.
+    const slowCalls = delaysOf(2000);
+    expect(Math.max(...slowCalls)).toBeLessThanOrEqual(4000);
+    // Past the timeout, a next holder's acquisition and a hold of 0.8 TTL.
+    expect(slowCalls.filter((ms) => ms > 2900).length).toBeGreaterThan(slowCalls.length / 6);
+    const quickCalls = delaysOf(200);
+    expect(Math.max(...quickCalls)).toBeLessThanOrEqual(2200);
+    expect(Math.max(...quickCalls)).toBeGreaterThan(2000);
+  });
+
   it("partitions cut a client's links, and cut servers apart only where they talk to each other", () => {
     const partitionsOf = (target: string, servers: number, leader: boolean) =>
       fc
