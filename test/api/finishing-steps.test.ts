@@ -19,6 +19,18 @@ describe("the last steps of shrinking on real servers, as a line", () => {
     ).toBe(
       "last steps on real servers: fresh replays (failed 1 of 3), a larger schedule kept before it, replayed (kept: failed 3 of 3)",
     );
+    expect(
+      finishingLine([
+        { step: "start races settled", kept: true, failed: 2, runs: 2 },
+        { step: "faults aimed", skipped: "time limit" },
+        { step: "replays", skipped: "time limit" },
+      ]),
+    ).toBe(
+      "last steps on real servers: start races settled (kept: failed 2 of 2); no time left in the limit for: timed faults aimed at checkpoints, fresh replays",
+    );
+    expect(finishingLine([{ step: "replays", skipped: "time limit" }])).toBe(
+      "last steps on real servers: no time left in the limit for: fresh replays",
+    );
     expect(finishingLine([])).toBeNull();
   });
 });

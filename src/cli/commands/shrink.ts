@@ -71,7 +71,7 @@ export function shrinkCommand(): Command {
     .option("--max-runs <n>", "most candidate runs", positiveIntArg("--max-runs"), 1000)
     .option(
       "--time-limit <duration>",
-      `stop shrinking after this long, e.g. 60s (real targets: default ${REAL_TIME_LIMIT_MS / 1000}s, the twin and the confirmations on real servers included; up to three last candidates of --runs runs each may follow)`,
+      `stop shrinking after this long, e.g. 60s (real targets: default ${REAL_TIME_LIMIT_MS / 1000}s, the twin, the confirmations, the last steps and the replays on real servers included: a last step whose runs would end past it is left out, and the output says so)`,
     )
     .option("--runs <n>", "real targets: runs per candidate", positiveIntArg("--runs"), 2)
     .option(

@@ -110,16 +110,40 @@ export interface RealShrinkResult {
   finishing: FinishingStep[];
 }
 
-/** One of the last steps of shrinking on real servers: one candidate, kept if it failed often enough. */
-export interface FinishingStep {
-  step: "wider pauses" | "start races settled" | "faults aimed" | "replays" | "stepped back";
+/**
+ * One of the last steps of shrinking on real servers: one candidate, kept if it failed often
+ * enough; or a step left out because its runs would not have ended within the time limit.
+ */
+export type FinishingStep = FinishingRuns | FinishingSkipped;
+
+export type FinishingStepName =
+  | "wider pauses"
+  | "start races settled"
+  | "faults aimed"
+  | "replays"
+  | "stepped back";
+
+export interface FinishingRuns {
+  step: FinishingStepName;
   kept: boolean;
   /** Of its real runs, how many failed. */
   failed: number;
   runs: number;
 }
 
+export interface FinishingSkipped {
+  step: FinishingStepName;
+  skipped: "time limit";
+}
+
 const DEFAULT_BUDGET: ShrinkBudget = { maxRuns: 200, timeLimitMs: 120_000 };
+/**
+ * Of the time limit, the most the pass leaves for the last steps (three candidates of `runs`
+ * runs and the replays, one run after another): with runs of 10 s they would take 90 s.
+ */
+const MOST_KEPT_FOR_LAST_STEPS = 0.4;
+/** Runs whose durations say how long the next run will take: the latest, as candidates shrink. */
+const TIMED_RUNS = 4;
 /** Fresh real runs of the result of a shrink on real servers; it must fail in at least half. */
 const REPLAYS = 3;
 /** How many schedules kept before the smallest are replayed when it fails too seldom. */
@@ -169,6 +193,15 @@ export async function shrinkOnRealServers(
   // servers come out of it, and the pass on real servers gets what is left.
   const budget = o.budget ?? DEFAULT_BUDGET;
   const started = Date.now();
+  const deadline = budget.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + budget.timeLimitMs;
+  const runMs: number[] = [];
+  /** How long the next real run will take, judged by the latest ones (0 before any). */
+  const typicalRunMs = (): number => {
+    const latest = runMs.slice(-TIMED_RUNS);
+    return latest.length === 0 ? 0 : latest.reduce((a, b) => a + b, 0) / latest.length;
+  };
+  /** Whether `n` more runs, one after another, would end within the time limit. */
+  const fits = (n: number): boolean => Date.now() + n * typicalRunMs() <= deadline;
 
   /**
    * Runs `s` up to `runs` times; stops as soon as `needed` failures are in, or out of reach.
@@ -184,14 +217,18 @@ export async function shrinkOnRealServers(
     let ran = 0;
     let evidence: FailureEvidence | undefined;
     const goOn = () => all || (failed < needed && failed + (runs - ran) >= needed);
-    while (ran < runs && goOn() && abandoned?.aborted !== true) {
+    const isAbandoned = () => abandoned?.aborted === true;
+    while (ran < runs && goOn() && !isAbandoned()) {
       o.onRun?.("real");
       realRuns++;
       ran++;
+      const runStarted = Date.now();
       const p =
         o.runOnServers === undefined
           ? await probeViolation(target, s, o.kind)
           : probeOfRun(o.kind, await o.runOnServers(s, o.kind, abandoned));
+      // A run stopped because its answer is no longer needed says nothing of how long one takes.
+      if (!isAbandoned()) runMs.push(Date.now() - runStarted);
       if (p.fails) {
         failed++;
         evidence ??= p.evidence;
@@ -296,9 +333,15 @@ export async function shrinkOnRealServers(
     const merged = withPausesMerged(s);
     if (merged !== null) yield merged;
   };
+  // The pass stops in time for the last steps to run within the limit, as far as the runs so
+  // far tell how long theirs will take.
+  const lastStepRuns = 3 * runs + REPLAYS;
+  const keptForLastSteps = (): number =>
+    Math.min(lastStepRuns * typicalRunMs(), MOST_KEPT_FOR_LAST_STEPS * (budget.timeLimitMs ?? 0));
   const shrunk = await shrinkSchedule(schedule, probe, budgetLeft(budget, started, 0), o.evidence, aim, {
     parallel: o.parallel ?? REAL_PARALLEL,
     onKept,
+    stopAt: () => deadline - keptForLastSteps(),
   });
   let result = shrunk.schedule;
   // Last, one candidate each (real runs are dear), kept if it still fails; tried even when the
@@ -320,6 +363,10 @@ export async function shrinkOnRealServers(
   for (const [step, make] of finishing) {
     const candidate = make(result, final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps);
     if (candidate === null) continue;
+    if (!fits(runs)) {
+      tried.push({ step, skipped: "time limit" });
+      continue;
+    }
     const r = await repeated(candidate);
     tried.push({ step, kept: r.fails, failed: r.failed, runs: r.ran });
     if (r.fails) {
@@ -330,13 +377,19 @@ export async function shrinkOnRealServers(
   // An accepted candidate already failed `needed` of `runs` times; the input has failed only
   // once so far (or the caller's evidence is all there is): confirm it.
   final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
-  if (final.fails && shrunk.steps > 0) {
+  if (final.fails && shrunk.steps > 0 && !fits(REPLAYS))
+    tried.push({ step: "replays", skipped: "time limit" });
+  else if (final.fails && shrunk.steps > 0) {
     const replays = { runs: REPLAYS, needed: Math.ceil(REPLAYS / 2), all: true };
     const again = await repeated(result, undefined, replays);
     tried.push({ step: "replays", kept: again.fails, failed: again.failed, runs: again.ran });
     const resultKey = JSON.stringify(result);
     const earlier = keptInOrder.filter((s) => JSON.stringify(s) !== resultKey).reverse();
     for (const s of again.fails ? [] : earlier.slice(0, MAX_STEPS_BACK)) {
+      if (!fits(REPLAYS)) {
+        tried.push({ step: "stepped back", skipped: "time limit" });
+        break;
+      }
       const r = await repeated(s, undefined, replays);
       tried.push({ step: "stepped back", kept: r.fails, failed: r.failed, runs: r.ran });
       if (r.fails) {

@@ -77,6 +77,11 @@ export interface ShrinkPace {
   parallel?: number;
   /** Called (and waited for) each time a candidate is kept, with what its probe showed. */
   onKept?: (s: Schedule, probe: ShrinkProbe) => Promise<void>;
+  /**
+   * A time (Date.now() ms) after which no candidate is taken, read again before each batch;
+   * sooner than the budget's own when the caller needs time after the pass.
+   */
+  stopAt?: () => number;
 }
 
 const asProbe = (p: boolean | ShrinkProbe): ShrinkProbe => (typeof p === "boolean" ? { fails: p } : p);
@@ -149,7 +154,8 @@ export async function shrinkSchedule(
 
   // A candidate is taken only with budget left for it: with none, the pass stops there, as
   // "exhausted" (there was a candidate it could not try).
-  const outOfBudget = (extra: number) => runs + extra >= maxRuns || Date.now() >= deadline;
+  const outOfBudget = (extra: number) =>
+    runs + extra >= maxRuns || Date.now() >= Math.min(deadline, pace.stopAt?.() ?? Infinity);
 
   for (;;) {
     let improved = false;

@@ -1,0 +1,77 @@
+/**
+ * A shrink on real servers ends within its time limit, its last steps included: the pass stops
+ * early enough for them, judged by how long the runs so far took, and a last step whose runs
+ * would end past the limit is left out and said to be (shrink-real.ts). "Real servers" here are
+ * the simulator, each of whose runs moves a fake wall clock on by one second.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { finishingLine } from "../../src/api/finishing-steps.js";
+import { probeViolation } from "../../src/runner/same-violation.js";
+import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
+import type { Schedule } from "../../src/schedule/schedule.js";
+import { scheduleFor, target } from "./schedules.js";
+
+const lease = target("sim:lease");
+const RUN_MS = 1000;
+
+/** Client 0 is paused past its lease while holding; client 1 takes the lock; clients 2 and 3 idle by. */
+const found: Schedule = scheduleFor("sim:lease", {
+  resource: "unfenced",
+  clients: [
+    [{ thinkMs: 0, holdMs: 600, writes: 2 }],
+    [{ thinkMs: 1500, holdMs: 100, writes: 1 }],
+    [{ thinkMs: 4000, holdMs: 10, writes: 0 }],
+    [{ thinkMs: 4500, holdMs: 10, writes: 0 }],
+  ],
+  faults: [{ kind: "pause", node: "client:0", at: 150, durationMs: 2500 }],
+});
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function shrinkWithin(timeLimitMs: number) {
+  const evidence = (await probeViolation(lease, found, "stale-write")).evidence!;
+  let runs = 0;
+  const started = Date.now();
+  const r = await shrinkOnRealServers({ ...lease, deterministic: false }, found, {
+    kind: "stale-write",
+    marginMs: 50,
+    simFirst: false,
+    runs: 2,
+    parallel: 1,
+    evidence,
+    budget: { timeLimitMs },
+    runOnServers: async (s) => {
+      runs++;
+      vi.setSystemTime(Date.now() + RUN_MS);
+      return (await lease.run(s)).ops;
+    },
+  });
+  return { r, runs, tookMs: Date.now() - started };
+}
+
+describe("a shrink on real servers within its time limit", () => {
+  it("with room for every last step, runs them all and ends within the limit", async () => {
+    const { r, runs, tookMs } = await shrinkWithin(40_000);
+    // Past the limit by at most the candidate in flight when the pass stopped (2 runs).
+    expect(tookMs).toBeLessThanOrEqual(40_000 + 2 * RUN_MS);
+    expect(runs).toBeGreaterThan(20);
+    expect(r.finishing.some((f) => "skipped" in f)).toBe(false);
+    expect(r.finishing.some((f) => f.step === "replays")).toBe(true);
+    expect(r.failingRun).not.toBeNull();
+  });
+
+  it("with a tight limit, leaves out the last steps that would not end in time, and says so", async () => {
+    const { r, tookMs } = await shrinkWithin(8_000);
+    expect(tookMs).toBeLessThanOrEqual(8_000 + 2 * RUN_MS);
+    const skipped = r.finishing.filter((f) => "skipped" in f);
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(finishingLine(r.finishing)).toMatch(/no time left in the limit for: /);
+    // What it keeps has failed on the servers.
+    expect(r.failingRun).not.toBeNull();
+  });
+});
