@@ -6,13 +6,16 @@
 import { combineValidity, type Validity } from "../checkers/verdict.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { type ReplayOptions, type ReplayResult, replaySchedule } from "../runner/replay.js";
+
+export type { RunOutcome } from "../runner/replay.js";
+
 import { loadScheduleArg } from "./schedule-arg.js";
 
 /** What a printed command adds to run where the servers ran (` --cluster docker` and its images, or nothing). */
 export { placementFlags } from "../runner/run-folder.js";
 
 export interface ReplayReport extends ReplayResult {
-  /** Combined verdict of the run. */
+  /** Combined verdict of the run; with `runs`, of every run (false if any run failed). */
   valid: Validity;
 }
 
@@ -24,5 +27,7 @@ export async function replayRun(
   if (!schedule.ok) return schedule;
   const replayed = await replaySchedule(schedule.value, o);
   if (!replayed.ok) return err(replayed.error);
-  return ok({ ...replayed.value, valid: combineValidity(replayed.value.run.verdicts.map((v) => v.valid)) });
+  const { run, outcomes } = replayed.value;
+  const valid = combineValidity([...run.verdicts.map((v) => v.valid), ...outcomes.map((o) => o.valid)]);
+  return ok({ ...replayed.value, valid });
 }

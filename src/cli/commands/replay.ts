@@ -6,12 +6,10 @@
  * any.
  */
 import { Command } from "commander";
-import { replayRun } from "../../api/replay.js";
+import { type RunOutcome, replayRun } from "../../api/replay.js";
 import type { Verdict } from "../../api/types.js";
-import { combineValidity } from "../../checkers/verdict.js";
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
-import type { RunOutcome } from "../../runner/replay.js";
 import { exitCodeOf, printInputError } from "../errors.js";
 import { positiveIntArg } from "../flags.js";
 import { onInterrupt } from "../interrupt.js";
@@ -119,10 +117,7 @@ async function runReplay(path: string, flags: ReplayFlags): Promise<number> {
   stopWatching();
   if (!replayed.ok) return printInputError(replayed.error);
   const { run, difference, valid, outcomes } = replayed.value;
-  const code =
-    difference !== null || outcomes.some((o) => o.violation !== null)
-      ? 1
-      : exitCodeOf(combineValidity([valid, ...outcomes.map((o) => o.valid)]));
+  const code = difference !== null || outcomes.some((o) => o.violation !== null) ? 1 : exitCodeOf(valid);
   if (flags.json === true) {
     process.stdout.write(
       `${JSON.stringify({ valid, verdicts: run.verdicts, ops: run.ops.length, difference, ...(runs > 1 ? { runs: outcomes } : {}) })}\n`,
