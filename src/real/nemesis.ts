@@ -35,8 +35,11 @@ export interface Nemesis {
    */
   start(clients: ClientFleet): Promise<void>;
   onPauseRequest(req: PauseRequest): void;
-  /** Client `clientId` reached a hit of its `partition-at` faults: cut it off, then tell it to go on. */
-  onCutRequest(clientId: number, point: CheckpointFaultPoint): void;
+  /**
+   * Client `clientId` reached a point where its `partition-at` faults start: cut it off, then
+   * tell it to go on.
+   */
+  onLinksRequest(clientId: number, point: CheckpointFaultPoint): void;
   /** Labels of the faults in effect now. */
   active(): string[];
   /**
@@ -143,9 +146,9 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
         (e: unknown) => errors.push(String(e)),
       );
     },
-    onCutRequest(clientId, hit) {
+    onLinksRequest(clientId, hit) {
       const c = ctx;
-      const goOn = (): void => c?.clients.send(clientId, { type: "cut-done", ...hit });
+      const goOn = (): void => c?.clients.send(clientId, { type: "links-changed", ...hit });
       if (c === null || stopped) {
         goOn();
         return;
