@@ -241,13 +241,13 @@ function libraryChildConfig(
 }
 
 /**
- * The points where client `id`'s `partition-at` faults change its links, each once: the
- * parent starts every fault of a point at its one request.
+ * The points where client `id`'s `partition-at` and `delay-at` faults change its links, each
+ * once: the parent starts every fault of a point at its one request.
  */
 function linkChangePoints(faults: Schedule["faults"], id: number): CheckpointFaultPoint[] {
   const points = new Map<string, CheckpointFaultPoint>();
   for (const f of faults) {
-    if (f.kind !== "partition-at" || f.client !== id) continue;
+    if ((f.kind !== "partition-at" && f.kind !== "delay-at") || f.client !== id) continue;
     const point = { checkpoint: f.checkpoint, occurrence: f.occurrence, ...afterMsField(f.afterMs) };
     points.set(pointKey(point), point);
   }

@@ -6,7 +6,8 @@
  * A pause of this client is a SIGSTOP of this whole process, so its lease keep-alives freeze
  * too, as in a real GC pause. A `pause-at` fault stops the process from inside
  * env.checkpoint(): it tells the parent, then SIGSTOPs itself; the parent SIGCONTs it later. A
- * `partition-at` fault has the parent cut its links there, and it waits until they are cut.
+ * `partition-at` or `delay-at` fault has the parent cut or delay its links there, and it waits
+ * until they are.
  *
  * It exits when its workload is done, and at once when the IPC channel to the parent closes
  * (the parent died): a client never outlives the run that started it.

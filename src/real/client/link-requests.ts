@@ -1,8 +1,8 @@
 /**
- * A client's side of the checkpoint faults on its links (`partition-at`): at a point where
- * the schedule changes its links, the client asks the parent to do it (its nemesis owns the
- * proxies); at a checkpoint itself it waits until they are changed, so that its next request
- * meets the change on every run.
+ * A client's side of the checkpoint faults on its links (`partition-at`, `delay-at`): at a
+ * point where the schedule cuts or delays its links, the client asks the parent to do it (its
+ * nemesis owns the proxies); at a checkpoint itself it waits until they are changed, so that
+ * its next request meets the cut or the delay on every run.
  */
 import type { Send } from "./checkpoint.js";
 import { type CheckpointFaultPoint, pointKey } from "./protocol.js";

@@ -39,8 +39,8 @@ export interface ChildConfig {
   /** This client's `pause-at` faults. */
   pauseAt: (CheckpointFaultPoint & { durationMs: number; clocks?: PauseClocks })[];
   /**
-   * Where this client's `partition-at` faults change its links (absent: nowhere); the parent
-   * knows how. One entry a point, however many faults start there.
+   * Where this client's `partition-at` and `delay-at` faults cut or delay its links (absent:
+   * nowhere); the parent knows how. One entry a point, however many faults start there.
    */
   linksAt?: CheckpointFaultPoint[];
   /** This client's `pause-in-call` faults (absent: none). */
