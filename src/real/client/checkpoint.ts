@@ -1,11 +1,12 @@
 /**
  * `env.checkpoint()` of a client process: at the `occurrence`-th time the client reaches a
  * checkpoint that one of its `partition-at` or `delay-at` faults names, it has the parent cut
- * or delay its links and waits until they are (link-requests.ts); at one that a `pause-at` fault names, it tells
- * the parent and then SIGSTOPs itself (about a millisecond later, see below); the parent
- * SIGCONTs it later (src/real/faults/pause-at.ts). The lock algorithm waits for the
- * checkpoint, so it does not go on in between. A fault with `afterMs` starts that long after,
- * by the client's own timer, while the client goes on (as pause-in-call.ts times its stops).
+ * or delay its links and waits until they are (link-requests.ts); at one that a `pause-at`
+ * fault names, it tells the parent and then SIGSTOPs itself (about a millisecond later, see
+ * below); the parent SIGCONTs it later (src/real/faults/pause-at.ts). The lock algorithm
+ * waits for the checkpoint, so it does not go on in between. A fault with `afterMs` starts that
+ * long after, by the client's own timer, while the client goes on (as pause-in-call.ts times
+ * its stops).
  */
 import { NOT_PAUSED } from "../../env/env.js";
 import { pauseAtMark } from "../../schedule/faults/pause-at.js";
