@@ -9,12 +9,13 @@ import { afterMsField, afterMsLabel } from "../schedule/faults/after-checkpoint.
 import { pauseAtMark } from "../schedule/faults/pause-at.js";
 import { clocksField, clocksLabel } from "../schedule/faults/pause-clocks.js";
 import type { Schedule } from "../schedule/schedule.js";
-import type {
-  CheckpointFaultPoint,
-  ChildConfig,
-  ChildMessage,
-  LibraryChildConfig,
-  ParentMessage,
+import {
+  type CheckpointFaultPoint,
+  type ChildConfig,
+  type ChildMessage,
+  type LibraryChildConfig,
+  type ParentMessage,
+  pointKey,
 } from "./client/protocol.js";
 import { LOOPBACK } from "./cluster/net.js";
 import { pauseInCallRequest, pauseInCallSpecs } from "./faults/pause-in-call.js";
@@ -71,8 +72,8 @@ export interface FleetOptions {
   eventsDir: string;
   reaper: Reaper | null;
   onPauseRequest(req: PauseRequest): void;
-  /** A client reached a checkpoint hit of its `partition-at` faults and waits for `cut-done`. */
-  onCutRequest(clientId: number, point: CheckpointFaultPoint): void;
+  /** A client reached a point where faults change its links, and waits for `links-changed`. */
+  onLinksRequest(clientId: number, point: CheckpointFaultPoint): void;
   /** How long children may take to start and connect. */
   startTimeoutMs?: number;
   /** Lock servers the user runs (`--redis-endpoints`): a library adapter connects there, not to proxies. */
@@ -127,11 +128,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
           ? [{ ...pauseAtMark(f), ...clocksField(f.clocks) }]
           : [],
       ),
-      cutAt: schedule.faults.flatMap((f) =>
-        f.kind === "partition-at" && f.client === plan.id
-          ? [{ checkpoint: f.checkpoint, occurrence: f.occurrence, ...afterMsField(f.afterMs) }]
-          : [],
-      ),
+      linksAt: linkChangePoints(schedule.faults, plan.id),
       pauseInCall: pauseInCallSpecs(schedule.faults, plan.id),
       eventsFile: clientEventsFile(opts.eventsDir, plan.id),
     };
@@ -158,8 +155,8 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             opts.onPauseRequest({ clientId: plan.id, durationMs, time, value, label });
             return;
           }
-          case "cut-me":
-            opts.onCutRequest(plan.id, {
+          case "change-links":
+            opts.onLinksRequest(plan.id, {
               checkpoint: msg.checkpoint,
               occurrence: msg.occurrence,
               ...afterMsField(msg.afterMs),
@@ -241,4 +238,18 @@ function libraryChildConfig(
     options: schedule.module?.options ?? {},
     endpoints: external === undefined ? proxied : [...external],
   };
+}
+
+/**
+ * The points where client `id`'s `partition-at` and `delay-at` faults change its links, each
+ * once: the parent starts every fault of a point at its one request.
+ */
+function linkChangePoints(faults: Schedule["faults"], id: number): CheckpointFaultPoint[] {
+  const points = new Map<string, CheckpointFaultPoint>();
+  for (const f of faults) {
+    if ((f.kind !== "partition-at" && f.kind !== "delay-at") || f.client !== id) continue;
+    const point = { checkpoint: f.checkpoint, occurrence: f.occurrence, ...afterMsField(f.afterMs) };
+    points.set(pointKey(point), point);
+  }
+  return [...points.values()];
 }

@@ -24,7 +24,10 @@ const ARRIVAL_SLACK_MS = 100;
 
 /** Waits until the clients' links to the resource hold nothing back, or the longest delay has passed. */
 async function resourceLinksDrained(world: RealWorld, schedule: Schedule): Promise<void> {
-  const longestDelay = Math.max(0, ...schedule.faults.map((f) => (f.kind === "delay" ? f.extraMs : 0)));
+  const longestDelay = Math.max(
+    0,
+    ...schedule.faults.map((f) => (f.kind === "delay" || f.kind === "delay-at" ? f.extraMs : 0)),
+  );
   const links = schedule.clients.flatMap((c) => world.link(c.id, "resource") ?? []);
   await Promise.all(links.map((l) => l.drained(longestDelay + ARRIVAL_SLACK_MS)));
 }

@@ -1,6 +1,7 @@
 /**
  * The real world's nemesis: starts each timed fault of the schedule at its time (ms after the
- * run's start), serves clients' `pause-at` and `pause-in-call` requests, records every fault start and end as a
+ * run's start), serves clients' `pause-at` and `pause-in-call` requests and their requests to
+ * cut or delay their links (`partition-at`, `delay-at`), records every fault start and end as a
  * `nemesis` op, and knows which faults are active (for the progress line). One fault kind
  * per file under faults/.
  */
@@ -19,6 +20,7 @@ import { startClockFault } from "./faults/clock.js";
 import { type FaultContext, resolveNode } from "./faults/context.js";
 import { startCrash } from "./faults/crash.js";
 import { startDelay } from "./faults/delay.js";
+import { startDelaysAt } from "./faults/delay-at.js";
 import { startPartition } from "./faults/partition.js";
 import { startPartitionsAt } from "./faults/partition-at.js";
 import { startPause } from "./faults/pause.js";
@@ -35,8 +37,11 @@ export interface Nemesis {
    */
   start(clients: ClientFleet): Promise<void>;
   onPauseRequest(req: PauseRequest): void;
-  /** Client `clientId` reached a hit of its `partition-at` faults: cut it off, then tell it to go on. */
-  onCutRequest(clientId: number, point: CheckpointFaultPoint): void;
+  /**
+   * Client `clientId` reached a point where its `partition-at` or `delay-at` faults start: cut
+   * it off or delay its links, then tell it to go on.
+   */
+  onLinksRequest(clientId: number, point: CheckpointFaultPoint): void;
   /** Labels of the faults in effect now. */
   active(): string[];
   /**
@@ -143,25 +148,23 @@ export function createNemesis(opts: NemesisOptions): Nemesis {
         (e: unknown) => errors.push(String(e)),
       );
     },
-    onCutRequest(clientId, hit) {
+    onLinksRequest(clientId, point) {
       const c = ctx;
-      const goOn = (): void => c?.clients.send(clientId, { type: "cut-done", ...hit });
+      const goOn = (): void => c?.clients.send(clientId, { type: "links-changed", ...point });
       if (c === null || stopped) {
         goOn();
         return;
       }
-      const faults = opts.schedule.faults.flatMap((f) =>
-        f.kind === "partition-at" &&
-        startsAtHit(f, clientId, hit.checkpoint, hit.occurrence) &&
-        f.afterMs === hit.afterMs
-          ? [f]
-          : [],
+      const here = opts.schedule.faults.filter(
+        (f) => startsAtHit(f, clientId, point.checkpoint, point.occurrence) && f.afterMs === point.afterMs,
       );
-      begun += faults.length;
-      void startPartitionsAt(c, faults)
+      const cuts = here.filter((f) => f.kind === "partition-at");
+      const delays = here.filter((f) => f.kind === "delay-at");
+      begun += cuts.length + delays.length;
+      void Promise.all([startPartitionsAt(c, cuts), startDelaysAt(c, delays)])
         .then(
           (started) => {
-            for (const s of started) track(s.label, s.durationMs);
+            for (const s of started.flat()) track(s.label, s.durationMs);
           },
           (e: unknown) => void errors.push(String(e)),
         )

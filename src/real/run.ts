@@ -223,7 +223,7 @@ export async function runReal(
       eventsDir,
       reaper,
       onPauseRequest: (req) => nemesis?.onPauseRequest(req),
-      onCutRequest: (id, hit) => nemesis?.onCutRequest(id, hit),
+      onLinksRequest: (id, point) => nemesis?.onLinksRequest(id, point),
       ...(external === undefined ? {} : { externalEndpoints: external }),
     }).then(
       (f) => ok(f),

@@ -12,6 +12,7 @@ import { clockDriftFaultSchema } from "./faults/clock-drift.js";
 import { clockJumpFaultSchema } from "./faults/clock-jump.js";
 import { crashFaultSchema } from "./faults/crash.js";
 import { delayFaultSchema } from "./faults/delay.js";
+import { delayAtFaultSchema } from "./faults/delay-at.js";
 import { partitionFaultSchema } from "./faults/partition.js";
 import { partitionAtFaultSchema } from "./faults/partition-at.js";
 import { pauseFaultSchema } from "./faults/pause.js";
@@ -34,6 +35,7 @@ export {
   clockDriftFaultSchema,
   clockJumpFaultSchema,
   crashFaultSchema,
+  delayAtFaultSchema,
   delayFaultSchema,
   partitionFaultSchema,
   pauseAtFaultSchema,
@@ -74,6 +76,7 @@ export const faultSchema = z.discriminatedUnion("kind", [
   clockJumpFaultSchema,
   clockDriftFaultSchema,
   delayFaultSchema,
+  delayAtFaultSchema,
 ]);
 export type Fault = z.infer<typeof faultSchema>;
 export type FaultKind = Fault["kind"];

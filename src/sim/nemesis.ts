@@ -12,6 +12,7 @@
  */
 
 import { afterMsField } from "../schedule/faults/after-checkpoint.js";
+import { delayAtMark, delayedLink } from "../schedule/faults/delay-at.js";
 import { partitionAtMark } from "../schedule/faults/partition-at.js";
 import {
   type Checkpoint,
@@ -86,19 +87,9 @@ function startFault(w: SimWorld, fault: TimedFault): void {
       driftNode(node, fault.rate);
       return;
     }
-    case "delay": {
-      const from = resolveNodeRef(w, fault.from);
-      const to = resolveNodeRef(w, fault.to);
-      if (from === undefined || to === undefined || from === to) return;
-      const value = { from: from.name, to: to.name, extraMs: fault.extraMs, durationMs: fault.durationMs };
-      recordNemesis(w.history, "delay", from.name, value);
-      delayLink(w.net, from.name, to.name, fault.extraMs);
-      after(w.core, fault.durationMs, () => {
-        recordNemesis(w.history, "delay-end", from.name, value);
-        delayLink(w.net, from.name, to.name, -fault.extraMs);
-      });
+    case "delay":
+      delayFor(w, fault.from, fault.to, fault.extraMs, fault.durationMs, {});
       return;
-    }
   }
 }
 
@@ -149,6 +140,30 @@ function partitionFor(
   });
 }
 
+/**
+ * Delays messages sent from → to by `extraMs` for `durationMs`, recording the delay and its
+ * end (their value carries `mark` too).
+ */
+function delayFor(
+  w: SimWorld,
+  fromRef: string,
+  toRef: string,
+  extraMs: number,
+  durationMs: number,
+  mark: Record<string, unknown>,
+): void {
+  const from = resolveNodeRef(w, fromRef);
+  const to = resolveNodeRef(w, toRef);
+  if (from === undefined || to === undefined || from === to) return;
+  const value = { from: from.name, to: to.name, extraMs, durationMs, ...mark };
+  recordNemesis(w.history, "delay", from.name, value);
+  delayLink(w.net, from.name, to.name, extraMs);
+  after(w.core, durationMs, () => {
+    recordNemesis(w.history, "delay-end", from.name, value);
+    delayLink(w.net, from.name, to.name, -extraMs);
+  });
+}
+
 function resolveGroup(w: SimWorld, refs: readonly string[]): string[] {
   const names: string[] = [];
   for (const ref of refs) {
@@ -181,11 +196,11 @@ export function checkpointFaultsOf(w: SimWorld, clientId: number): CheckpointFau
 /**
  * `env.checkpoint(point)`: of the client's checkpoint faults (`own`, see `checkpointFaultsOf`),
  * the `partition-at` faults that name this checkpoint and occurrence cut it off from their
- * nodes now (it goes on at once); then, if `pause-at` faults name them, pause the client for
- * their durations (recorded as pause/resume) and return an op settled once it runs again;
- * otherwise null (nothing to wait for). Those with `afterMs` start that long after, on a timer
- * of the client's own (the client goes on meanwhile; frozen, it fires them once it runs
- * again), as a real client times them.
+ * nodes now, and the `delay-at` faults delay their link now (it goes on at once); then, if
+ * `pause-at` faults name them, pause the client for their durations (recorded as
+ * pause/resume) and return an op settled once it runs again; otherwise null (nothing to wait
+ * for). Those with `afterMs` start that long after, on a timer of the client's own (the client
+ * goes on meanwhile; frozen, it fires them once it runs again), as a real client times them.
  */
 export function faultsAtCheckpoint(
   w: SimWorld,
@@ -208,8 +223,8 @@ export function faultsAtCheckpoint(
     });
   }
   const now = atThisHit.filter((f) => f.afterMs === undefined);
-  // Cuts first, as a real client has its links cut before it stops itself.
-  for (const f of now) if (f.kind === "partition-at") startCheckpointFault(w, client, f);
+  // Cuts and delays first, as a real client has its links changed before it stops itself.
+  for (const f of now) if (f.kind !== "pause-at") startCheckpointFault(w, client, f);
   const pauses = now.filter((f) => f.kind === "pause-at");
   if (pauses.length === 0) return null;
   for (const f of pauses) startCheckpointFault(w, client, f);
@@ -223,16 +238,25 @@ export function faultsAtCheckpoint(
 }
 
 function startCheckpointFault(w: SimWorld, client: SimNode, f: CheckpointFault): void {
-  if (f.kind === "partition-at") {
-    partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
-    return;
+  switch (f.kind) {
+    case "partition-at":
+      partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
+      return;
+    case "delay-at": {
+      const { from, to } = delayedLink(f);
+      delayFor(w, from, to, f.extraMs, f.durationMs, delayAtMark(f));
+      return;
+    }
+    case "pause-at": {
+      const { checkpoint, occurrence, durationMs } = f;
+      pauseFor(
+        w,
+        client,
+        durationMs,
+        { checkpoint, occurrence, ...afterMsField(f.afterMs), durationMs },
+        f.clocks,
+      );
+      return;
+    }
   }
-  const { checkpoint, occurrence, durationMs } = f;
-  pauseFor(
-    w,
-    client,
-    durationMs,
-    { checkpoint, occurrence, ...afterMsField(f.afterMs), durationMs },
-    f.clocks,
-  );
 }

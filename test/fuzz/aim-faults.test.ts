@@ -1,5 +1,5 @@
 /**
- * Timed client pauses and partitions aimed at the point of the client's work they hit
+ * Timed client pauses, partitions and delays aimed at the point of the client's work they hit
  * (aim-faults.ts, used at the end of shrink-real.ts): on real servers the clients' pace
  * differs from run to run, so a fault at a time may find the holder elsewhere in a replay;
  * aimed at a checkpoint or inside a call it lands at the same point of the client's work on
@@ -8,7 +8,12 @@
 import { describe, expect, it } from "vitest";
 import type { Op } from "../../src/history/op.js";
 import { probeViolation } from "../../src/runner/same-violation.js";
-import { aimedPartition, aimedPause, withFaultsAimed } from "../../src/runner/shrink/aim-faults.js";
+import {
+  aimedDelay,
+  aimedPartition,
+  aimedPause,
+  withFaultsAimed,
+} from "../../src/runner/shrink/aim-faults.js";
 import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import type { Target } from "../../src/targets/target.js";
@@ -290,6 +295,120 @@ describe("aiming timed partitions", () => {
         nodes: MEMBERS,
       },
     ]);
+    expect(r.confirmed).toEqual({ failed: 4, runs: 4 });
+  });
+});
+
+/**
+ * sim:lease, TTL 500 ms, calls time out after 200 ms: client 0 starts after `thinkMs`, holds
+ * 300 ms and writes at the end of it; client 1 tries from 400 ms and takes the lock once client
+ * 0's lease ends. `fault` delays client 0's link to the resource by 1.5 s: if it catches client
+ * 0's write, that write lands after client 1's, a stale write.
+ */
+function delayedHolder(thinkMs: number, fault: Fault): Schedule {
+  return scheduleFor("sim:lease", {
+    resource: "unfenced",
+    options: { ttlMs: 500, callTimeoutMs: 200, horizonMs: 2000 },
+    clients: [
+      [
+        { thinkMs, holdMs: 300, writes: 1 },
+        { thinkMs: 2500, holdMs: 0, writes: 0 },
+      ],
+      [{ thinkMs: 400, holdMs: 0, writes: 1 }],
+    ],
+    faults: [fault],
+  });
+}
+
+const timedDelay: Extract<Fault, { kind: "delay" }> = {
+  kind: "delay",
+  from: "client:0",
+  to: "resource",
+  at: 250,
+  durationMs: 100,
+  extraMs: 1500,
+};
+
+describe("aiming timed delays", () => {
+  const delay = (f: Partial<Extract<Fault, { kind: "delay" }>>) => ({ ...timedDelay, ...f });
+  const delayAt = (f: Record<string, unknown>) => ({
+    kind: "delay-at",
+    client: 0,
+    node: "resource",
+    direction: "out",
+    durationMs: 100,
+    extraMs: 1500,
+    ...f,
+  });
+
+  it("a delay of one client's link that caught a call of it comes at that call's checkpoint, numbered by the client's calls", () => {
+    // Writes to the resource: the second write was made inside the delay.
+    expect(aimedDelay(delay({ at: 2990, durationMs: 500 }), ops)).toEqual(
+      delayAt({ checkpoint: "before-write", occurrence: 1, durationMs: 500 }),
+    );
+    // The resource's replies; the first write, made before the delay and answered inside it.
+    expect(aimedDelay(delay({ from: "resource", to: "client:0", at: 50, durationMs: 100 }), ops)).toEqual(
+      delayAt({ checkpoint: "before-write", occurrence: 0, direction: "in" }),
+    );
+    expect(aimedDelay(delay({ at: 100.5 }), ops)).toEqual(
+      delayAt({ checkpoint: "before-write", occurrence: 0, afterMs: 1 }),
+    );
+    // A lock server's link carries acquires and releases.
+    expect(aimedDelay(delay({ from: "server:0", to: "client:0", at: 3400, durationMs: 200 }), ops)).toEqual(
+      delayAt({
+        checkpoint: "acquire-sent",
+        occurrence: 1,
+        node: "server:0",
+        direction: "in",
+        durationMs: 200,
+      }),
+    );
+    expect(aimedDelay(delay({ to: "server:leader", at: 3002.5 }), ops)).toEqual(
+      delayAt({ checkpoint: "before-release", occurrence: 0, afterMs: 1, node: "server:leader" }),
+    );
+    // A call never answered is open from its invoke on: client 1's write at 25.
+    expect(aimedDelay(delay({ from: "client:1", at: 30 }), ops)).toEqual(
+      delayAt({ client: 1, checkpoint: "before-write", occurrence: 0, afterMs: 5 }),
+    );
+    // No call of the client over that link while it was on; not one client's link: not aimed.
+    expect(aimedDelay(delay({ at: 200, durationMs: 1000 }), ops)).toBeNull();
+    expect(aimedDelay(delay({ to: "server:0", at: 200, durationMs: 1000 }), ops)).toBeNull();
+    expect(aimedDelay(delay({ to: "client:1", at: 90 }), ops)).toBeNull();
+    expect(aimedDelay(delay({ from: "server:0", at: 90 }), ops)).toBeNull();
+  });
+
+  it("withFaultsAimed aims the delays that caught a call and leaves the others as they are", () => {
+    const s = delayedHolder(0, delay({ at: 90, durationMs: 20 }));
+    const missed = delay({ at: 200, durationMs: 1000 });
+    const aimed = withFaultsAimed({ ...s, faults: [...s.faults, missed] }, ops)!;
+    expect(aimed.faults).toEqual([
+      delayAt({ checkpoint: "before-write", occurrence: 0, durationMs: 20 }),
+      missed,
+    ]);
+    expect(withFaultsAimed({ ...s, faults: [missed] }, ops)).toBeNull();
+  });
+
+  it("in the simulator: at a time the delay misses the write of a client that starts later; aimed, it catches it at every pace", async () => {
+    const found = await probeViolation(lease, delayedHolder(0, timedDelay), "stale-write");
+    expect(found.fails).toBe(true);
+    const aimed = withFaultsAimed(delayedHolder(0, timedDelay), found.evidence!.ops)!;
+    const fault = aimed.faults[0]!;
+    expect(fault).toEqual(delayAt({ checkpoint: "before-write", occurrence: 0 }));
+    const timed: boolean[] = [];
+    for (const thinkMs of [0, 100, 200, 300]) {
+      timed.push((await probeViolation(lease, delayedHolder(thinkMs, timedDelay), "stale-write")).fails);
+      const r = await probeViolation(lease, delayedHolder(thinkMs, fault), "stale-write");
+      expect(r.fails, `think ${thinkMs}`).toBe(true);
+      const write = r.evidence!.ops.find((o) => o.process === 0 && o.f === "write" && o.type === "invoke")!;
+      expect(startMs(r.evidence!.ops, "delay")).toBe(write.time / 1e6);
+    }
+    expect(timed).toEqual([true, false, false, false]);
+  });
+
+  it("shrinking a real failure ends with its timed delay aimed at the write it caught", async () => {
+    const r = await shrinkOnJitteredServers(lease, delayedHolder(0, timedDelay), 300);
+    expect(r.finishing).toEqual([{ step: "faults aimed", kept: true, failed: 4, runs: 4 }]);
+    expect(r.schedule.faults).toEqual([delayAt({ checkpoint: "before-write", occurrence: 0 })]);
     expect(r.confirmed).toEqual({ failed: 4, runs: 4 });
   });
 });

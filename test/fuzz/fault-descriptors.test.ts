@@ -30,6 +30,17 @@ const SAMPLES: Fault[] = [
   { kind: "clock-jump", node: "server:1", at: 50, deltaMs: -800 },
   { kind: "clock-drift", node: "client:0", at: 20, rate: 0.25 },
   { kind: "delay", from: "client:1", to: "server:0", at: 10, durationMs: 600, extraMs: 120 },
+  {
+    kind: "delay-at",
+    client: 2,
+    checkpoint: "before-write",
+    occurrence: 3,
+    afterMs: 20,
+    node: "resource",
+    direction: "out",
+    durationMs: 800,
+    extraMs: 300,
+  },
 ];
 
 describe("fault descriptors", () => {
@@ -83,6 +94,7 @@ describe("fault descriptors", () => {
       ["clock-jump", 0],
       ["clock-drift", 0],
       ["delay", 600],
+      ["delay-at", 800],
     ]);
     // A partition-at's recorded start is its own, not a timed partition's of the same length.
     const cut = SAMPLES.find((f) => f.kind === "partition-at")!;
@@ -129,5 +141,84 @@ describe("fault descriptors", () => {
     expect(descriptorOf(timed).startedBy?.(timed, { ...start, value: timedStart })).toBe(true);
     const forGood: Fault = { kind: "crash", node: "server:0", at: 0, restartAfterMs: null };
     expect(descriptorOf(forGood).effectMs(forGood)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  describe("delay-at", () => {
+    type DelayAt = Extract<Fault, { kind: "delay-at" }>;
+    const slow = SAMPLES.find((f): f is DelayAt => f.kind === "delay-at")!;
+    const d = FAULT_DESCRIPTORS["delay-at"];
+    const start = {
+      f: "delay",
+      node: "client:2",
+      value: {
+        from: "client:2",
+        to: "resource",
+        extraMs: 300,
+        durationMs: 800,
+        checkpoint: "before-write",
+        occurrence: 3,
+        afterMs: 20,
+      },
+    };
+
+    it("names a link of its client: the other end is never a client", () => {
+      expect(faultSchema.safeParse({ ...slow, node: "server:leader", direction: "in" }).success).toBe(true);
+      expect(faultSchema.safeParse({ ...slow, node: "client:1" }).success).toBe(false);
+      expect(faultSchema.safeParse({ ...slow, direction: "both" }).success).toBe(false);
+      expect(faultSchema.safeParse({ ...slow, extraMs: 0 }).success).toBe(false);
+      expect(d.nodes(slow)).toEqual(["client:2", "resource"]);
+      expect(d.targetClient(slow)).toBe(2);
+      expect(d.counted).toBe(true);
+    });
+
+    it("fits fewer clients by folding its client; one whose node is a client is dropped", () => {
+      expect(d.fit(slow, 2)).toEqual({ ...slow, client: 0 });
+      expect(d.fit({ ...slow, node: "client:0" }, 2)).toBeNull();
+      expect(d.fit({ ...slow, node: "client:4" }, 2)).toBeNull();
+    });
+
+    it("follows its client when clients are dropped or renumbered, and goes with a dropped one", () => {
+      const drop = (gone: number) => ({
+        node: (ref: string) => (ref === `client:${gone}` ? null : ref),
+        client: (id: number) => (id === gone ? null : id > gone ? id - 1 : id),
+      });
+      expect(d.remapClients(slow, drop(0))).toEqual({ ...slow, client: 1 });
+      expect(d.remapClients(slow, drop(2))).toBeNull();
+    });
+
+    it("shrinks extraMs first, then durationMs, occurrence and afterMs; perturbed, its extraMs shrinks by the margin", () => {
+      const variants = [...d.smaller(slow)];
+      expect(variants[0]).toEqual({ ...slow, extraMs: 1 });
+      expect(variants.some((v) => v.durationMs < slow.durationMs && v.extraMs === slow.extraMs)).toBe(true);
+      expect(variants.some((v) => v.occurrence === 0)).toBe(true);
+      const { afterMs: _, ...atCheckpoint } = slow;
+      expect(variants).toContainEqual(atCheckpoint);
+      expect(d.perturbed(slow, 50)).toEqual([{ ...slow, extraMs: 250 }]);
+    });
+
+    it("knows its recorded start from a timed delay's, and from another checkpoint's or link's", () => {
+      expect(d.startedBy(slow, start)).toBe(true);
+      expect(d.startedBy(slow, { ...start, value: { ...start.value, unsupported: "not proxied" } })).toBe(
+        false,
+      );
+      expect(d.startedBy(slow, { ...start, value: { ...start.value, occurrence: 2 } })).toBeUndefined();
+      const { afterMs: _, ...atCheckpointValue } = start.value;
+      expect(d.startedBy(slow, { ...start, value: atCheckpointValue })).toBeUndefined();
+      const reply = { ...start, value: { ...start.value, from: "resource", to: "client:2" } };
+      expect(d.startedBy(slow, reply)).toBeUndefined();
+      expect(d.startedBy({ ...slow, direction: "in" }, reply)).toBe(true);
+      const timed: Fault = {
+        kind: "delay",
+        from: "client:2",
+        to: "resource",
+        at: 5,
+        durationMs: 800,
+        extraMs: 300,
+      };
+      expect(descriptorOf(timed).startedBy?.(timed, start)).toBeUndefined();
+      const { checkpoint: __, occurrence: ___, afterMs: ____, ...timedStart } = start.value;
+      expect(descriptorOf(timed).startedBy?.(timed, { ...start, value: timedStart })).toBe(true);
+      expect(d.startedBy(slow, { ...start, value: timedStart })).toBeUndefined();
+    });
   });
 });

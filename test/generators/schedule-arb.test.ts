@@ -40,6 +40,8 @@ function nodesOf(f: Fault): NodeRef[] {
       return [...f.a, ...f.b];
     case "partition-at":
       return [`client:${f.client}`, ...f.nodes];
+    case "delay-at":
+      return [`client:${f.client}`, f.node];
   }
 }
 

@@ -1,11 +1,12 @@
 /**
  * `env.checkpoint()` of a client process: at the `occurrence`-th time the client reaches a
- * checkpoint that one of its `partition-at` faults names, it has the parent cut its links and
- * waits until they are cut (cut-requests.ts); at one that a `pause-at` fault names, it tells
- * the parent and then SIGSTOPs itself (about a millisecond later, see below); the parent
- * SIGCONTs it later (src/real/faults/pause-at.ts). The lock algorithm waits for the
- * checkpoint, so it does not go on in between. A fault with `afterMs` starts that long after,
- * by the client's own timer, while the client goes on (as pause-in-call.ts times its stops).
+ * checkpoint that one of its `partition-at` or `delay-at` faults names, it has the parent cut
+ * or delay its links and waits until they are (link-requests.ts); at one that a `pause-at`
+ * fault names, it tells the parent and then SIGSTOPs itself (about a millisecond later, see
+ * below); the parent SIGCONTs it later (src/real/faults/pause-at.ts). The lock algorithm
+ * waits for the checkpoint, so it does not go on in between. A fault with `afterMs` starts that
+ * long after, by the client's own timer, while the client goes on (as pause-in-call.ts times
+ * its stops).
  */
 import { NOT_PAUSED } from "../../env/env.js";
 import { pauseAtMark } from "../../schedule/faults/pause-at.js";
@@ -13,7 +14,7 @@ import { clocksField } from "../../schedule/faults/pause-clocks.js";
 import type { Checkpoint } from "../../schedule/schedule.js";
 import { noSoonerThan } from "../no-sooner-than.js";
 import type { ClientClock } from "./clock.js";
-import type { CutRequests } from "./cut-requests.js";
+import type { LinkRequests } from "./link-requests.js";
 import type { CheckpointFaultPoint, ChildConfig, ChildMessage } from "./protocol.js";
 import { stopSelf } from "./stop-self.js";
 
@@ -25,14 +26,14 @@ const origin = process.hrtime.bigint();
 const nowNs = (): number => Number(process.hrtime.bigint() - origin);
 
 export function createCheckpoint(
-  config: Pick<ChildConfig, "pauseAt" | "cutAt">,
-  cuts: CutRequests,
+  config: Pick<ChildConfig, "pauseAt" | "linksAt">,
+  links: LinkRequests,
   send: Send,
   sinceStartNs: () => number,
   clock: ClientClock,
 ): (point: Checkpoint) => Promise<void> {
   const reached = new Map<Checkpoint, number>();
-  const cutAt = config.cutAt ?? [];
+  const linksAt = config.linksAt ?? [];
   const stop = (fault: PauseAtSpec, then: () => void): void => {
     const time = sinceStartNs();
     // Stop only once the parent has the message, so it knows to resume us. (A write to the
@@ -46,18 +47,18 @@ export function createCheckpoint(
     const occurrence = reached.get(point) ?? 0;
     reached.set(point, occurrence + 1);
     const here = (p: CheckpointFaultPoint) => p.checkpoint === point && p.occurrence === occurrence;
-    for (const c of cutAt) {
-      if (here(c) && c.afterMs !== undefined) later(c.afterMs, () => void cuts.ask(c, sinceStartNs()));
+    for (const l of linksAt) {
+      if (here(l) && l.afterMs !== undefined) later(l.afterMs, () => void links.ask(l, sinceStartNs()));
     }
     for (const p of config.pauseAt) {
       if (here(p) && p.afterMs !== undefined) later(p.afterMs, () => stop(p, () => {}));
     }
-    const cut = cutAt.find((c) => here(c) && c.afterMs === undefined);
+    const change = linksAt.find((l) => here(l) && l.afterMs === undefined);
     const pause = config.pauseAt.find((p) => here(p) && p.afterMs === undefined);
     const paused = pause === undefined ? null : () => pausedFromTimer(pause, stop);
-    if (cut === undefined) return paused === null ? NOT_PAUSED : paused();
-    const cutDone = cuts.ask(cut, sinceStartNs());
-    return paused === null ? cutDone : cutDone.then(paused);
+    if (change === undefined) return paused === null ? NOT_PAUSED : paused();
+    const changed = links.ask(change, sinceStartNs());
+    return paused === null ? changed : changed.then(paused);
   };
 }
 

@@ -6,7 +6,8 @@
  * A pause of this client is a SIGSTOP of this whole process, so its lease keep-alives freeze
  * too, as in a real GC pause. A `pause-at` fault stops the process from inside
  * env.checkpoint(): it tells the parent, then SIGSTOPs itself; the parent SIGCONTs it later. A
- * `partition-at` fault has the parent cut its links there, and it waits until they are cut.
+ * `partition-at` or `delay-at` fault has the parent cut or delay its links there, and it waits
+ * until they are.
  *
  * It exits when its workload is done, and at once when the IPC channel to the parent closes
  * (the parent died): a client never outlives the run that started it.
@@ -21,7 +22,7 @@ import { connectRedis, redisApi } from "../adapters/redis.js";
 import { redisResourceApi } from "../adapters/resource.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { createClientClock } from "./clock.js";
-import { createCutRequests } from "./cut-requests.js";
+import { createLinkRequests } from "./link-requests.js";
 import { selfStoppingPausesInCall } from "./pause-in-call.js";
 import { installProcessClock } from "./process-clock.js";
 import type { ChildConfig, ChildMessage, ParentMessage } from "./protocol.js";
@@ -37,7 +38,7 @@ const send = (msg: ChildMessage, then?: () => void): void => {
 
 process.on("disconnect", () => process.exit(0));
 
-const cuts = createCutRequests(send);
+const links = createLinkRequests(send);
 
 const clock = createClientClock();
 // The client's clock is the whole process's, before a library or an adapter reads the time:
@@ -68,15 +69,15 @@ process.on("message", (raw: unknown) => {
     case "clock-drift":
       clock.drift(msg.rate);
       return;
-    case "cut-done":
-      cuts.done(msg);
+    case "links-changed":
+      links.done(msg);
   }
 });
 
 async function run(config: ChildConfig): Promise<void> {
   if (config.library !== undefined) {
     const { runLibraryClient } = await import("./library-client.js");
-    await runLibraryClient(config, config.library, { clock, started, send, cuts });
+    await runLibraryClient(config, config.library, { clock, started, send, links });
     send({ type: "done" }, () => process.exit(0));
     return;
   }
@@ -114,7 +115,7 @@ async function run(config: ChildConfig): Promise<void> {
     etcd: etcdAdapter === null || etcdClient === null ? null : etcdAdapter.etcdApi(etcdClient, timeout),
     zk: null,
     resource,
-    checkpoint: createCheckpoint(config, cuts, send, sinceStartNs, clock),
+    checkpoint: createCheckpoint(config, links, send, sinceStartNs, clock),
   };
 
   send({ type: "ready" });

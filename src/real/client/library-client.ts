@@ -31,7 +31,7 @@ import { RESOURCE_NODE, redisResourceApi } from "../adapters/resource.js";
 import type { Send } from "./checkpoint.js";
 import { createCheckpoint } from "./checkpoint.js";
 import type { ClientClock } from "./clock.js";
-import type { CutRequests } from "./cut-requests.js";
+import type { LinkRequests } from "./link-requests.js";
 import { selfStoppingPausesInCall } from "./pause-in-call.js";
 import type { ChildConfig, LibraryChildConfig } from "./protocol.js";
 import { createFileRecorder } from "./recorder.js";
@@ -41,8 +41,8 @@ export interface ChildIo {
   /** Resolves with the run's t0 when the parent fires the start gun. */
   started: Promise<bigint>;
   send: Send;
-  /** The parent's answers to `partition-at` cuts (cut-requests.ts). */
-  cuts: CutRequests;
+  /** The parent's answers to the changes of its links at checkpoints (link-requests.ts). */
+  links: LinkRequests;
 }
 
 /** How long `close()` of the library's client may take before the process just exits. */
@@ -198,7 +198,7 @@ export async function runLibraryClient(
       resourceConn !== null
         ? redisResourceApi(resourceConn, config.resource.mode === "fenced", config.callTimeoutMs)
         : libraryResource(ownWrite!, grants, config.callTimeoutMs),
-    checkpoint: createCheckpoint(config, io.cuts, io.send, sinceStartNs, io.clock),
+    checkpoint: createCheckpoint(config, io.links, io.send, sinceStartNs, io.clock),
   };
 
   io.send({ type: "ready" });

@@ -38,8 +38,11 @@ export interface ChildConfig {
   resource: { mode: ResourceMode; port: number | null };
   /** This client's `pause-at` faults. */
   pauseAt: (CheckpointFaultPoint & { durationMs: number; clocks?: PauseClocks })[];
-  /** Where this client's `partition-at` faults cut it off (absent: none); the parent knows from what. */
-  cutAt?: CheckpointFaultPoint[];
+  /**
+   * Where this client's `partition-at` and `delay-at` faults cut or delay its links (absent:
+   * nowhere); the parent knows how. One entry a point, however many faults start there.
+   */
+  linksAt?: CheckpointFaultPoint[];
   /** This client's `pause-in-call` faults (absent: none). */
   pauseInCall?: PauseInCallSpec[];
   /** Where the child appends its events, one JSON line each. */
@@ -57,6 +60,10 @@ export interface CheckpointFaultPoint extends CheckpointHit {
   afterMs?: number;
 }
 
+/** One string per point: equal points, equal keys. */
+export const pointKey = (p: CheckpointFaultPoint): string =>
+  `${p.checkpoint}#${p.occurrence}+${p.afterMs ?? 0}`;
+
 export interface LibraryChildConfig {
   /** File URL of the adapter module. */
   module: string;
@@ -73,8 +80,8 @@ export type ParentMessage =
   /** Client-side clock faults: step by deltaMs, or set the drift rate. */
   | { type: "clock-jump"; deltaMs: number }
   | { type: "clock-drift"; rate: number }
-  /** The client's `partition-at` cuts of this point are in place (or failed): go on. */
-  | ({ type: "cut-done" } & CheckpointFaultPoint);
+  /** The client's link changes of this point are in place (or failed): go on. */
+  | ({ type: "links-changed" } & CheckpointFaultPoint);
 
 export type ChildMessage =
   | { type: "ready" }
@@ -94,10 +101,11 @@ export type ChildMessage =
       clocks?: PauseClocks;
     }
   /**
-   * The child reached a point where `partition-at` faults cut it off; at a checkpoint itself it
-   * waits for `cut-done` before it goes on (`afterMs` later it has gone on). `time`: ns since t0.
+   * The child reached a point where faults change its links (`linksAt`); at a checkpoint itself
+   * it waits for `links-changed` before it goes on (`afterMs` later it has gone on). `time`: ns
+   * since t0.
    */
-  | ({ type: "cut-me"; time: number } & CheckpointFaultPoint)
+  | ({ type: "change-links"; time: number } & CheckpointFaultPoint)
   /** The same for a `pause-in-call` fault that came due (see pause-in-call.ts). */
   | ({ type: "pause-in-call"; time: number } & PauseInCallFired)
   | { type: "done" }

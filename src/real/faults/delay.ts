@@ -9,7 +9,15 @@ import { directedLink, unsupportedPair } from "./links.js";
 
 type DelayFault = Extract<Fault, { kind: "delay" }>;
 
-export async function startDelay(ctx: FaultContext, fault: DelayFault): Promise<string | null> {
+/** What a delay holds back, by how much and for how long: a timed delay's, or a `delay-at`'s. */
+export type Delay = Pick<DelayFault, "from" | "to" | "extraMs" | "durationMs">;
+
+/** `mark`: more fields for the recorded value (a `delay-at`'s checkpoint hit). */
+export async function startDelay(
+  ctx: FaultContext,
+  fault: Delay,
+  mark: Record<string, unknown> = {},
+): Promise<string | null> {
   const from = await ctx.resolve(fault.from);
   const to = await ctx.resolve(fault.to);
   if (from === undefined || to === undefined || from.name === to.name) return null;
@@ -18,6 +26,7 @@ export async function startDelay(ctx: FaultContext, fault: DelayFault): Promise<
     to: to.name,
     extraMs: fault.extraMs,
     durationMs: fault.durationMs,
+    ...mark,
   };
   const link = directedLink(ctx.world, from, to);
   if (link === null) {

@@ -2,7 +2,7 @@
  * partition-at: a client reached the checkpoint hit where the schedule cuts it off from some
  * nodes. The cuts are partitions of that client from those nodes, made the way a timed
  * partition is (partition.ts), recorded with the checkpoint and occurrence; the client waits
- * until they are in place (client/cut-requests.ts).
+ * until they are in place (client/link-requests.ts).
  */
 import { afterMsLabel } from "../../schedule/faults/after-checkpoint.js";
 import { partitionAtMark } from "../../schedule/faults/partition-at.js";

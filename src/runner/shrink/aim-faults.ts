@@ -17,11 +17,19 @@
  * A pause that came while an acquire was open becomes `pause-in-call` of that acquire, as long
  * after its invoke as it came; a partition then is left timed (no checkpoint inside an acquire
  * shows in a history).
+ *
+ * A timed delay of one client's link (to or from a node that is not a client) becomes a
+ * `delay-at` of that link at the checkpoint of the first call it caught: the first call of the
+ * client over that link (a write to the resource; an acquire or a release to a lock server)
+ * that was open while the delay was, at `before-write`, `acquire-sent` or `before-release`,
+ * numbered by the client's calls of that kind before it, `afterMs` as long after the call was
+ * made as the delay came if it came after (an acquire's retries are not in a history: its first
+ * `acquire-sent` stands for them). A delay that caught no call of its client stays timed.
  */
-import { isNemesisOp, type Op } from "../../history/op.js";
+import { type ClientOp, isNemesisOp, type Op } from "../../history/op.js";
 import { afterMsField } from "../../schedule/faults/after-checkpoint.js";
 import { clientOf } from "../../schedule/faults/numbers.js";
-import type { Checkpoint, Fault, Schedule } from "../../schedule/schedule.js";
+import type { Checkpoint, Fault, NodeRef, Schedule } from "../../schedule/schedule.js";
 import { NS_PER_MS } from "./cycle-spans.js";
 
 /** How soon before the client's next call a fault is aimed at that call's checkpoint instead. */
@@ -138,12 +146,87 @@ export function aimedPartition(f: Extract<Fault, { kind: "partition" }>, ops: re
   return null;
 }
 
-/** `s` with every timed client pause and partition aimed by the failing run `ops`; null if none could be. */
+/** The checkpoint a client passes as it makes each kind of call. */
+const CHECKPOINT_OF_CALL = {
+  acquire: "acquire-sent",
+  write: "before-write",
+  release: "before-release",
+} as const satisfies Record<ClientOp["f"], Checkpoint>;
+
+/** The calls a client makes over its link to `node`: writes to the resource, the others to a lock server. */
+const callsOver = (node: NodeRef): ClientOp["f"][] =>
+  node === "resource" ? ["write"] : ["acquire", "release"];
+
+/** A call of a client: its kind, how many of that kind it had made before, when it was made. */
+interface Call {
+  f: ClientOp["f"];
+  occurrence: number;
+  invokedMs: number;
+}
+
+/** The first call of `kinds` by `client` in `ops` that was open during [fromMs, untilMs); null if none. */
+function firstCallOpen(
+  client: number,
+  kinds: readonly ClientOp["f"][],
+  fromMs: number,
+  untilMs: number,
+  ops: readonly Op[],
+): Call | null {
+  const made = new Map<ClientOp["f"], number>();
+  let open: Call | null = null;
+  for (const o of ops) {
+    if (isNemesisOp(o) || o.process !== client) continue;
+    if (o.type !== "invoke") {
+      // A client makes one call at a time: this completes the open one.
+      if (open !== null && msOf(o) >= fromMs) return open;
+      open = null;
+      continue;
+    }
+    if (msOf(o) >= untilMs) return null;
+    const occurrence = made.get(o.f) ?? 0;
+    made.set(o.f, occurrence + 1);
+    open = kinds.includes(o.f) ? { f: o.f, occurrence, invokedMs: msOf(o) } : null;
+  }
+  // Never answered: open from its invoke on.
+  return open;
+}
+
+/**
+ * A timed delay of one client's link as `delay-at` the checkpoint of the first call of that
+ * client over that link it caught in `ops` (see the top of this file); null if it is not of one
+ * client's link, or caught no such call.
+ */
+export function aimedDelay(f: Extract<Fault, { kind: "delay" }>, ops: readonly Op[]): Fault | null {
+  const sender = clientOf(f.from);
+  const receiver = clientOf(f.to);
+  if ((sender === undefined) === (receiver === undefined)) return null;
+  const out = sender !== undefined;
+  const client = (sender ?? receiver)!;
+  const node = out ? f.to : f.from;
+  const call = firstCallOpen(client, callsOver(node), f.at, f.at + f.durationMs, ops);
+  if (call === null) return null;
+  // Rounded up, as for pauses: a delay that came after the call was made stays after it.
+  const afterMs = Math.ceil(f.at - call.invokedMs);
+  return {
+    kind: "delay-at",
+    client,
+    checkpoint: CHECKPOINT_OF_CALL[call.f],
+    occurrence: call.occurrence,
+    ...afterMsField(afterMs > 0 ? afterMs : undefined),
+    node,
+    direction: out ? "out" : "in",
+    durationMs: f.durationMs,
+    extraMs: f.extraMs,
+  };
+}
+
+/** `s` with every timed client pause, partition and delay aimed by the failing run `ops`; null if none could be. */
 export function withFaultsAimed(s: Schedule, ops: readonly Op[]): Schedule | null {
   let changed = false;
   const faults = s.faults.map((f) => {
     let aimed: Fault | null = null;
     if (f.kind === "partition") aimed = aimedPartition(f, ops);
+    else if (f.kind === "delay") aimed = aimedDelay(f, ops);
     else if (f.kind === "pause") {
       const client = clientOf(f.node);
       if (client !== undefined) aimed = aimedPause(client, f.at, f.durationMs, ops);

@@ -8,7 +8,7 @@
  * acquire invoke is cycle n of its plan and hands out grant "<client>:<n>".
  */
 import { type AcquireOp, isNemesisOp, type Op } from "../../history/op.js";
-import { partitionAt } from "../../schedule/faults/partition-at.js";
+import { descriptorOf } from "../../schedule/faults/index.js";
 import { type CallKind, type Checkpoint, type Fault, isTimedFault } from "../../schedule/schedule.js";
 
 export interface CycleSpan {
@@ -126,15 +126,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * When a fault fired (ms), or undefined if the history shows it never did. Timed faults fire
  * at `at`; a `pause-at` fires when the nemesis recorded a pause of that client at that
  * checkpoint and occurrence; a `pause-in-call` when it recorded one of that call and occurrence;
- * a `partition-at` when it recorded the client's partition at that checkpoint and occurrence.
+ * a `partition-at` or `delay-at` when it recorded the client's partition or delay at that
+ * checkpoint and occurrence.
  */
 export function firedAtMs(f: Fault, ops: readonly Op[]): number | undefined {
   if (isTimedFault(f)) return f.at;
-  if (f.kind === "partition-at") {
+  if (f.kind === "partition-at" || f.kind === "delay-at") {
+    const startedBy = descriptorOf(f).startedBy;
     const op = ops.find(
       (o) =>
         isNemesisOp(o) &&
-        partitionAt.startedBy(f, { f: o.f, node: o.node, value: isObject(o.value) ? o.value : {} }),
+        startedBy?.(f, { f: o.f, node: o.node, value: isObject(o.value) ? o.value : {} }) === true,
     );
     return op === undefined ? undefined : op.time / NS_PER_MS;
   }

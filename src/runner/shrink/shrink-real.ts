@@ -18,10 +18,10 @@
  *    run shows never fired (fired-faults.ts), are tried first each round; at the end, pauses of at least 2 × TTL are tried (wider margins),
  *    then clients that start within a margin of each other started apart, in the order the
  *    last failing run granted them the lock (`withStartRacesSettled`), then timed pauses of
- *    clients, and timed partitions of one client, aimed at the point of their work they hit in
- *    it (aim-faults.ts). Last, the result is replayed on fresh runs: of the many candidates
- *    tried, the smallest that failed `needed` of `runs` times is the likeliest to have done so
- *    by luck (a race its runs happened to win). If it fails again in fewer than half its
+ *    clients, and timed partitions and delays of one client, aimed at the point of their work
+ *    they hit in it (aim-faults.ts). Last, the result is replayed on fresh runs: of the many
+ *    candidates tried, the smallest that failed `needed` of `runs` times is the likeliest to
+ *    have done so by luck (a race its runs happened to win). If it fails again in fewer than half its
  *    replays, the schedules kept before it are replayed, latest first, and the first that does
  *    is the result (`REPLAYS`, `MAX_STEPS_BACK`).
  *
@@ -353,9 +353,9 @@ export async function shrinkOnRealServers(
     // differs from run to run: the race settled as the failing run settled it, a replay need
     // not win it again.
     ["start races settled", (s, ops) => (ops === null ? null : withStartRacesSettled(s, ops, o.marginMs))],
-    // Timed client pauses and partitions aimed at the point of the client's work they hit
-    // (aim-faults.ts): a replay whose clients run at another pace still pauses or cuts off the
-    // holder where it did.
+    // Timed client pauses, partitions and delays aimed at the point of the client's work they
+    // hit (aim-faults.ts): a replay whose clients run at another pace still pauses, cuts off or
+    // delays the holder where it did.
     ["faults aimed", (s, ops) => (ops === null ? null : withFaultsAimed(s, ops))],
   ];
   let final: Repeated | null = null;

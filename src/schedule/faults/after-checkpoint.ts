@@ -1,16 +1,17 @@
 /**
- * `afterMs` of the checkpoint faults (`pause-at`, `partition-at`): the fault starts that long
- * after the client reached the checkpoint, by the client's own timer; absent, at the
- * checkpoint itself. Absent is the only way to say "at once" (the schema wants it positive),
- * so a schedule has one spelling for it.
+ * `afterMs` of the checkpoint faults (`pause-at`, `partition-at`, `delay-at`): the fault
+ * starts that long after the client reached the checkpoint, by the client's own timer; absent,
+ * at the checkpoint itself. Absent is the only way to say "at once" (the schema wants it
+ * positive), so a schedule has one spelling for it.
  */
 import { z } from "zod";
 import { checkpointSchema, positiveMs } from "../refs.js";
 import { smallerInts } from "./numbers.js";
 
 /**
- * Where a checkpoint fault starts, the fields both kinds share: the client's `occurrence`-th
- * (0-based) arrival at `checkpoint`, and `afterMs` after it (absent: at the checkpoint itself).
+ * Where a checkpoint fault starts, the fields every such kind shares: the client's
+ * `occurrence`-th (0-based) arrival at `checkpoint`, and `afterMs` after it (absent: at the
+ * checkpoint itself).
  */
 export const checkpointFaultPointShape = {
   client: z.number().int().nonnegative(),

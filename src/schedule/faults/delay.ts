@@ -43,7 +43,10 @@ export const delay = {
   counted: false,
   timeline: { start: "delay", end: "delay-end" },
   startedBy: (f, s) =>
-    s.f === "delay" && s.value.extraMs === f.extraMs && s.value.durationMs === f.durationMs
+    s.f === "delay" &&
+    s.value.checkpoint === undefined &&
+    s.value.extraMs === f.extraMs &&
+    s.value.durationMs === f.durationMs
       ? hadEffect(s)
       : undefined,
 } satisfies FaultDescriptor<"delay">;

@@ -7,6 +7,7 @@ import { clockDrift } from "./clock-drift.js";
 import { clockJump } from "./clock-jump.js";
 import { crash } from "./crash.js";
 import { delay } from "./delay.js";
+import { delayAt } from "./delay-at.js";
 import type { ClientRemap, FaultDescriptor, FaultDescriptors, FaultOf } from "./descriptor.js";
 import { partition } from "./partition.js";
 import { partitionAt } from "./partition-at.js";
@@ -27,6 +28,7 @@ export const FAULT_DESCRIPTORS = {
   "clock-jump": clockJump,
   "clock-drift": clockDrift,
   delay,
+  "delay-at": delayAt,
 } as const satisfies FaultDescriptors;
 
 /**
