@@ -108,8 +108,8 @@ describe("huntScheduleArb", () => {
     expect(nearBounds.length).toBeLessThan(durations.length / 10);
   });
 
-  it("delays slow a client's link to a lock server or the resource, requests and replies alike; half hold back writes to the resource", () => {
-    const delays = fc
+  it("delays slow a client's link to a lock server or the resource, requests and replies alike; half hold back writes to the resource, from a write on", () => {
+    const all = fc
       .sample(
         huntScheduleArb({
           target: "redis:redlock",
@@ -119,8 +119,15 @@ describe("huntScheduleArb", () => {
         }),
         { seed: 2, numRuns: 100 },
       )
-      .flatMap((s) => s.faults)
-      .filter((f) => f.kind === "delay");
+      .flatMap((s) => s.faults);
+    // Half start at a client's write (before-write), so each catches one.
+    const aimed = all.filter((f) => f.kind === "delay-at");
+    for (const f of aimed) {
+      expect(f).toMatchObject({ checkpoint: "before-write", node: "resource", direction: "out" });
+    }
+    expect(aimed.length / all.length).toBeGreaterThan(0.4);
+    expect(aimed.length / all.length).toBeLessThan(0.6);
+    const delays = all.filter((f) => f.kind === "delay");
     const isClient = (n: string) => n.startsWith("client:");
     const isPeer = (n: string) => n.startsWith("server:") || n === "resource";
     // Two clients never talk, and lock servers' links to each other and to the resource are
@@ -132,13 +139,13 @@ describe("huntScheduleArb", () => {
     const replies = delays.filter((f) => f.from.startsWith("server:") && isClient(f.to)).length;
     const requests = delays.filter((f) => isClient(f.from) && f.to.startsWith("server:")).length;
     // The delayed packet: a write that reaches the resource after its client gave up on it.
-    const heldWrites = delays.filter((f) => isClient(f.from) && f.to === "resource").length;
-    expect(delays.length).toBeGreaterThan(500);
-    expect(replies).toBeGreaterThan(delays.length / 6);
-    expect(requests).toBeGreaterThan(delays.length / 6);
+    const heldWrites = delays.filter((f) => isClient(f.from) && f.to === "resource").length + aimed.length;
+    expect(all.length).toBeGreaterThan(500);
+    expect(replies).toBeGreaterThan(all.length / 6);
+    expect(requests).toBeGreaterThan(all.length / 6);
     // Half aimed, and 1 in 12 of the rest: about 54%; drawn over the links alike it was 1 in 12.
-    expect(heldWrites / delays.length).toBeGreaterThan(0.45);
-    expect(heldWrites / delays.length).toBeLessThan(0.65);
+    expect(heldWrites / all.length).toBeGreaterThan(0.45);
+    expect(heldWrites / all.length).toBeLessThan(0.65);
   });
 
   it("a delay lasts up to the call timeout + 2 TTLs: a write held back can time out and land after the next holder's", () => {
@@ -154,7 +161,7 @@ describe("huntScheduleArb", () => {
           { seed: 3, numRuns: 60 },
         )
         .flatMap((s) => s.faults)
-        .flatMap((f) => (f.kind === "delay" ? [f.extraMs] : []));
+        .flatMap((f) => (f.kind === "delay" || f.kind === "delay-at" ? [f.extraMs] : []));
     // etcd3-lock.mjs waits 2 s for a call: delays of at most 2 TTLs never made a write time out.
     const slowCalls = delaysOf(2000);
     expect(Math.max(...slowCalls)).toBeLessThanOrEqual(4000);

@@ -9,3 +9,4 @@ export type PartitionFault = Extract<Fault, { kind: "partition" }>;
 export type ClockJumpFault = Extract<Fault, { kind: "clock-jump" }>;
 export type ClockDriftFault = Extract<Fault, { kind: "clock-drift" }>;
 export type DelayFault = Extract<Fault, { kind: "delay" }>;
+export type DelayAtFault = Extract<Fault, { kind: "delay-at" }>;
