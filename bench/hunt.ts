@@ -49,7 +49,7 @@ export function firstViolationMs(ops: readonly Op[]): number | null {
   return first;
 }
 
-async function realTarget(name: string): Promise<Target> {
+export async function realTarget(name: string): Promise<Target> {
   if (name.startsWith("module:")) {
     const r = await resolveTarget(name);
     if (!r.ok) throw new Error(`${name}: ${r.error.message}`);
