@@ -39,3 +39,20 @@ export function scheduleFor(name: string, spec: ScheduleSpec): Schedule {
 export function pauseInAcquire(afterMs: number, durationMs: number, occurrence = 0): Fault {
   return { kind: "pause-in-call", client: 0, call: "acquire", occurrence, afterMs, durationMs };
 }
+
+/**
+ * sim:lease: client 0 is paused past its lease while holding; client 1 takes the lock; clients
+ * 2 and 3 idle by. Shrinks to the first two.
+ */
+export function pausedHolderAndIdlers(): Schedule {
+  return scheduleFor("sim:lease", {
+    resource: "unfenced",
+    clients: [
+      [{ thinkMs: 0, holdMs: 600, writes: 2 }],
+      [{ thinkMs: 1500, holdMs: 100, writes: 1 }],
+      [{ thinkMs: 4000, holdMs: 10, writes: 0 }],
+      [{ thinkMs: 4500, holdMs: 10, writes: 0 }],
+    ],
+    faults: [{ kind: "pause", node: "client:0", at: 150, durationMs: 2500 }],
+  });
+}

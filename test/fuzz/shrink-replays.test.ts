@@ -10,21 +10,11 @@ import type { Op } from "../../src/history/op.js";
 import { probeViolation } from "../../src/runner/same-violation.js";
 import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
-import { scheduleFor, target } from "./schedules.js";
+import { pausedHolderAndIdlers, target } from "./schedules.js";
 
 const lease = target("sim:lease");
 
-/** Client 0 is paused past its lease while holding; client 1 takes the lock; clients 2 and 3 idle by. */
-const found: Schedule = scheduleFor("sim:lease", {
-  resource: "unfenced",
-  clients: [
-    [{ thinkMs: 0, holdMs: 600, writes: 2 }],
-    [{ thinkMs: 1500, holdMs: 100, writes: 1 }],
-    [{ thinkMs: 4000, holdMs: 10, writes: 0 }],
-    [{ thinkMs: 4500, holdMs: 10, writes: 0 }],
-  ],
-  faults: [{ kind: "pause", node: "client:0", at: 150, durationMs: 2500 }],
-});
+const found = pausedHolderAndIdlers();
 
 /** Shrinks `found` on real servers that are `runOnServers`, one candidate at a time. */
 async function shrinkOn(runOnServers: (s: Schedule) => Promise<Op[]>) {

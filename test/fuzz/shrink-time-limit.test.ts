@@ -8,23 +8,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { finishingLine } from "../../src/api/finishing-steps.js";
 import { probeViolation } from "../../src/runner/same-violation.js";
 import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
-import type { Schedule } from "../../src/schedule/schedule.js";
-import { scheduleFor, target } from "./schedules.js";
+import { pausedHolderAndIdlers, target } from "./schedules.js";
 
 const lease = target("sim:lease");
 const RUN_MS = 1000;
 
-/** Client 0 is paused past its lease while holding; client 1 takes the lock; clients 2 and 3 idle by. */
-const found: Schedule = scheduleFor("sim:lease", {
-  resource: "unfenced",
-  clients: [
-    [{ thinkMs: 0, holdMs: 600, writes: 2 }],
-    [{ thinkMs: 1500, holdMs: 100, writes: 1 }],
-    [{ thinkMs: 4000, holdMs: 10, writes: 0 }],
-    [{ thinkMs: 4500, holdMs: 10, writes: 0 }],
-  ],
-  faults: [{ kind: "pause", node: "client:0", at: 150, durationMs: 2500 }],
-});
+const found = pausedHolderAndIdlers();
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["Date"] });

@@ -5,22 +5,10 @@
  * at once; calls time out after 200 ms), its timed delay replaced by one at client 0's write.
  */
 import { describe, expect, it } from "vitest";
-import { checkOps, SAFETY_CHECKERS } from "../../src/checkers/index.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
-import { findTarget } from "../../src/targets/index.js";
 import { delayedWrite } from "../real/schedules.js";
-import { completion, invocation, MS, nemesisOps, scheduleOf } from "./helpers.js";
-
-async function simulateChecked(s: Schedule): Promise<{ ops: Op[]; violations: string[] }> {
-  const t = findTarget(s.target);
-  if (!t.ok) throw new Error(t.error.message);
-  const { ops } = await t.value.run(s);
-  const violations = checkOps(ops, SAFETY_CHECKERS)
-    .filter((v) => v.valid === false)
-    .map((v) => v.checker);
-  return { ops, violations };
-}
+import { completion, invocation, MS, nemesisOps, scheduleOf, simulateChecked } from "./helpers.js";
 
 type DelayAtFault = Extract<Fault, { kind: "delay-at" }>;
 

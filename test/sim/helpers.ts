@@ -1,9 +1,11 @@
 /** Small builders and hand-written lock algorithms for the simulator's tests. */
+import { checkOps, SAFETY_CHECKERS } from "../../src/checkers/index.js";
 import type { LockEnv } from "../../src/env/env.js";
 import { serializeOp } from "../../src/history/jsonl.js";
 import type { ClientOp, NemesisOp, Op } from "../../src/history/op.js";
 import type { AcquireOutcome, LockAlgorithm, ReleaseOutcome } from "../../src/locks/lock.js";
 import type { Fault, Schedule, ScheduleOptions } from "../../src/schedule/schedule.js";
+import { findTarget } from "../../src/targets/index.js";
 
 export const MS = 1_000_000;
 
@@ -105,4 +107,15 @@ export function probe(
       return { outcome: "not-held" };
     },
   };
+}
+
+/** Runs `s` on its (simulated) target and names the safety checkers that found a violation. */
+export async function simulateChecked(s: Schedule): Promise<{ ops: Op[]; violations: string[] }> {
+  const t = findTarget(s.target);
+  if (!t.ok) throw new Error(t.error.message);
+  const { ops } = await t.value.run(s);
+  const violations = checkOps(ops, SAFETY_CHECKERS)
+    .filter((v) => v.valid === false)
+    .map((v) => v.checker);
+  return { ops, violations };
 }

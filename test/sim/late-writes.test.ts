@@ -4,21 +4,10 @@
  * `info` completion gets the resource's apply order; stale-write then sees it.
  */
 import { describe, expect, it } from "vitest";
-import { checkOps, SAFETY_CHECKERS } from "../../src/checkers/index.js";
 import type { Op, WriteOp } from "../../src/history/op.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
-import { findTarget } from "../../src/targets/index.js";
 import { delayedWrite } from "../real/schedules.js";
-
-async function simulateChecked(s: Schedule): Promise<{ ops: Op[]; violations: string[] }> {
-  const t = findTarget(s.target);
-  if (!t.ok) throw new Error(t.error.message);
-  const { ops } = await t.value.run(s);
-  const violations = checkOps(ops, SAFETY_CHECKERS)
-    .filter((v) => v.valid === false)
-    .map((v) => v.checker);
-  return { ops, violations };
-}
+import { simulateChecked } from "./helpers.js";
 
 /** The real test's schedule, in the simulator; client 0 without its idle second cycle when `ends`. */
 function delayed(
