@@ -6,29 +6,9 @@
  * those passes — a smaller schedule kept because its two runs won a race that replays lose.
  */
 import { describe, expect, it } from "vitest";
-import type { Op } from "../../src/history/op.js";
 import { probeViolation } from "../../src/runner/same-violation.js";
-import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
-import { pausedHolderAndIdlers, target } from "./schedules.js";
-
-const lease = target("sim:lease");
-
-const found = pausedHolderAndIdlers();
-
-/** Shrinks `found` on real servers that are `runOnServers`, one candidate at a time. */
-async function shrinkOn(runOnServers: (s: Schedule) => Promise<Op[]>) {
-  const evidence = (await probeViolation(lease, found, "stale-write")).evidence!;
-  return shrinkOnRealServers({ ...lease, deterministic: false }, found, {
-    kind: "stale-write",
-    marginMs: 50,
-    simFirst: false,
-    runs: 2,
-    parallel: 1,
-    evidence,
-    runOnServers,
-  });
-}
+import { lease, shrinkFoundOn } from "./fake-real-shrink.js";
 
 describe("a shrink on real servers replays its result", () => {
   it("a smallest schedule kept by luck fails its replays: the larger one kept before it is the result", async () => {
@@ -44,7 +24,7 @@ describe("a shrink on real servers replays its result", () => {
       // The race lost: the same schedule without its pause has no violation.
       return (await lease.run({ ...s, faults: [] })).ops;
     };
-    const r = await shrinkOn(runOnServers);
+    const r = await shrinkFoundOn(runOnServers);
     const replays = r.finishing.filter((f) => f.step === "replays" || f.step === "stepped back");
     expect(replays[0]).toEqual({ step: "replays", kept: false, failed: 0, runs: 3 });
     expect(replays.at(-1)).toEqual({ step: "stepped back", kept: true, failed: 3, runs: 3 });
@@ -54,7 +34,7 @@ describe("a shrink on real servers replays its result", () => {
   });
 
   it("a result that fails again in most replays stays the result", async () => {
-    const r = await shrinkOn(async (s) => (await lease.run(s)).ops);
+    const r = await shrinkFoundOn(async (s) => (await lease.run(s)).ops);
     expect(r.schedule.clients.length).toBe(2);
     expect(r.finishing.filter((f) => f.step === "replays" || f.step === "stepped back")).toEqual([
       { step: "replays", kept: true, failed: 3, runs: 3 },

@@ -6,14 +6,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { finishingLine } from "../../src/api/finishing-steps.js";
-import { probeViolation } from "../../src/runner/same-violation.js";
-import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
-import { pausedHolderAndIdlers, target } from "./schedules.js";
+import { lease, shrinkFoundOn } from "./fake-real-shrink.js";
 
-const lease = target("sim:lease");
 const RUN_MS = 1000;
-
-const found = pausedHolderAndIdlers();
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["Date"] });
@@ -23,23 +18,16 @@ afterEach(() => {
 });
 
 async function shrinkWithin(timeLimitMs: number) {
-  const evidence = (await probeViolation(lease, found, "stale-write")).evidence!;
   let runs = 0;
   const started = Date.now();
-  const r = await shrinkOnRealServers({ ...lease, deterministic: false }, found, {
-    kind: "stale-write",
-    marginMs: 50,
-    simFirst: false,
-    runs: 2,
-    parallel: 1,
-    evidence,
-    budget: { timeLimitMs },
-    runOnServers: async (s) => {
+  const r = await shrinkFoundOn(
+    async (s) => {
       runs++;
       vi.setSystemTime(Date.now() + RUN_MS);
       return (await lease.run(s)).ops;
     },
-  });
+    { timeLimitMs },
+  );
   return { r, runs, tookMs: Date.now() - started };
 }
 
