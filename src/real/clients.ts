@@ -5,7 +5,7 @@
  */
 import { algorithmModuleUrl } from "../locks/algorithm-modules.js";
 import { libraryModuleUrl } from "../locks/library-modules.js";
-import { afterMsField, afterMsLabel } from "../schedule/faults/after-checkpoint.js";
+import { afterMsLabel, checkpointFaultPoint } from "../schedule/faults/after-checkpoint.js";
 import { pauseAtMark } from "../schedule/faults/pause-at.js";
 import { clocksField, clocksLabel } from "../schedule/faults/pause-clocks.js";
 import type { Schedule } from "../schedule/schedule.js";
@@ -156,11 +156,7 @@ export async function startClients(opts: FleetOptions): Promise<ClientFleet> {
             return;
           }
           case "change-links":
-            opts.onLinksRequest(plan.id, {
-              checkpoint: msg.checkpoint,
-              occurrence: msg.occurrence,
-              ...afterMsField(msg.afterMs),
-            });
+            opts.onLinksRequest(plan.id, checkpointFaultPoint(msg));
             return;
           case "pause-in-call":
             proc.notePausedBySelf();
@@ -248,7 +244,7 @@ function linkChangePoints(faults: Schedule["faults"], id: number): CheckpointFau
   const points = new Map<string, CheckpointFaultPoint>();
   for (const f of faults) {
     if ((f.kind !== "partition-at" && f.kind !== "delay-at") || f.client !== id) continue;
-    const point = { checkpoint: f.checkpoint, occurrence: f.occurrence, ...afterMsField(f.afterMs) };
+    const point = checkpointFaultPoint(f);
     points.set(pointKey(point), point);
   }
   return [...points.values()];

@@ -11,9 +11,8 @@
  *   compose and each heal undoes only its own cut.
  */
 
-import { afterMsField } from "../schedule/faults/after-checkpoint.js";
-import { delayAtMark, delayedLink } from "../schedule/faults/delay-at.js";
-import { partitionAtMark } from "../schedule/faults/partition-at.js";
+import { afterMsField, checkpointFaultPoint } from "../schedule/faults/after-checkpoint.js";
+import { delayedLink } from "../schedule/faults/delay-at.js";
 import {
   type Checkpoint,
   type CheckpointFault,
@@ -240,11 +239,11 @@ export function faultsAtCheckpoint(
 function startCheckpointFault(w: SimWorld, client: SimNode, f: CheckpointFault): void {
   switch (f.kind) {
     case "partition-at":
-      partitionFor(w, [client.name], f.nodes, false, f.durationMs, partitionAtMark(f));
+      partitionFor(w, [client.name], f.nodes, false, f.durationMs, checkpointFaultPoint(f));
       return;
     case "delay-at": {
       const { from, to } = delayedLink(f);
-      delayFor(w, from, to, f.extraMs, f.durationMs, delayAtMark(f));
+      delayFor(w, from, to, f.extraMs, f.durationMs, checkpointFaultPoint(f));
       return;
     }
     case "pause-at": {

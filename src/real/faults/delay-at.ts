@@ -4,8 +4,8 @@
  * occurrence; the client waits until it is in place (client/link-requests.ts), so the write it
  * sends next goes through it.
  */
-import { afterMsLabel } from "../../schedule/faults/after-checkpoint.js";
-import { delayAtMark, delayedLink } from "../../schedule/faults/delay-at.js";
+import { afterMsLabel, checkpointFaultPoint } from "../../schedule/faults/after-checkpoint.js";
+import { delayedLink } from "../../schedule/faults/delay-at.js";
 import type { Fault } from "../../schedule/schedule.js";
 import type { FaultContext } from "./context.js";
 import { startDelay } from "./delay.js";
@@ -20,7 +20,7 @@ export async function startDelaysAt(
   const started: { label: string; durationMs: number }[] = [];
   for (const f of faults) {
     const delay = { ...delayedLink(f), extraMs: f.extraMs, durationMs: f.durationMs };
-    const label = await startDelay(ctx, delay, delayAtMark(f));
+    const label = await startDelay(ctx, delay, checkpointFaultPoint(f));
     if (label !== null)
       started.push({ label: `${label}@${f.checkpoint}${afterMsLabel(f.afterMs)}`, durationMs: f.durationMs });
   }

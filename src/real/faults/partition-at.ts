@@ -4,8 +4,7 @@
  * partition is (partition.ts), recorded with the checkpoint and occurrence; the client waits
  * until they are in place (client/link-requests.ts).
  */
-import { afterMsLabel } from "../../schedule/faults/after-checkpoint.js";
-import { partitionAtMark } from "../../schedule/faults/partition-at.js";
+import { afterMsLabel, checkpointFaultPoint } from "../../schedule/faults/after-checkpoint.js";
 import type { Fault } from "../../schedule/schedule.js";
 import type { FaultContext } from "./context.js";
 import { startPartition } from "./partition.js";
@@ -20,7 +19,7 @@ export async function startPartitionsAt(
   const started: { label: string; durationMs: number }[] = [];
   for (const f of faults) {
     const cut = { a: [`client:${f.client}`], b: f.nodes, oneWay: false, durationMs: f.durationMs };
-    const label = await startPartition(ctx, cut, partitionAtMark(f));
+    const label = await startPartition(ctx, cut, checkpointFaultPoint(f));
     if (label !== null)
       started.push({ label: `${label}@${f.checkpoint}${afterMsLabel(f.afterMs)}`, durationMs: f.durationMs });
   }

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { checkpointSchema, positiveMs } from "../refs.js";
+import type { Checkpoint } from "../schedule.js";
 import { smallerInts } from "./numbers.js";
 
 /**
@@ -19,6 +20,20 @@ export const checkpointFaultPointShape = {
   occurrence: z.number().int().nonnegative(),
   afterMs: positiveMs.optional(),
 };
+
+/**
+ * Where a checkpoint fault starts, as a world records it with the fault's start and end and a
+ * client process names it to lockcheck: checkpoint, occurrence and `afterMs` if any.
+ */
+export const checkpointFaultPoint = (f: {
+  checkpoint: Checkpoint;
+  occurrence: number;
+  afterMs?: number;
+}) => ({
+  checkpoint: f.checkpoint,
+  occurrence: f.occurrence,
+  ...afterMsField(f.afterMs),
+});
 
 /** `afterMs` as a field to spread into a fault, a message or a recorded value: none when absent. */
 export const afterMsField = (afterMs: number | undefined): { afterMs?: number } =>

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { nodeRefSchema, positiveMs } from "../refs.js";
 import type { NodeRef } from "../schedule.js";
-import { afterMsField, checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
+import { checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor, RecordedStart } from "./descriptor.js";
 import { hadEffect } from "./effect.js";
 import { clientOf, fitNode, shrinkBy, smallerInts } from "./numbers.js";
@@ -41,13 +41,6 @@ export function delayedLink(f: Pick<DelayAtFault, "client" | "node" | "direction
   const client = `client:${f.client}`;
   return f.direction === "out" ? { from: client, to: f.node } : { from: f.node, to: client };
 }
-
-/** The value a world records with the start and end of `f` (besides from, to, extraMs, durationMs). */
-export const delayAtMark = (f: Pick<DelayAtFault, "checkpoint" | "occurrence" | "afterMs">) => ({
-  checkpoint: f.checkpoint,
-  occurrence: f.occurrence,
-  ...afterMsField(f.afterMs),
-});
 
 /** Whether a recorded delay start is this fault's: the client's end of it, at that checkpoint. */
 function isItsStart(f: DelayAtFault, s: RecordedStart): boolean {

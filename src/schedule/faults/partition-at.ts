@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { nodeRefSchema, positiveMs } from "../refs.js";
 import type { NodeRef } from "../schedule.js";
-import { afterMsField, checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
+import { checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor, RecordedStart } from "./descriptor.js";
 import { fitNode, shrinkBy, smallerInts } from "./numbers.js";
 import { remapClient, theClient } from "./one-client.js";
@@ -26,13 +26,6 @@ export const partitionAtFaultSchema = z.strictObject({
 type PartitionAtFault = z.infer<typeof partitionAtFaultSchema>;
 
 const clientNode = (f: PartitionAtFault): NodeRef => `client:${f.client}`;
-
-/** The value a world records with the start and heal of `f` (besides a, b, oneWay, durationMs). */
-export const partitionAtMark = (f: Pick<PartitionAtFault, "checkpoint" | "occurrence" | "afterMs">) => ({
-  checkpoint: f.checkpoint,
-  occurrence: f.occurrence,
-  ...afterMsField(f.afterMs),
-});
 
 /** Whether a recorded partition start is this fault's: the client's cut at that checkpoint. */
 function isItsStart(f: PartitionAtFault, s: RecordedStart): boolean {

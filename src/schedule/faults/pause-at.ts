@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pauseClocksSchema, positiveMs } from "../refs.js";
-import { afterMsField, checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
+import { checkpointFaultPoint, checkpointFaultPointShape, smallerAfterMs } from "./after-checkpoint.js";
 import type { FaultDescriptor } from "./descriptor.js";
 import { shrinkBy, smallerInts } from "./numbers.js";
 import { fitOneClient, remapClient, theClient, theClientNode } from "./one-client.js";
@@ -27,9 +27,7 @@ type PauseAtFault = z.infer<typeof pauseAtFaultSchema>;
 export const pauseAtMark = (
   f: Pick<PauseAtFault, "checkpoint" | "occurrence" | "afterMs" | "durationMs">,
 ) => ({
-  checkpoint: f.checkpoint,
-  occurrence: f.occurrence,
-  ...afterMsField(f.afterMs),
+  ...checkpointFaultPoint(f),
   durationMs: f.durationMs,
 });
 
