@@ -11,6 +11,7 @@ import { expect } from "vitest";
 import type { CheckReport } from "./api/check.js";
 import type { FuzzReport } from "./api/fuzz.js";
 import type { RunReport } from "./api/run.js";
+import { counterexampleHeading } from "./report/counterexample-heading.js";
 
 type Report = FuzzReport | RunReport | CheckReport;
 
@@ -45,7 +46,7 @@ export function describeViolation(r: Report): string {
       "anomalies:",
       ...anomalyLines(r),
       "",
-      "minimal counterexample:",
+      counterexampleHeading(ce.shrink, ce.budgetExhausted),
       ...ce.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
       ...ce.timeline.map((l) => `  ${l}`),
       "",

@@ -152,6 +152,8 @@ export interface Counterexample {
   timeline: string[];
   /** How it was shrunk (see FuzzCounterexample.shrink in src/runner/fuzz.ts). */
   shrink: FuzzCounterexample["shrink"];
+  /** Real targets: shrinking stopped at its budget, so a smaller schedule may still fail. */
+  budgetExhausted: boolean;
 }
 
 export interface FuzzReport {
@@ -417,6 +419,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzReport> {
       replay: saved.replay,
       timeline: formatTimeline(ce.ops, ce.verdicts, { colors: colorsFor({ isTTY: false }) }),
       shrink: ce.shrink,
+      budgetExhausted: ce.budgetExhausted === true,
     },
   };
 }

@@ -31,6 +31,7 @@ import { placementFlags } from "../../api/replay.js";
 import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
+import { counterexampleHeading } from "../../report/counterexample-heading.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
@@ -395,11 +396,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
     `${c.bold(c.red("violation found"))} in run ${ce.foundAtRun} of ${what}${ofShard}`,
     ...shrinkLines(ce, saved, flags, c),
     "",
-    c.bold(
-      ce.shrink === "not-kept" || ce.shrink === "off"
-        ? "counterexample (as found):"
-        : "minimal counterexample:",
-    ),
+    c.bold(counterexampleHeading(ce.shrink, ce.budgetExhausted)),
     ...ce.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
     "",
     ...formatTimeline(ce.ops, ce.verdicts, { colors: c }),
