@@ -169,6 +169,32 @@ describe("focusCandidates", () => {
     );
   });
 
+  it("focuses a client that repeats its cycles on the pass of the plan the anomaly hit", () => {
+    // Client 0 runs its one cycle over and over, as a real hunt's clients do: its second
+    // acquisition (grant 0:1) is the plan's cycle 0 again.
+    const repeating: Schedule = {
+      ...schedule,
+      clients: schedule.clients.map((c) =>
+        c.id === 0 ? { id: 0, cycles: [{ ...cycle, holdMs: 5 }], repeat: true as const } : c,
+      ),
+    };
+    const focused = [...focusCandidates(repeating, { ops, anomalies: [staleWrite] })];
+    expect(focused.length).toBeGreaterThan(0);
+    // Once, re-timed to when its second acquire was sent (28 ms), and no longer repeating.
+    expect(focused[0]!.clients.find((c) => c.id === 0)).toEqual({
+      id: 0,
+      cycles: [{ ...cycle, holdMs: 5, thinkMs: 28 }],
+    });
+    expect(focused[0]!.faults[0]).toEqual({
+      kind: "pause-at",
+      client: 0,
+      checkpoint: "acquired",
+      occurrence: 0,
+      durationMs: 1500,
+    });
+    for (const c of focused) expect(scheduleWeight(c)).toBeLessThan(scheduleWeight(repeating));
+  });
+
   it("yields nothing when the anomaly names no grant of the schedule", () => {
     const none: Anomaly = { kind: "stale-write", ops: [2, 13], explanation: "nemesis only" };
     expect([...focusCandidates(schedule, { ops, anomalies: [none] })]).toEqual([]);

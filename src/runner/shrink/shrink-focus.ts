@@ -22,6 +22,7 @@ import { faultTargetClient } from "../../schedule/faults/index.js";
 import {
   type Checkpoint,
   type ClientPlan,
+  type Cycle,
   type Fault,
   isTimedFault,
   type Schedule,
@@ -61,11 +62,22 @@ function involvedSpans(ops: readonly Op[], anomaly: Anomaly, spans: HistorySpans
   return out;
 }
 
+/**
+ * The plan cycle a client ran as its `position`-th cycle of the run: a client that repeats its
+ * cycles (as every client of a real hunt does, cycling to the end of the run) runs them over
+ * and over, so its tenth acquisition may be the first cycle of a plan of three.
+ */
+function planCycle(plan: ClientPlan, position: number): Cycle | undefined {
+  const n = plan.cycles.length;
+  if (position < n) return plan.cycles[position];
+  return plan.repeat === true && n > 0 ? plan.cycles[position % n] : undefined;
+}
+
 function keepOf(involved: readonly CycleSpan[], s: Schedule): Keep | null {
   const keep: Keep = new Map();
   for (const span of involved) {
     const plan = s.clients.find((c) => c.id === span.client);
-    if (plan === undefined || span.cycle >= plan.cycles.length) return null;
+    if (plan === undefined || planCycle(plan, span.cycle) === undefined) return null;
     keep.set(
       span.client,
       [...(keep.get(span.client) ?? []), span.cycle].sort((a, b) => a - b),
@@ -107,7 +119,10 @@ function startPlans(keep: Keep, spans: HistorySpans): Starts[] {
   return plans.map((p) => new Map([...p].map(([c, ms]) => [c, Math.round(ms)])));
 }
 
-/** The kept clients with only their kept cycles, re-timed to `starts`. */
+/**
+ * The kept clients with only their kept cycles (positions in the run, see planCycle), re-timed
+ * to `starts`. Each runs them once: a focused client no longer repeats.
+ */
 function focusedClients(s: Schedule, keep: Keep, spans: HistorySpans, starts: Starts): ClientPlan[] {
   const out: ClientPlan[] = [];
   for (const plan of s.clients) {
@@ -115,7 +130,7 @@ function focusedClients(s: Schedule, keep: Keep, spans: HistorySpans, starts: St
     if (kept === undefined) continue;
     const history = spans.byClient.get(plan.id) ?? [];
     const cycles = kept.map((k, i) => {
-      const cycle = plan.cycles[k]!;
+      const cycle = planCycle(plan, k)!;
       if (i === 0) return { ...cycle, thinkMs: starts.get(plan.id) ?? cycle.thinkMs };
       const previous = kept[i - 1]!;
       if (previous === k - 1) return cycle;
