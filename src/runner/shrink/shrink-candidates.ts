@@ -236,12 +236,6 @@ function* startEarlier(s: Schedule): Generator<Schedule> {
   }
 }
 
-/**
- * Every candidate, in the order the shrinker tries them. `aimed` (candidates aimed by a
- * failing run, shrink-focus.ts) come right after dropping one client: that is the biggest
- * single cut and, when it works, keeps a violation one client alone can show (a token
- * reused after a crash) from being focused onto the two clients that happened to show it.
- */
 /** A client that repeats its cycles until the horizon runs them once instead. */
 function* stopRepeating(s: Schedule): Generator<Schedule> {
   for (let ci = 0; ci < s.clients.length; ci++) {
@@ -252,6 +246,12 @@ function* stopRepeating(s: Schedule): Generator<Schedule> {
   }
 }
 
+/**
+ * Every candidate, in the order the shrinker tries them. `aimed` (candidates aimed by a
+ * failing run, shrink-focus.ts) come right after dropping one client: that is the biggest
+ * single cut and, when it works, keeps a violation one client alone can show (a token
+ * reused after a crash) from being focused onto the two clients that happened to show it.
+ */
 export function* shrinkCandidates(s: Schedule, aimed: Iterable<Schedule> = []): Generator<Schedule> {
   yield* dropClients(s);
   yield* aimed;
