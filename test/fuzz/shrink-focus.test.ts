@@ -11,7 +11,8 @@ import type { Op } from "../../src/history/op.js";
 import { scheduleSize, scheduleWeight } from "../../src/runner/schedule-size.js";
 import { cycleSpans } from "../../src/runner/shrink/cycle-spans.js";
 import { shrinkSchedule } from "../../src/runner/shrink/shrink.js";
-import { focusCandidates } from "../../src/runner/shrink/shrink-focus.js";
+import { shrinkCandidates } from "../../src/runner/shrink/shrink-candidates.js";
+import { focusCandidates, involvedClients } from "../../src/runner/shrink/shrink-focus.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { scheduleFor, target } from "./schedules.js";
 
@@ -198,6 +199,22 @@ describe("focusCandidates", () => {
   it("yields nothing when the anomaly names no grant of the schedule", () => {
     const none: Anomaly = { kind: "stale-write", ops: [2, 13], explanation: "nemesis only" };
     expect([...focusCandidates(schedule, { ops, anomalies: [none] })]).toEqual([]);
+  });
+});
+
+describe("dropping the clients that clashed", () => {
+  it("comes after every other candidate: without one of them the clash cannot happen", () => {
+    const involved = involvedClients({ ops, anomalies: [staleWrite] });
+    expect([...involved].sort()).toEqual([0, 1]);
+    const all = [...shrinkCandidates(schedule, [], involved)];
+    const fewer = all.flatMap((c, i) => (c.clients.length < schedule.clients.length ? [i] : []));
+    // Client 2 (only a prop) first, in its three forms (as it is, renumbered, pauses longer) …
+    expect(fewer.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(all.slice(0, 3).every((c) => c.clients.length === 2 && !c.clients.some((p) => p.id === 2))).toBe(true);
+    // … and clients 0 and 1 at the very end, after every candidate that keeps them all.
+    const last = fewer.slice(3);
+    expect(last.length).toBeGreaterThanOrEqual(4);
+    expect(last).toEqual(last.map((_, k) => all.length - last.length + k));
   });
 });
 

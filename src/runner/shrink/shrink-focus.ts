@@ -280,6 +280,15 @@ function holderPauses(s: Schedule, keep: Keep, spans: HistorySpans, holder: Cycl
   );
 }
 
+/** The clients whose grants the run's first anomalies name (those focusCandidates keeps). */
+export function involvedClients(ev: FailureEvidence): Set<number> {
+  const spans = cycleSpans(ev.ops);
+  const clients = new Set<number>();
+  for (const anomaly of ev.anomalies.slice(0, ANOMALIES_FOCUSED))
+    for (const span of involvedSpans(ev.ops, anomaly, spans)) clients.add(span.client);
+  return clients;
+}
+
 /** Candidates that keep only what one of the run's anomalies involves (see the top of this file). */
 export function* focusCandidates(s: Schedule, ev: FailureEvidence): Generator<Schedule> {
   const spans = cycleSpans(ev.ops);

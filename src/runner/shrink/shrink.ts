@@ -17,7 +17,7 @@
 import { type Schedule, scheduleSchema } from "../../schedule/schedule.js";
 import { scheduleWeight } from "../schedule-size.js";
 import { shrinkCandidates } from "./shrink-candidates.js";
-import { type FailureEvidence, focusCandidates } from "./shrink-focus.js";
+import { type FailureEvidence, focusCandidates, involvedClients } from "./shrink-focus.js";
 
 export type { FailureEvidence } from "./shrink-focus.js";
 
@@ -63,7 +63,8 @@ function* candidatesFor(
   aim: ShrinkAim | undefined,
 ): Generator<Schedule> {
   if (aim !== undefined) yield* aim(s, evidence);
-  yield* shrinkCandidates(s, evidence === undefined ? [] : focusCandidates(s, evidence));
+  if (evidence === undefined) yield* shrinkCandidates(s);
+  else yield* shrinkCandidates(s, focusCandidates(s, evidence), involvedClients(evidence));
 }
 
 /** How a caller runs the pass: how many candidates at once, and what it hears of each step. */
