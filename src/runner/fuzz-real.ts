@@ -40,7 +40,7 @@ export const REAL_FUZZ_RUN_MS = 8000;
  * Budget of the greedy shrink pass on real servers (each candidate is a real run): 12
  * candidates' time, two at a time.
  */
-const REAL_SHRINK: ShrinkBudget = { maxRuns: 12 * REAL_PARALLEL, timeLimitMs: 120_000 };
+export const REAL_SHRINK: ShrinkBudget = { maxRuns: 12 * REAL_PARALLEL, timeLimitMs: 120_000 };
 const DEFAULT_RUNS = 1000;
 
 /** The schedules `lockcheck run` generates for a real target (and each run of a real fuzz). */
