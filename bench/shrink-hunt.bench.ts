@@ -41,6 +41,7 @@ let minimal = 0;
 let repeating = 0;
 let runsInAll = 0;
 let runsToSize = 0;
+const lastsMs: number[] = [];
 for (const s of hunts) {
   if (shrunk === wanted) break;
   const p = await probeViolation(t, s, "stale-write");
@@ -69,9 +70,15 @@ for (const s of hunts) {
   runsToSize += at;
   if (z.clients <= 2 && z.cycles <= 2 && z.faults <= 1 && z.repeating === 0) minimal++;
   if (z.repeating > 0) repeating++;
-  console.log(`  ${sizeOf(s).padEnd(38)} → ${size.padEnd(38)} ${runs} runs; that size after run ${at}`);
+  // How long a replay of the result lasts: its failing run's last op (histories stamp ns).
+  const lastOp = r.failingRun?.ops.at(-1);
+  const lasts = lastOp === undefined ? "?" : `${(lastOp.time / 1e9).toFixed(1)} s`;
+  lastsMs.push(lastOp === undefined ? 0 : lastOp.time / 1e6);
+  console.log(
+    `  ${sizeOf(s).padEnd(38)} → ${size.padEnd(38)} ${runs} runs; that size after run ${at}; its run lasts ${lasts}`,
+  );
 }
 console.log(
   `  ${minimal} of ${shrunk} at ≤ 2 clients, ≤ 2 cycles, ≤ 1 fault, run once; ${repeating} still repeating; ` +
-    `runs ${runsInAll} in all, ${runsToSize} until each had its final size`,
+    `runs ${runsInAll} in all, ${runsToSize} until each had its final size; runs of the results last ${(lastsMs.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s in all`,
 );
