@@ -9,9 +9,9 @@
  */
 import { expect } from "vitest";
 import type { CheckReport } from "./api/check.js";
+import { counterexampleHeading } from "./api/counterexample-heading.js";
 import type { FuzzReport } from "./api/fuzz.js";
 import type { RunReport } from "./api/run.js";
-import { counterexampleHeading } from "./report/counterexample-heading.js";
 
 type Report = FuzzReport | RunReport | CheckReport;
 

@@ -15,6 +15,7 @@ import {
   type ServerPlacement,
   targetNames,
 } from "../../api/catalog.js";
+import { counterexampleHeading } from "../../api/counterexample-heading.js";
 import { finishingLine } from "../../api/finishing-steps.js";
 import {
   type FuzzCampaign,
@@ -31,7 +32,6 @@ import { placementFlags } from "../../api/replay.js";
 import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
-import { counterexampleHeading } from "../../report/counterexample-heading.js";
 import { type Progress, startProgress } from "../../report/progress.js";
 import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";

@@ -249,14 +249,12 @@ function* stopRepeating(s: Schedule): Generator<Schedule> {
 }
 
 /**
- * Every candidate, in the order the shrinker tries them. `aimed` (candidates aimed by a
- * failing run, shrink-focus.ts) come right after dropping one client: that is the biggest
- * single cut and, when it works, keeps a violation one client alone can show (a token
- * reused after a crash) from being focused onto the two clients that happened to show it.
- *
- * `involved` are the clients whose grants the failing run's anomaly names: dropping one of
- * them takes away the clash itself, so that is tried last. (Tried first, it cost every round
- * of a real shrink of two clashing clients up to six runs that could only pass.)
+ * Every candidate, in the order the shrinker tries them. First each client the failing run's
+ * anomaly does not involve is dropped (`involved`: the clients whose grants it names): that is
+ * the biggest single cut. `aimed` (candidates aimed by the failing run, shrink-focus.ts) come
+ * next. Dropping an involved client takes the clash itself away, so it comes last; tried first,
+ * it cost each round of a real shrink of two clashing clients up to six runs that could only
+ * pass.
  */
 export function* shrinkCandidates(
   s: Schedule,

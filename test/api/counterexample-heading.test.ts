@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { counterexampleHeading } from "../../src/report/counterexample-heading.js";
+import { counterexampleHeading } from "../../src/api/counterexample-heading.js";
 
 describe("counterexampleHeading", () => {
   it("calls a counterexample minimal only when shrinking ended on its own", () => {
