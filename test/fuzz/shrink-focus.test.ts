@@ -140,6 +140,27 @@ describe("focusCandidates", () => {
     ).toEqual([3000, 4]);
   });
 
+  it("keeps a clock fault of a dropped cycle when a kept cycle of its client ran on that clock", () => {
+    // Client 0's clock stepped back during its cycle 0, which the focus drops; its cycle 1 (kept)
+    // ran on the stepped clock. Client 2's drift goes with client 2, which the focus drops.
+    const stepped: Schedule = {
+      ...schedule,
+      faults: [
+        ...schedule.faults,
+        { kind: "clock-jump", node: "client:0", at: 5, deltaMs: -400 },
+        { kind: "clock-drift", node: "client:2", at: 2, rate: 0.5 },
+      ],
+    };
+    const focused = [...focusCandidates(stepped, { ops, anomalies: [staleWrite] })];
+    // As in the run: the step stays at 5 ms; client 2 (dropped) takes its drift with it.
+    expect(focused[0]!.faults).toContainEqual({ kind: "clock-jump", node: "client:0", at: 5, deltaMs: -400 });
+    expect(focused[0]!.faults.some((f) => f.kind === "clock-drift")).toBe(false);
+    // The pause that hit the dropped cycle 0 still goes.
+    expect(focused[0]!.faults.some((f) => f.kind === "pause-at" && f.checkpoint === "before-release")).toBe(
+      false,
+    );
+  });
+
   it("offers one pause of the stale holder right after it acquired, instead of all faults", () => {
     const single = candidates.filter((c) => c.faults.length === 1).map((c) => c.faults[0]);
     expect(single).toContainEqual({
@@ -210,7 +231,9 @@ describe("dropping the clients that clashed", () => {
     const fewer = all.flatMap((c, i) => (c.clients.length < schedule.clients.length ? [i] : []));
     // Client 2 (only a prop) first, in its three forms (as it is, renumbered, pauses longer) …
     expect(fewer.slice(0, 3)).toEqual([0, 1, 2]);
-    expect(all.slice(0, 3).every((c) => c.clients.length === 2 && !c.clients.some((p) => p.id === 2))).toBe(true);
+    expect(all.slice(0, 3).every((c) => c.clients.length === 2 && !c.clients.some((p) => p.id === 2))).toBe(
+      true,
+    );
     // … and clients 0 and 1 at the very end, after every candidate that keeps them all.
     const last = fewer.slice(3);
     expect(last.length).toBeGreaterThanOrEqual(4);

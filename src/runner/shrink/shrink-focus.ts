@@ -7,8 +7,9 @@
  *   that only held the lock for a moment made another wait), so each kept client's first
  *   kept cycle starts when its acquire was sent in the failing run, or no earlier than the
  *   older grant was handed out, or (for the oldest) just in time to be granted when it was;
- * - faults follow: those that hit dropped clients or dropped cycles go, timed faults shift
- *   with their client, checkpoint pauses are renumbered to the cycles left; then the same
+ * - faults follow: those that hit dropped clients or dropped cycles go (except a client's clock
+ *   step or drift before a kept cycle: the clock stays changed), timed faults shift with their
+ *   client, checkpoint pauses are renumbered to the cycles left; then the same
  *   with pauses twice as long (re-timed, a client seldom retries at the very moment it did);
  * - or every fault is replaced by one pause of the violating holder (the classic stale-holder
  *   pause: right after it acquired, or at the checkpoint the schedule's pauses use), or of
@@ -18,7 +19,7 @@
  */
 import type { Anomaly } from "../../checkers/verdict.js";
 import { isNemesisOp, type Op } from "../../history/op.js";
-import { faultTargetClient } from "../../schedule/faults/index.js";
+import { changesClockForGood, faultTargetClient } from "../../schedule/faults/index.js";
 import {
   type Checkpoint,
   type ClientPlan,
@@ -159,7 +160,10 @@ function focusedClientFault(
   const fired = firedAtMs(f, ev.ops);
   const history = spans.byClient.get(client) ?? [];
   const hit = fired === undefined ? undefined : cycleHit(history, f, fired);
-  if (hit === undefined || !kept.includes(hit.cycle)) return null;
+  if (hit === undefined) return null;
+  // A clock fault in a dropped cycle still set the clock a later kept cycle ran on.
+  const setsKeptClock = changesClockForGood(f) && hit.cycle < (kept.at(-1) ?? -1);
+  if (!kept.includes(hit.cycle) && !setsKeptClock) return null;
   if (isTimedFault(f)) return { ...f, at: Math.max(0, Math.round(f.at + shiftMs)) };
   let passedInDropped = 0;
   for (const span of history) {
