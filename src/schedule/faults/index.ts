@@ -55,12 +55,13 @@ export const faultTargetClient = (f: Fault): number | undefined => descriptorOf(
  * then do real redis-servers need the clock shim, which must be compiled (gcc) before they start.
  */
 export const changesServerClock = (f: Fault): boolean =>
-  (f.kind === "clock-jump" || f.kind === "clock-drift") &&
-  (f.node.startsWith("server:") || f.node === "resource");
+  changesClockForGood(f) && (f.node.startsWith("server:") || f.node === "resource");
 
 /**
  * Whether a fault leaves its node changed for the rest of the run: a clock step or drift acts
  * in an instant (its effectMs is 0), but the clock stays where it put it, so a later cycle of
  * its client still runs on the changed clock.
  */
-export const changesClockForGood = (f: Fault): boolean => f.kind === "clock-jump" || f.kind === "clock-drift";
+export function changesClockForGood(f: Fault): f is Extract<Fault, { kind: "clock-jump" | "clock-drift" }> {
+  return f.kind === "clock-jump" || f.kind === "clock-drift";
+}
