@@ -14,9 +14,9 @@ import {
   aimedPause,
   withFaultsAimed,
 } from "../../src/runner/shrink/aim-faults.js";
-import { shrinkOnRealServers } from "../../src/runner/shrink/shrink-real.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import type { Target } from "../../src/targets/target.js";
+import { shrinkOnSimServers } from "./fake-real-shrink.js";
 import { scheduleFor, target } from "./schedules.js";
 
 const lease = target("sim:lease");
@@ -85,15 +85,10 @@ async function shrinkOnJitteredServers(t: Target, found: Schedule, jitterMs: num
         : c,
     ),
   });
-  const evidence = (await probeViolation(t, found, "stale-write")).evidence!;
-  return shrinkOnRealServers({ ...t, deterministic: false }, found, {
-    kind: "stale-write",
-    marginMs: 50,
-    simFirst: false,
+  return shrinkOnSimServers(t, found, {
     runs: 4,
     needed: 4,
     budget: { maxRuns: 0 },
-    evidence,
     runOnServers: async (s) => (await t.run(jittered(s))).ops,
   });
 }

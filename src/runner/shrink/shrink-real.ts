@@ -21,9 +21,9 @@
  *    clients, and timed partitions and delays of one client, aimed at the point of their work
  *    they hit in it (aim-faults.ts). Last, the result is replayed on fresh runs: of the many
  *    candidates tried, the smallest that failed `needed` of `runs` times is the likeliest to
- *    have done so by luck (a race its runs happened to win). If it fails again in fewer than half its
- *    replays, the schedules kept before it are replayed, latest first, and the first that does
- *    is the result (`REPLAYS`, `MAX_STEPS_BACK`).
+ *    have done so by luck (a race its runs happened to win). If it fails again in fewer than
+ *    half its replays, the schedules kept before it are replayed, latest first, and the first
+ *    that does is the result (`REPLAYS`, `MAX_STEPS_BACK`).
  *
  * The result carries a real failing run of its schedule, or `failingRun: null` when no
  * schedule — not even the input — failed on `needed` of `runs` real runs: the caller must
