@@ -282,12 +282,12 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
         return asFound.save(f);
       },
       // Minutes apart on real servers: each smaller failure is on disk as soon as it is kept.
-      onSmaller: async (smaller, run) => {
+      onSmaller: async (smaller, run, shrinkLog) => {
         const dir = await folderOf(foundAtRun);
         if (dir === null) return;
         const r = await saveReplayableRun(
           dir,
-          { schedule: smaller, ...run },
+          { schedule: smaller, ...run, shrinkLog },
           replayCommand(dir, placementOf(o)),
         ).catch(() => null);
         if (r?.ok === true) o.onSmallerSaved?.(dir, scheduleSize(smaller));

@@ -10,6 +10,7 @@
 import { checkOps, SAFETY_CHECKERS } from "../checkers/index.js";
 import type { Verdict } from "../checkers/verdict.js";
 import type { Op } from "../history/op.js";
+import type { ShrinkLog } from "../report/shrink-log.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { type CheckedRun, isViolation, runAndCheck, runAndCheckOn } from "../runner/execute.js";
 import { defaultRunDir, replayCommand, saveReplayableRun, unusedRunDir } from "../runner/run-folder.js";
@@ -53,7 +54,7 @@ export interface ShrinkFailingOptions {
   /** Called after each candidate run. */
   onRun?: () => void;
   /** Real targets: each smaller schedule kept, with a failing run of it (see RealShrinkOptions). */
-  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }) => Promise<void>;
+  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }, log: ShrinkLog) => Promise<void>;
 }
 
 export type ShrinkFailingResult =
@@ -72,6 +73,8 @@ export type ShrinkFailingResult =
       budgetExhausted: boolean;
       /** How it was shrunk: a line, and one more on the last steps of shrinking on real servers. */
       note: string;
+      /** Real targets: every candidate run on real servers (saved as shrink-log.txt). */
+      shrinkLog?: ShrinkLog;
     };
 
 export async function shrinkFailing(
@@ -145,6 +148,7 @@ async function shrinkFound(
     runs: shrunk.runs,
     budgetExhausted: shrunk.budgetExhausted,
     note: shrunk.note,
+    ...(shrunk.log === undefined ? {} : { shrinkLog: shrunk.log }),
   };
 }
 
@@ -158,6 +162,8 @@ interface Shrunk {
   note: string;
   /** Why the failure could not be kept, or null. */
   notKept: string | null;
+  /** Real targets: what shrinking ran on real servers. */
+  log?: ShrinkLog;
 }
 
 async function shrinkSim(
@@ -251,6 +257,7 @@ async function shrinkReal(
     ]
       .filter((line) => line !== null)
       .join("\n"),
+    log: r.log,
     notKept:
       r.failingRun === null
         ? `neither a smaller schedule nor the input failed again on ${need} of ${o.runs} real runs (${r.realRuns} runs)`
@@ -320,14 +327,20 @@ export async function shrinkScheduleFile(
     ...(onShrinkStart === undefined ? {} : { onShrinkStart: () => onShrinkStart(name, about.deterministic) }),
     // The smallest real failure so far goes to the result's folder as it is found (minutes
     // apart): an interrupted shrink keeps it. The final save below writes over it.
-    onSmaller: async (smaller, run) => {
-      const r = await saveReplayableRun(dir, { schedule: smaller, ...run }, replay).catch(() => null);
+    onSmaller: async (smaller, run, shrinkLog) => {
+      const r = await saveReplayableRun(dir, { schedule: smaller, ...run, shrinkLog }, replay).catch(
+        () => null,
+      );
       if (r?.ok === true) onSmallerSaved?.(dir, scheduleSize(smaller));
     },
   });
   if (shrunk.kind === "cannot-run") return err({ message: shrunk.reason });
   if (shrunk.kind !== "shrunk") return ok({ ...shrunk, ...about });
-  const saved = await saveReplayableRun(dir, { schedule: shrunk.schedule, ...shrunk.run }, replay);
+  const saved = await saveReplayableRun(
+    dir,
+    { schedule: shrunk.schedule, ...shrunk.run, shrinkLog: shrunk.shrinkLog },
+    replay,
+  );
   if (!saved.ok) return saved;
   return ok({
     ...shrunk,

@@ -20,6 +20,7 @@ import type { FaultCategory } from "../generators/bounds.js";
 import { huntScheduleArb } from "../generators/hunt.js";
 import { firstOfSeed } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
+import type { ShrinkLog } from "../report/shrink-log.js";
 import {
   type ResourceMode,
   type Schedule,
@@ -217,6 +218,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
     let how: FuzzCounterexample["shrink"] = "off";
     let budgetExhausted = false;
     let finishing: FinishingStep[] = [];
+    let shrinkLog: ShrinkLog | undefined;
     if (o.shrink !== false) {
       phase = "shrink";
       // Simulator twin first (with timing margins), then real runs on this session's servers
@@ -239,7 +241,15 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
           },
         },
       );
-      ({ schedule: minimal, run: final, steps: passSteps, how, budgetExhausted, finishing } = r);
+      ({
+        schedule: minimal,
+        run: final,
+        steps: passSteps,
+        how,
+        budgetExhausted,
+        finishing,
+        log: shrinkLog,
+      } = r);
     }
     return {
       ...base,
@@ -260,6 +270,7 @@ export async function fuzzReal(o: FuzzOptions): Promise<FuzzResult> {
         shrink: how,
         budgetExhausted,
         finishing,
+        ...(shrinkLog === undefined ? {} : { shrinkLog }),
       },
       error: null,
     };

@@ -23,6 +23,7 @@ import type { FaultBounds, FaultCategory, WorkloadBounds } from "../generators/b
 import { scheduleArb } from "../generators/schedule.js";
 import { seedSequence } from "../generators/seed-sequence.js";
 import type { Op } from "../history/op.js";
+import type { ShrinkLog } from "../report/shrink-log.js";
 import type { PartitionMode, ResourceMode, Schedule, ScheduleOptions } from "../schedule/schedule.js";
 import type { ServerPlacement, Target } from "../targets/target.js";
 import { runAndCheck } from "./execute.js";
@@ -74,7 +75,7 @@ export interface FuzzOptions {
    * failed on real servers, with one of its failing runs — the smallest failure so far, which
    * a caller saves so that an interrupted shrink keeps it (shrink-real.ts `onSmaller`).
    */
-  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }) => Promise<void>;
+  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }, log: ShrinkLog) => Promise<void>;
   /**
    * Start at this 0-based run index of the seed's sequence (fast-check's replay path), as if
    * the runs before it had passed; `runs` then counts from here. Used by `fuzz --shard` and to
@@ -131,6 +132,8 @@ export interface FuzzCounterexample {
   budgetExhausted?: boolean;
   /** Real targets: the last steps of shrinking that made a candidate, and how each went. */
   finishing?: FinishingStep[];
+  /** Real targets: every candidate shrinking ran on real servers (report/shrink-log.ts). */
+  shrinkLog?: ShrinkLog;
 }
 
 export interface FuzzResult {
@@ -257,6 +260,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
   let passSteps = 0;
   let how: FuzzCounterexample["shrink"] = "off";
   let finishing: FinishingStep[] = [];
+  let shrinkLog: ShrinkLog | undefined;
   let final: { ops: Op[]; verdicts: Verdict[] } | null = null;
   if (o.shrink !== false && kind !== null && !o.target.deterministic && foundRun !== null) {
     const r = await shrinkFoundOnRealServers(
@@ -273,7 +277,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
         },
       },
     );
-    ({ schedule: minimal, run: final, steps: passSteps, how, finishing } = r);
+    ({ schedule: minimal, run: final, steps: passSteps, how, finishing, log: shrinkLog } = r);
   } else if (o.shrink !== false && kind !== null && o.target.deterministic) {
     const violation = kind;
     const onRun = () => {
@@ -325,6 +329,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzResult> {
       shrinkMs: Date.now() - foundAt,
       shrink: how,
       ...(finishing.length === 0 ? {} : { finishing }),
+      ...(shrinkLog === undefined ? {} : { shrinkLog }),
     },
     error: null,
   };

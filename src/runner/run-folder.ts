@@ -1,6 +1,6 @@
 /**
  * A run folder, written and read here: schedule.json, history.jsonl, verdict.json and
- * report.html. The same layout as the histories/ corpus entries, so a saved counterexample can
+ * report.html (and shrink-log.txt for a counterexample shrunk on real servers). The same layout as the histories/ corpus entries, so a saved counterexample can
  * be replayed, re-checked, reported on and added to the corpus as it is. `lockcheck report`
  * reads a run folder (or a history.jsonl on its own) through `loadReportInput`.
  */
@@ -13,6 +13,7 @@ import { withModuleRef } from "../custom/module-refs.js";
 import { readHistoryFile, writeHistory } from "../history/jsonl.js";
 import type { Op } from "../history/op.js";
 import type { HtmlReportInput } from "../report/html.js";
+import { formatShrinkLog, SHRINK_LOG_FILE, type ShrinkLog } from "../report/shrink-log.js";
 import { writeReport } from "../report/write-report.js";
 import { err, type InputError, ok, type Result } from "../result.js";
 import { loadSchedule } from "../schedule/load.js";
@@ -37,6 +38,8 @@ export interface RunToSave {
   verdicts: readonly Verdict[];
   /** Shown in the HTML report's summary. */
   replayCommand?: string;
+  /** What shrinking on real servers ran to get here: saved as shrink-log.txt. */
+  shrinkLog?: ShrinkLog | undefined;
 }
 
 /** What verdict.json holds. */
@@ -94,8 +97,8 @@ export async function saveReplayableRun(
   run: Omit<RunToSave, "replayCommand">,
   replay = replayCommand(dir),
 ): Promise<Result<string, InputError>> {
-  const { schedule, ops, verdicts } = run;
-  const saved = await saveRun(dir, { schedule, ops, verdicts, replayCommand: replay });
+  const { schedule, ops, verdicts, shrinkLog } = run;
+  const saved = await saveRun(dir, { schedule, ops, verdicts, replayCommand: replay, shrinkLog });
   return saved.ok ? ok(replay) : saved;
 }
 
@@ -117,6 +120,8 @@ export async function saveRun(dir: string, run: RunToSave): Promise<Result<strin
       verdicts: run.verdicts,
     };
     await writeFile(verdictPath, jsonText(verdict), "utf8");
+    if (run.shrinkLog !== undefined)
+      await writeFile(join(dir, SHRINK_LOG_FILE), formatShrinkLog(run.shrinkLog), "utf8");
   } catch (e) {
     return err({ file: dir, message: `cannot write the run folder: ${(e as Error).message}` });
   }

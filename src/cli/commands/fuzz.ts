@@ -33,6 +33,7 @@ import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { type Progress, startProgress } from "../../report/progress.js";
+import { flakyAdvice } from "../../report/shrink-log.js";
 import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
@@ -402,6 +403,9 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
     ...formatTimeline(ce.ops, ce.verdicts, { colors: c }),
     "",
     `saved ${dir}/ (schedule.json, history.jsonl, verdict.json, report.html)`,
+    ...(ce.shrinkLog === undefined
+      ? []
+      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/shrink-log.txt`]),
     ...(saved.asFound === null ? [] : [`the run as found, before shrinking: ${saved.asFound}/`]),
     `replay: ${c.bold(replay)}`,
     ...libraryCrashLines(result.libraryCrashes, tried, c),
@@ -441,6 +445,9 @@ export function shrinkLines(
               `shrinking stopped at its budget, not at a minimum; to go on: lockcheck shrink ${sizes.dir} --time-limit 5m`,
             ]
           : []),
+        ...(ce.shrinkLog === undefined || sizes.dir === undefined || sizes.dir === null
+          ? []
+          : [flakyAdvice(ce.shrinkLog, sizes.dir)].filter((l) => l !== null)),
       ];
     case "not-kept":
       return [

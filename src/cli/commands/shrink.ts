@@ -18,6 +18,7 @@ import { REAL_PARALLEL, REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
+import { flakyAdvice } from "../../report/shrink-log.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
@@ -195,12 +196,16 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
   const out = [
     `${verb} ${sizeText(before)} → ${c.bold(`${after.clients} / ${after.cycles} / ${after.faults}`)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${shrunk.runs} runs${shrunk.budgetExhausted ? ", budget exhausted" : ""})`,
     shrunk.note,
+    ...(shrunk.shrinkLog === undefined ? [] : [flakyAdvice(shrunk.shrinkLog, dir)].filter((l) => l !== null)),
     "",
     ...shrunk.schedule.faults.map((f) => `  fault: ${JSON.stringify(f)}`),
     "",
     ...formatTimeline(shrunk.run.ops, shrunk.run.verdicts, { colors: c }),
     "",
     `saved ${dir}/`,
+    ...(shrunk.shrinkLog === undefined
+      ? []
+      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/shrink-log.txt`]),
     `replay: ${c.bold(replay)}`,
   ];
   process.stdout.write(`${out.join("\n")}\n`);

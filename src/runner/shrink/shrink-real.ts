@@ -32,6 +32,7 @@
 import { checkOps } from "../../checkers/index.js";
 import type { Verdict } from "../../checkers/verdict.js";
 import type { Op } from "../../history/op.js";
+import type { ShrinkLog, ShrinkStep, ShrinkTrial, TrialRun, TwinSummary } from "../../report/shrink-log.js";
 import type { Schedule } from "../../schedule/schedule.js";
 import { findTarget } from "../../targets/index.js";
 import { withEarliestLeaseEnd } from "../../targets/sim.js";
@@ -39,6 +40,7 @@ import type { Target } from "../../targets/target.js";
 import { probeOf, probeViolation, type ViolationKind } from "../same-violation.js";
 import { withFaultsAimed } from "./aim-faults.js";
 import { cutAfterTwinViolation, cutAfterViolation } from "./cut-after-violation.js";
+import { describeChange, trialSize } from "./describe-change.js";
 import { withoutUnfiredFaults } from "./fired-faults.js";
 import { withPausesMerged } from "./merge-pauses.js";
 import { probeRobust, widenings, withStartRacesSettled } from "./robust-failure.js";
@@ -72,9 +74,9 @@ export interface RealShrinkOptions {
   /**
    * Called (and waited for) each time a smaller schedule has failed on real servers often
    * enough to be kept, with one of its failing runs: the smallest failure so far, for a caller
-   * that keeps it on disk in case shrinking is interrupted.
+   * that keeps it on disk in case shrinking is interrupted; `log` is what the shrink ran so far.
    */
-  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }) => Promise<void>;
+  onSmaller?: (s: Schedule, run: { ops: Op[]; verdicts: Verdict[] }, log: ShrinkLog) => Promise<void>;
   /**
    * Runs a candidate on real servers and returns its history; default `target.run` (fresh
    * servers per run). Real fuzz passes its sessions' servers, started once (fuzz-real.ts).
@@ -108,6 +110,8 @@ export interface RealShrinkResult {
   budgetExhausted: boolean;
   /** The last steps on real servers that made a candidate, in order, and how its runs went. */
   finishing: FinishingStep[];
+  /** Every candidate run on real servers, in order (report/shrink-log.ts). */
+  log: ShrinkLog;
 }
 
 /**
@@ -178,6 +182,9 @@ interface Repeated extends ShrinkProbe {
   failed: number;
   ran: number;
   ops: Op[] | null;
+  /** How each run went, for the shrink log. */
+  outcomes: TrialRun[];
+  ms: number;
 }
 
 export async function shrinkOnRealServers(
@@ -216,6 +223,8 @@ export async function shrinkOnRealServers(
     let failed = 0;
     let ran = 0;
     let evidence: FailureEvidence | undefined;
+    const outcomes: TrialRun[] = [];
+    const repeatedStarted = Date.now();
     const goOn = () => all || (failed < needed && failed + (runs - ran) >= needed);
     const isAbandoned = () => abandoned?.aborted === true;
     while (ran < runs && goOn() && !isAbandoned()) {
@@ -229,6 +238,7 @@ export async function shrinkOnRealServers(
           : probeOfRun(o.kind, await o.runOnServers(s, o.kind, abandoned));
       // A run stopped because its answer is no longer needed says nothing of how long one takes.
       if (!isAbandoned()) runMs.push(Date.now() - runStarted);
+      outcomes.push(p.fails ? "failed" : isAbandoned() ? "stopped" : "passed");
       if (p.fails) {
         failed++;
         evidence ??= p.evidence;
@@ -241,7 +251,32 @@ export async function shrinkOnRealServers(
       failed,
       ran,
       ops: evidence === undefined ? null : [...evidence.ops],
+      outcomes,
+      ms: Date.now() - repeatedStarted,
     };
+  };
+  const trials: ShrinkTrial[] = [];
+  let twinSummary: TwinSummary | null = null;
+  const log = (): ShrinkLog => ({
+    target: target.name,
+    runs,
+    needed,
+    input: trialSize(schedule),
+    twin: twinSummary,
+    trials: [...trials],
+  });
+  /** Notes a candidate's runs in the shrink log; `from` is the schedule it was made from. */
+  const noted = (
+    step: ShrinkStep,
+    from: Schedule | string,
+    s: Schedule,
+    r: Repeated,
+    kept = r.fails,
+  ): ShrinkTrial => {
+    const change = typeof from === "string" ? from : describeChange(from, s);
+    const trial = { step, change, size: trialSize(s), runs: r.outcomes, kept, ms: r.ms };
+    trials.push(trial);
+    return trial;
   };
   const done = (
     s: Schedule,
@@ -262,6 +297,7 @@ export async function shrinkOnRealServers(
     steps,
     budgetExhausted,
     finishing,
+    log: log(),
   });
 
   // 1. In the simulator twin (simTwinsOf: the first that fails), with margins; then confirmed
@@ -295,9 +331,16 @@ export async function shrinkOnRealServers(
       // does not), so the schedule cut short after its violation is confirmed first.
       const margins = "robust" in r && r.robust === true;
       const cut = await cutInTwin(twin, r.schedule, o.kind, margins ? o.marginMs : 0, onSimRun);
+      twinSummary = { twin: twin.name, candidates: simRuns, size: trialSize(r.schedule) };
       for (const s of cut === null ? [r.schedule] : [cut, r.schedule]) {
         const shrunk = { ...s, target: schedule.target };
         const confirmed = await repeated(shrunk);
+        noted(
+          "twin confirmed",
+          s === cut ? "the twin's result, cut short after its violation" : "the twin's result",
+          shrunk,
+          confirmed,
+        );
         if (confirmed.fails) return done(shrunk, confirmed, "sim", r.steps, r.budgetExhausted, [], margins);
       }
       break;
@@ -309,17 +352,29 @@ export async function shrinkOnRealServers(
   const kept = new Map<string, Repeated>();
   /** The schedules kept, in the order they were. */
   const keptInOrder: Schedule[] = [];
+  /** The pass's schedule so far: what its candidates are made from. */
+  let current = schedule;
+  /** The log's line of each candidate of the pass, by its schedule's JSON. */
+  const passTrials = new Map<string, ShrinkTrial>();
   const probe = async (s: Schedule, abandoned: AbortSignal): Promise<ShrinkProbe> => {
+    const from = current;
     const r = await repeated(s, abandoned);
-    if (r.fails && r.ops !== null) kept.set(JSON.stringify(s), r);
+    const key = JSON.stringify(s);
+    // Kept only once the pass keeps it: of a batch's failing candidates, the first in order.
+    passTrials.set(key, noted("pass", from, s, r, false));
+    if (r.fails && r.ops !== null) kept.set(key, r);
     return r;
   };
   const onKept = async (s: Schedule): Promise<void> => {
-    const r = kept.get(JSON.stringify(s));
+    const key = JSON.stringify(s);
+    const trial = passTrials.get(key);
+    if (trial !== undefined) trial.kept = true;
+    current = s;
+    const r = kept.get(key);
     if (r?.ops == null) return;
     keptInOrder.push(s);
     lastOps = r.ops;
-    await o.onSmaller?.(s, { ops: r.ops, verdicts: checkOps(r.ops) });
+    await o.onSmaller?.(s, { ops: r.ops, verdicts: checkOps(r.ops) }, log());
   };
   const aim = function* (s: Schedule, ev: FailureEvidence | undefined): Generator<Schedule> {
     const ops = ev?.ops ?? lastOps;
@@ -368,6 +423,7 @@ export async function shrinkOnRealServers(
       continue;
     }
     const r = await repeated(candidate);
+    noted(step, result, candidate, r);
     tried.push({ step, kept: r.fails, failed: r.failed, runs: r.ran });
     if (r.fails) {
       result = candidate;
@@ -376,12 +432,19 @@ export async function shrinkOnRealServers(
   }
   // An accepted candidate already failed `needed` of `runs` times; the input has failed only
   // once so far (or the caller's evidence is all there is): confirm it.
-  final ??= kept.get(JSON.stringify(result)) ?? (await repeated(result));
+  if (final === null) {
+    const keptRun = kept.get(JSON.stringify(result));
+    if (keptRun === undefined) {
+      final = await repeated(result);
+      noted("confirmed", "the schedule as it is", result, final);
+    } else final = keptRun;
+  }
   if (final.fails && shrunk.steps > 0 && !fits(REPLAYS))
     tried.push({ step: "replays", skipped: "time limit" });
   else if (final.fails && shrunk.steps > 0) {
     const replays = { runs: REPLAYS, needed: Math.ceil(REPLAYS / 2), all: true };
     const again = await repeated(result, undefined, replays);
+    noted("replays", "the result again, on fresh runs", result, again);
     tried.push({ step: "replays", kept: again.fails, failed: again.failed, runs: again.ran });
     const resultKey = JSON.stringify(result);
     const earlier = keptInOrder.filter((s) => JSON.stringify(s) !== resultKey).reverse();
@@ -391,6 +454,7 @@ export async function shrinkOnRealServers(
         break;
       }
       const r = await repeated(s, undefined, replays);
+      noted("stepped back", result, s, r);
       tried.push({ step: "stepped back", kept: r.fails, failed: r.failed, runs: r.ran });
       if (r.fails) {
         result = s;
@@ -459,6 +523,7 @@ export async function shrinkFoundOnRealServers(
   /** Shrinking on real servers stopped at its budget. */
   budgetExhausted: boolean;
   finishing: FinishingStep[];
+  log: ShrinkLog;
 }> {
   const evidence = probeOf(o.kind, found.ops, found.verdicts).evidence;
   const r = await shrinkOnRealServers(target, found.schedule, {
@@ -473,6 +538,7 @@ export async function shrinkFoundOnRealServers(
         how: "real",
         budgetExhausted: r.budgetExhausted,
         finishing: r.finishing,
+        log: r.log,
       }
     : {
         schedule: found.schedule,
@@ -481,5 +547,6 @@ export async function shrinkFoundOnRealServers(
         how: "not-kept",
         budgetExhausted: r.budgetExhausted,
         finishing: r.finishing,
+        log: r.log,
       };
 }

@@ -1,0 +1,127 @@
+/**
+ * The shrink log of a counterexample shrunk on real servers: one line per candidate schedule
+ * the shrink ran there, with how it differs from the schedule kept before it, how its runs went
+ * and whether it was kept. Saved as `shrink-log.txt` beside the counterexample, so that a user
+ * whose shrink stopped short sees what it tried and what each candidate cost.
+ */
+
+export const SHRINK_LOG_FILE = "shrink-log.txt";
+
+/** Which part of the shrink made a candidate (shrink-real.ts). */
+export type ShrinkStep =
+  | "twin confirmed"
+  | "confirmed"
+  | "pass"
+  | "wider pauses"
+  | "start races settled"
+  | "faults aimed"
+  | "replays"
+  | "stepped back";
+
+/** How one real run of a candidate went: failed with the violation, passed, or stopped early
+ * because an earlier candidate of its batch had already failed (its answer was not needed). */
+export type TrialRun = "failed" | "passed" | "stopped";
+
+export interface TrialSize {
+  clients: number;
+  cycles: number;
+  /** Clients that repeat their cycles to the horizon. */
+  repeating: number;
+  faults: number;
+}
+
+/** One candidate run on real servers. */
+export interface ShrinkTrial {
+  step: ShrinkStep;
+  /** How it differs from the schedule kept before it ("3 → 2 clients; without pause client:1"). */
+  change: string;
+  size: TrialSize;
+  runs: TrialRun[];
+  /** It failed often enough, and the shrink went on from it. */
+  kept: boolean;
+  /** Wall-clock time of its runs (one after another). */
+  ms: number;
+}
+
+/** The shrink's simulator phase, if the target has a twin and the twin failed. */
+export interface TwinSummary {
+  twin: string;
+  candidates: number;
+  size: TrialSize;
+}
+
+export interface ShrinkLog {
+  target: string;
+  /** A candidate is kept when `needed` of its `runs` real runs fail. */
+  runs: number;
+  needed: number;
+  input: TrialSize;
+  twin: TwinSummary | null;
+  trials: readonly ShrinkTrial[];
+}
+
+export function sizeText(z: TrialSize): string {
+  const repeating = z.repeating > 0 ? ` (${z.repeating} repeating)` : "";
+  return `${z.clients} clients${repeating}, ${z.cycles} cycles, ${z.faults} faults`;
+}
+
+const RUN_MARK: Record<TrialRun, string> = { failed: "F", passed: ".", stopped: "-" };
+
+/** The log as text: a header, then one line per candidate, in the order they ran. */
+export function formatShrinkLog(log: ShrinkLog): string {
+  const kept = log.trials.filter((t) => t.kept).length;
+  const lines = [
+    `shrinking ${log.target} on real servers: ${log.trials.length} candidates, ${kept} kept`,
+    `a candidate is kept when ${log.needed} of its ${log.runs} runs fail; runs: F failed, . passed, - stopped (an earlier candidate of its batch failed)`,
+    `input: ${sizeText(log.input)}`,
+    ...(log.twin === null
+      ? []
+      : [
+          `simulator twin ${log.twin.twin}: ${log.twin.candidates} candidates, shrunk to ${sizeText(log.twin.size)}`,
+        ]),
+    "",
+    "   #  step                 runs  kept  secs  size                                   change",
+  ];
+  log.trials.forEach((t, i) => {
+    const runs = t.runs.map((r) => RUN_MARK[r]).join("");
+    lines.push(
+      [
+        String(i + 1).padStart(4),
+        ` ${t.step.padEnd(20)}`,
+        ` ${runs.padEnd(5)}`,
+        ` ${(t.kept ? "kept" : "").padEnd(4)}`,
+        ` ${(t.ms / 1000).toFixed(1).padStart(5)}`,
+        `  ${sizeText(t.size).padEnd(38)}`,
+        ` ${t.change}`,
+      ].join(""),
+    );
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The candidates (1-based, as the log numbers them) that failed on one run and passed on
+ * another: the failure comes and goes on the same schedule.
+ */
+export function flakyTrials(log: ShrinkLog): number[] {
+  const out: number[] = [];
+  log.trials.forEach((t, i) => {
+    if (t.runs.includes("failed") && t.runs.includes("passed")) out.push(i + 1);
+  });
+  return out;
+}
+
+/**
+ * What to say when the failure came and went: a candidate is kept only when `needed` of its
+ * `runs` fail, so a failure that comes back one run in two keeps few. Null when no candidate
+ * both failed and passed, or when a candidate already needed fewer failures than runs.
+ */
+export function flakyAdvice(log: ShrinkLog, dir: string): string | null {
+  const flaky = flakyTrials(log);
+  if (flaky.length === 0 || log.needed < log.runs) return null;
+  const which = flaky.length > 4 ? `${flaky.slice(0, 4).join(", ")}, …` : flaky.join(", ");
+  return (
+    `the failure comes and goes: ${flaky.length} of ${log.trials.length} candidates failed on one run and passed on another (#${which} in ${SHRINK_LOG_FILE}), ` +
+    `and a candidate is kept only when all ${log.runs} of its runs fail; to keep one that fails 2 of 3: lockcheck shrink ${dir} --runs 3 --need 2 --time-limit 5m`
+  );
+}
