@@ -13,6 +13,7 @@
  * line adds them up. BENCH_HUNT_ONLY=word,… keeps the targets whose name contains a word, as in
  * bench:real. Needs redis-server and etcd on PATH; takes minutes per row.
  */
+import { finishingLine } from "../src/api/finishing-steps.js";
 import type { FaultCategory } from "../src/generators/bounds.js";
 import { fuzz } from "../src/runner/fuzz.js";
 import { probeViolation, violationKind } from "../src/runner/same-violation.js";
@@ -77,6 +78,10 @@ for (const c of cases) {
     console.log(
       `  ${name} ${kind} in run ${cx.foundAtRun}, ${secs(tookMs)} in all; shrink ${cx.shrink} ${secs(cx.shrinkMs)}${cx.budgetExhausted === true ? " (at its budget)" : ""} → ${size(cx.schedule)}; replays failed ${again} of ${replays}`,
     );
+    const last = cx.finishing === undefined ? null : finishingLine(cx.finishing);
+    if (last !== null) console.log(`      ${last}`);
+    if (cx.schedule.faults.length > 0)
+      console.log(`      faults: ${cx.schedule.faults.map((f) => JSON.stringify(f)).join(" ")}`);
   }
 }
 console.log(

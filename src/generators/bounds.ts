@@ -7,6 +7,7 @@
 import {
   type Checkpoint,
   checkpointSchema,
+  GENERATED_CHECKPOINTS,
   MAX_WRITES_PER_CYCLE,
   type ScheduleOptions,
 } from "../schedule/schedule.js";
@@ -179,7 +180,7 @@ export function defaultFaultBounds(
     leader: false,
     maxCycles: 4,
     pauses: DEFAULT_PAUSE_KINDS,
-    checkpoints: checkpointSchema.options,
+    checkpoints: GENERATED_CHECKPOINTS,
     maxPauseMs: 3 * ttl,
     minClientPauseMs: 1,
     maxPauseAfterMs: Math.max(1, Math.floor(ttl / 5)),

@@ -79,20 +79,25 @@ export function formatShrinkLog(log: ShrinkLog): string {
       : [
           `simulator twin ${log.twin.twin}: ${log.twin.candidates} candidates, shrunk to ${sizeText(log.twin.size)}`,
         ]),
-    "",
-    "   #  step                 runs  kept  secs  size                                   change",
   ];
+  const sizes = log.trials.map((t) => sizeText(t.size));
+  const sizeWidth = Math.max(4, ...sizes.map((z) => z.length));
+  const runsWidth = Math.max(4, ...log.trials.map((t) => t.runs.length));
+  lines.push(
+    "",
+    `   #  ${"step".padEnd(20)} ${"runs".padEnd(runsWidth)} kept  secs  ${"size".padEnd(sizeWidth)}  change`,
+  );
   log.trials.forEach((t, i) => {
     const runs = t.runs.map((r) => RUN_MARK[r]).join("");
     lines.push(
       [
         String(i + 1).padStart(4),
-        ` ${t.step.padEnd(20)}`,
-        ` ${runs.padEnd(5)}`,
+        `  ${t.step.padEnd(20)}`,
+        ` ${runs.padEnd(runsWidth)}`,
         ` ${(t.kept ? "kept" : "").padEnd(4)}`,
         ` ${(t.ms / 1000).toFixed(1).padStart(5)}`,
-        `  ${sizeText(t.size).padEnd(38)}`,
-        ` ${t.change}`,
+        `  ${sizes[i]!.padEnd(sizeWidth)}`,
+        `  ${t.change}`,
       ].join(""),
     );
   });

@@ -16,9 +16,27 @@ export type NodeRef = z.infer<typeof nodeRefSchema>;
  * - `acquire-sent`: requests to the lock servers are on the wire, replies not yet processed;
  * - `acquired`: the client was granted the lock and has not written yet;
  * - `before-write`: just before each write to the resource;
- * - `before-release`: the client is done and about to release.
+ * - `before-release`: the client is done and about to release;
+ * - `before-acquire`: the client is about to call acquire (every lock passes it, a library
+ *   too: the workload marks it, where `acquire-sent` is the algorithm's own), numbered by its
+ *   acquire calls. The shrinker aims a partition or a delay that came during an acquire here,
+ *   `afterMs` after it (aim-faults.ts); generated schedules do not use it.
  */
-export const checkpointSchema = z.enum(["acquire-sent", "acquired", "before-write", "before-release"]);
+export const checkpointSchema = z.enum([
+  "acquire-sent",
+  "acquired",
+  "before-write",
+  "before-release",
+  "before-acquire",
+]);
+
+/** The checkpoints generated schedules use (`before-acquire` only comes from the shrinker). */
+export const GENERATED_CHECKPOINTS = [
+  "acquire-sent",
+  "acquired",
+  "before-write",
+  "before-release",
+] as const satisfies readonly Checkpoint[];
 export type Checkpoint = z.infer<typeof checkpointSchema>;
 
 export const ms = z.number().int().nonnegative();

@@ -26,6 +26,7 @@ export {
   type Checkpoint,
   callKindSchema,
   checkpointSchema,
+  GENERATED_CHECKPOINTS,
   type NodeRef,
   nodeRefSchema,
   type PauseClocks,

@@ -13,6 +13,7 @@
 
 import { afterMsField, checkpointFaultPoint } from "../schedule/faults/after-checkpoint.js";
 import { delayedLink } from "../schedule/faults/delay-at.js";
+import { partitionAtSides } from "../schedule/faults/partition-at.js";
 import {
   type Checkpoint,
   type CheckpointFault,
@@ -238,9 +239,11 @@ export function faultsAtCheckpoint(
 
 function startCheckpointFault(w: SimWorld, client: SimNode, f: CheckpointFault): void {
   switch (f.kind) {
-    case "partition-at":
-      partitionFor(w, [client.name], f.nodes, false, f.durationMs, checkpointFaultPoint(f));
+    case "partition-at": {
+      const { a, b, oneWay } = partitionAtSides(f);
+      partitionFor(w, a, b, oneWay, f.durationMs, checkpointFaultPoint(f));
       return;
+    }
     case "delay-at": {
       const { from, to } = delayedLink(f);
       delayFor(w, from, to, f.extraMs, f.durationMs, checkpointFaultPoint(f));

@@ -86,6 +86,7 @@ export function* clientSteps(
     if (env.now() - started >= options.horizonMs) return;
 
     const grant = grantId(env.clientId, attempt++);
+    yield* env.checkpoint("before-acquire");
     const acq = rec.invoke({ f: "acquire", lock });
     const outcome = yield* algorithm.acquire(env, { lock, ttlMs: options.ttlMs, owner: grant });
     const problem = acquireAnswerProblem(outcome);

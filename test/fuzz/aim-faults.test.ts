@@ -242,11 +242,28 @@ describe("aiming timed partitions", () => {
     const atRelease = aimedPartition(cut({ at: 3001.5 }), ops);
     expect(atRelease).toMatchObject({ checkpoint: "before-release", occurrence: 0 });
     expect(atRelease).not.toHaveProperty("afterMs");
-    // One way, two clients, clients on both sides, inside an acquire, out of a hold: not aimed.
-    expect(aimedPartition(cut({ oneWay: true }), ops)).toBeNull();
+    // One way: the same point, and which way: from the client ("out") or towards it ("in").
+    expect(aimedPartition(cut({ oneWay: true }), ops)).toEqual({ ...expected, direction: "out" });
+    expect(aimedPartition(cut({ oneWay: true, a: MEMBERS, b: ["client:0"] }), ops)).toEqual({
+      ...expected,
+      direction: "in",
+    });
+    // Inside an acquire: after its before-acquire checkpoint, as long after the acquire's call.
+    expect(aimedPartition(cut({ at: 11.6 }), ops)).toEqual({
+      ...expected,
+      checkpoint: "before-acquire",
+      occurrence: 0,
+      afterMs: 1,
+    });
+    expect(aimedPartition(cut({ at: 3500.2 }), ops)).toEqual({
+      ...expected,
+      checkpoint: "before-acquire",
+      occurrence: 1,
+      afterMs: undefined,
+    });
+    // Two clients, clients on both sides, out of a hold: not aimed.
     expect(aimedPartition(cut({ a: ["client:0", "client:1"] }), ops)).toBeNull();
     expect(aimedPartition(cut({ b: ["client:1", "server:0"] }), ops)).toBeNull();
-    expect(aimedPartition(cut({ at: 11.6 }), ops)).toBeNull();
     expect(aimedPartition(cut({ at: 3200 }), ops)).toBeNull();
   });
 
@@ -273,6 +290,42 @@ describe("aiming timed partitions", () => {
       expect(startMs(r.evidence!.ops, "partition") - grantMs(r.evidence!.ops)).toBeCloseTo(afterMs, 0);
     }
     expect(timed).toEqual([true, true, false, false, false]);
+  });
+
+  it("in the simulator: a one-way cut of what the holder sends, aimed, cuts only that way at every pace", async () => {
+    const oneWay = { ...timedCut, oneWay: true };
+    const found = await probeViolation(consensus, cutHolder(0, oneWay), "stale-write");
+    expect(found.fails).toBe(true);
+    const fault = withFaultsAimed(cutHolder(0, oneWay), found.evidence!.ops)!.faults[0]!;
+    expect(fault).toMatchObject({ kind: "partition-at", client: 0, direction: "out", nodes: MEMBERS });
+    for (const thinkMs of [0, 200, 500]) {
+      const r = await probeViolation(consensus, cutHolder(thinkMs, fault), "stale-write");
+      expect(r.fails, `think ${thinkMs}`).toBe(true);
+      const start = r.evidence!.ops.find((o) => o.process === "nemesis" && o.f === "partition")!;
+      expect(start.value).toMatchObject({ a: ["client:0"], b: MEMBERS, oneWay: true });
+    }
+    // Towards the client only: the members' side is cut from the client, not the other way.
+    const inward = { ...fault, direction: "in" as const };
+    const { ops: inOps } = await consensus.run(cutHolder(0, inward));
+    const start = inOps.find((o) => o.process === "nemesis" && o.f === "partition")!;
+    expect(start.value).toMatchObject({ a: MEMBERS, b: ["client:0"], oneWay: true });
+  });
+
+  it("in the simulator: a cut aimed inside an acquire comes as long after the acquire's call at every pace", async () => {
+    const inAcquire: Fault = {
+      kind: "partition-at",
+      client: 0,
+      checkpoint: "before-acquire",
+      occurrence: 0,
+      afterMs: 3,
+      durationMs: 2500,
+      nodes: MEMBERS,
+    };
+    for (const thinkMs of [0, 200, 500]) {
+      const { ops: history } = await consensus.run(cutHolder(thinkMs, inAcquire));
+      const acquired = history.find((o) => o.process === 0 && o.f === "acquire" && o.type === "invoke")!;
+      expect(startMs(history, "partition") - acquired.time / 1e6, `think ${thinkMs}`).toBeCloseTo(3, 0);
+    }
   });
 
   it("shrinking a real failure ends with its timed partition aimed where it hit in the failing run", async () => {
@@ -351,7 +404,7 @@ describe("aiming timed delays", () => {
     // A lock server's link carries acquires and releases.
     expect(aimedDelay(delay({ from: "server:0", to: "client:0", at: 3400, durationMs: 200 }), ops)).toEqual(
       delayAt({
-        checkpoint: "acquire-sent",
+        checkpoint: "before-acquire",
         occurrence: 1,
         node: "server:0",
         direction: "in",

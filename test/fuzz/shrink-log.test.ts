@@ -131,10 +131,10 @@ describe("formatShrinkLog and the run folder", () => {
     expect(lines[0]).toBe("shrinking redis:lease on real servers: 3 candidates, 1 kept");
     const rows = lines.slice(-3);
     expect(rows[0]).toMatch(
-      /^ {3}1 pass +FF +kept +12\.3 +2 clients \(2 repeating\), 4 cycles, 3 faults +3 → 2 clients$/,
+      /^ {3}1 {2}pass +FF +kept +12\.3 {2}2 clients \(2 repeating\), 4 cycles, 3 faults {2}3 → 2 clients$/,
     );
-    expect(rows[1]).toMatch(/^ {3}2 pass +\. +6\.0 .* without pause client:1 at 20 ms$/);
-    expect(rows[2]).toMatch(/^ {3}3 pass +- +2\.0 /);
+    expect(rows[1]).toMatch(/^ {3}2 {2}pass +\. +6\.0 .* {2}without pause client:1 at 20 ms$/);
+    expect(rows[2]).toMatch(/^ {3}3 {2}pass +- +2\.0 /);
   });
 
   it("names the candidates that both failed and passed, and how to keep a flaky failure", () => {

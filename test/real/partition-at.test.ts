@@ -55,4 +55,67 @@ describe.skipIf(missingRedis.length > 0)("partition-at on real servers", () => {
     ).toBe(true);
     expect(r.violations, r.timeline).toContain("stale-write");
   });
+
+  it("before-acquire: a library's client is cut off just before its first acquire", async () => {
+    const target = await fixtureLibrary("watchdog-lock.mjs");
+    const r = await runChecked(
+      holderAndEager(target.name, { thinkMs: 100, holdMs: 300, writes: 1 }, [
+        {
+          kind: "partition-at",
+          client: 0,
+          checkpoint: "before-acquire",
+          occurrence: 0,
+          durationMs: 500,
+          nodes: ["server:0"],
+        },
+      ]),
+    );
+    track(r.runId);
+    expect(r.run.warnings, r.timeline).toEqual([]);
+    const { ops } = r.run;
+    const cut = ops.filter(isNemesisOp).find((o) => o.f === "partition")!;
+    expect(cut?.value, r.timeline).toMatchObject({
+      a: ["client:0"],
+      checkpoint: "before-acquire",
+      occurrence: 0,
+    });
+    const acquire = ops.find((o) => o.process === 0 && o.f === "acquire" && o.type === "invoke")!;
+    // The client waits for the cut, then calls acquire.
+    expect(cut.time, r.timeline).toBeLessThanOrEqual(acquire.time);
+    expect(acquire.time - cut.time, r.timeline).toBeLessThan(100e6);
+  });
+
+  it("one way: holds back what the holder sends the resource from its first write until the heal", async () => {
+    const target = await fixtureLibrary("watchdog-lock.mjs");
+    const r = await runChecked(
+      holderAndEager(target.name, { thinkMs: 0, holdMs: 3000, writes: 10 }, [
+        {
+          kind: "partition-at",
+          client: 0,
+          checkpoint: "before-write",
+          occurrence: 0,
+          durationMs: 1500,
+          nodes: ["resource"],
+          direction: "out",
+        },
+      ]),
+    );
+    track(r.runId);
+    expect(r.run.warnings, r.timeline).toEqual([]);
+    const { ops } = r.run;
+    const cut = ops.filter(isNemesisOp).find((o) => o.f === "partition")!;
+    const heal = ops.filter(isNemesisOp).find((o) => o.f === "heal")!;
+    expect(cut.value, r.timeline).toMatchObject({
+      a: ["client:0"],
+      b: ["resource"],
+      oneWay: true,
+      mode: "blackhole",
+    });
+    expect(heal, r.timeline).toBeDefined();
+    // Held, not lost: the first write is answered only once the link is healed.
+    const firstWrite = ops.find((o) => o.process === 0 && o.f === "write" && o.type === "invoke")!;
+    const answered = ops.find((o) => o.process === 0 && o.f === "write" && o.type === "ok")!;
+    expect(firstWrite.time, r.timeline).toBeGreaterThan(cut.time);
+    expect(answered.time, r.timeline).toBeGreaterThanOrEqual(heal.time);
+  });
 });

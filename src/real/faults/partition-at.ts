@@ -5,6 +5,7 @@
  * until they are in place (client/link-requests.ts).
  */
 import { afterMsLabel, checkpointFaultPoint } from "../../schedule/faults/after-checkpoint.js";
+import { partitionAtSides } from "../../schedule/faults/partition-at.js";
 import type { Fault } from "../../schedule/schedule.js";
 import type { FaultContext } from "./context.js";
 import { startPartition } from "./partition.js";
@@ -18,7 +19,7 @@ export async function startPartitionsAt(
 ): Promise<{ label: string; durationMs: number }[]> {
   const started: { label: string; durationMs: number }[] = [];
   for (const f of faults) {
-    const cut = { a: [`client:${f.client}`], b: f.nodes, oneWay: false, durationMs: f.durationMs };
+    const cut = { ...partitionAtSides(f), durationMs: f.durationMs };
     const label = await startPartition(ctx, cut, checkpointFaultPoint(f));
     if (label !== null)
       started.push({ label: `${label}@${f.checkpoint}${afterMsLabel(f.afterMs)}`, durationMs: f.durationMs });

@@ -4,8 +4,9 @@
  * pace differs from run to run, a replay often finds the client elsewhere (acquiring instead
  * of holding) and passes. The same fault at a checkpoint or inside a call lands at the same
  * point of the client's work on every run. From a failing run's history, a timed pause of a
- * client, or a timed two-way partition between one client and nodes that are not clients,
- * that came while the client held the lock (or was releasing it) becomes a fault at the last
+ * client, or a timed partition between one client and nodes that are not clients (both ways,
+ * or one way: a one-way partition from the client cuts what it sends, "out"; towards it, what
+ * it receives, "in"), that came while the client held the lock (or was releasing it) becomes a fault at the last
  * checkpoint the client passed before it, `afterMs` as long after it as it came:
  * - `acquired` (the acquire's ok), `before-write` (a write's invoke: during the write or in the
  *   sleep after it) or `before-release` (the release's invoke), numbered by the times the client
@@ -15,16 +16,16 @@
  *   came before that call, and a replay's small differences in call times must not move it
  *   past.
  * A pause that came while an acquire was open becomes `pause-in-call` of that acquire, as long
- * after its invoke as it came; a partition then is left timed (no checkpoint inside an acquire
- * shows in a history).
+ * after its invoke as it came; a partition then becomes a `partition-at` the `before-acquire`
+ * checkpoint of that acquire (which every lock passes, a library too), as long after it.
  *
  * A timed delay of one client's link (to or from a node that is not a client) becomes a
  * `delay-at` of that link at the checkpoint of the first call it caught: the first call of the
  * client over that link (a write to the resource; an acquire or a release to a lock server)
- * that was open while the delay was, at `before-write`, `acquire-sent` or `before-release`,
+ * that was open while the delay was, at `before-write`, `before-acquire` or `before-release`,
  * numbered by the client's calls of that kind before it, `afterMs` as long after the call was
- * made as the delay came if it came after (an acquire's retries are not in a history: its first
- * `acquire-sent` stands for them). A delay that caught no call of its client stays timed.
+ * made as the delay came if it came after. A delay that caught no call of its client stays
+ * timed.
  */
 import { type ClientOp, isNemesisOp, type Op } from "../../history/op.js";
 import { afterMsField } from "../../schedule/faults/after-checkpoint.js";
@@ -125,30 +126,44 @@ const hitPoint = (hit: Extract<Hit, { kind: "after-checkpoint" }>) => ({
   ...afterMsField(hit.afterMs),
 });
 
+/** A hit inside an acquire, as a point after that acquire's `before-acquire` checkpoint. */
+const acquireHitPoint = (hit: Extract<Hit, { kind: "in-acquire" }>) => ({
+  checkpoint: "before-acquire" as const,
+  occurrence: hit.occurrence,
+  ...afterMsField(hit.afterMs > 0 ? hit.afterMs : undefined),
+});
+
 /**
  * A timed partition as `partition-at` the point of its client's work it hit in `ops`: only a
- * two-way partition with one client on one side and no client on the other, that came while
- * the client held the lock; null otherwise.
+ * partition with one client on one side and no client on the other, that came while the client
+ * held the lock, released it or was acquiring it; null otherwise. A one-way partition keeps its
+ * direction.
  */
 export function aimedPartition(f: Extract<Fault, { kind: "partition" }>, ops: readonly Op[]): Fault | null {
-  if (f.oneWay) return null;
-  const sides: [string[], string[]][] = [
-    [f.a, f.b],
-    [f.b, f.a],
+  const sides: [string[], string[], "out" | "in" | undefined][] = [
+    [f.a, f.b, f.oneWay ? "out" : undefined],
+    [f.b, f.a, f.oneWay ? "in" : undefined],
   ];
-  for (const [one, others] of sides) {
+  for (const [one, others, direction] of sides) {
     const client = one.length === 1 ? clientOf(one[0]!) : undefined;
     if (client === undefined || others.some((n) => clientOf(n) !== undefined)) continue;
     const hit = hitAt(client, f.at, ops);
-    if (hit?.kind !== "after-checkpoint") return null;
-    return { kind: "partition-at", client, ...hitPoint(hit), durationMs: f.durationMs, nodes: others };
+    if (hit === null) return null;
+    return {
+      kind: "partition-at",
+      client,
+      ...(hit.kind === "after-checkpoint" ? hitPoint(hit) : acquireHitPoint(hit)),
+      durationMs: f.durationMs,
+      nodes: others,
+      ...(direction === undefined ? {} : { direction }),
+    };
   }
   return null;
 }
 
 /** The checkpoint a client passes as it makes each kind of call. */
 const CHECKPOINT_OF_CALL = {
-  acquire: "acquire-sent",
+  acquire: "before-acquire",
   write: "before-write",
   release: "before-release",
 } as const satisfies Record<ClientOp["f"], Checkpoint>;

@@ -85,6 +85,7 @@ export function cycleSpans(ops: readonly Op[]): HistorySpans {
  */
 export function checkpointHits(span: CycleSpan, checkpoint: Checkpoint): number {
   switch (checkpoint) {
+    case "before-acquire":
     case "acquire-sent":
       return 1;
     case "acquired":

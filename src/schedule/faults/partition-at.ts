@@ -8,7 +8,8 @@ import { remapClient, theClient } from "./one-client.js";
 import { cutSomething } from "./partition.js";
 
 /**
- * Cut a client off from `nodes` (both directions) for `durationMs`, starting at the
+ * Cut a client off from `nodes` for `durationMs` (both directions; with `direction` only what
+ * the client sends to them, "out", or only what they send to it, "in"), starting at the
  * `occurrence`-th (0-based) time it reaches `checkpoint`, or `afterMs` later by the client's
  * own timer. The client is not paused: it goes on at once, with its links cut (or, with
  * `afterMs`, goes on until they are). A partition at a time finds a client wherever its pace
@@ -21,22 +22,36 @@ export const partitionAtFaultSchema = z.strictObject({
   ...checkpointFaultPointShape,
   durationMs: positiveMs,
   nodes: z.array(nodeRefSchema).min(1),
+  /** Absent: both directions. A one-way cut on real servers black-holes that direction. */
+  direction: z.enum(["out", "in"]).optional(),
 });
 
 type PartitionAtFault = z.infer<typeof partitionAtFaultSchema>;
 
-const clientNode = (f: PartitionAtFault): NodeRef => `client:${f.client}`;
+const clientNode = (f: Pick<PartitionAtFault, "client">): NodeRef => `client:${f.client}`;
+
+/** The cut as a timed partition's sides: the client's side is `a` unless only "in" is cut. */
+export function partitionAtSides(f: Pick<PartitionAtFault, "client" | "nodes" | "direction">): {
+  a: NodeRef[];
+  b: NodeRef[];
+  oneWay: boolean;
+} {
+  const client = clientNode(f);
+  return f.direction === "in"
+    ? { a: [...f.nodes], b: [client], oneWay: true }
+    : { a: [client], b: [...f.nodes], oneWay: f.direction === "out" };
+}
 
 /** Whether a recorded partition start is this fault's: the client's cut at that checkpoint. */
 function isItsStart(f: PartitionAtFault, s: RecordedStart): boolean {
-  const a = s.value.a;
+  const side = f.direction === "in" ? s.value.b : s.value.a;
   return (
     s.f === "partition" &&
     s.value.checkpoint === f.checkpoint &&
     s.value.occurrence === f.occurrence &&
     s.value.afterMs === f.afterMs &&
-    Array.isArray(a) &&
-    a.includes(clientNode(f))
+    Array.isArray(side) &&
+    side.includes(clientNode(f))
   );
 }
 
