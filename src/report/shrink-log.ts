@@ -55,6 +55,8 @@ export interface ShrinkLog {
   /** A candidate is kept when `needed` of its `runs` real runs fail. */
   runs: number;
   needed: number;
+  /** Candidates of the pass run at once (a batch). */
+  parallel: number;
   input: TrialSize;
   twin: TwinSummary | null;
   trials: readonly ShrinkTrial[];
@@ -73,6 +75,7 @@ export function formatShrinkLog(log: ShrinkLog): string {
   const lines = [
     `shrinking ${log.target} on real servers: ${log.trials.length} candidates, ${kept} kept`,
     `a candidate is kept when ${log.needed} of its ${log.runs} runs fail; runs: F failed, . passed, - stopped (an earlier candidate of its batch failed)`,
+    `candidates run ${log.parallel} at a time, listed in the order they were taken: of a batch that failed, the first is kept`,
     `input: ${sizeText(log.input)}`,
     ...(log.twin === null
       ? []

@@ -13,7 +13,7 @@ import { flakyAdvice, flakyTrials, formatShrinkLog, type ShrinkLog } from "../..
 import { saveRun } from "../../src/runner/run-folder.js";
 import { describeChange, trialSize } from "../../src/runner/shrink/describe-change.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
-import { found, lease, shrinkFoundOn } from "./fake-real-shrink.js";
+import { found, lease, shrinkFoundOn, shrinkOnSimServers } from "./fake-real-shrink.js";
 
 const runOnSim = async (s: Schedule) => (await lease.run(s)).ops;
 
@@ -39,6 +39,26 @@ describe("the shrink log", () => {
     // The pass's first kept candidate dropped clients (the idlers) or cut the run short.
     const firstKept = trials.find((t) => t.step === "pass" && t.kept)!;
     expect(firstKept.change).toMatch(/clients|horizon|cycles/);
+  }, 60_000);
+
+  it("lists the pass's candidates in the order it took them, however their runs end", async () => {
+    const taken: string[] = [];
+    const r = await shrinkOnSimServers(lease, found, {
+      runs: 2,
+      parallel: 2,
+      budget: { maxRuns: 16 },
+      runOnServers: async (s) => {
+        const key = JSON.stringify(s);
+        if (!taken.includes(key)) taken.push(key);
+        // The first of each batch takes longer: its runs end after the second's.
+        if (taken.indexOf(key) % 2 === 0) await new Promise((done) => setTimeout(done, 15));
+        return runOnSim(s);
+      },
+    });
+    const pass = r.log.trials.filter((t) => t.step === "pass");
+    const sizes = taken.map((k) => trialSize(JSON.parse(k) as Schedule));
+    expect(pass.map((t) => t.size)).toEqual(sizes.slice(0, pass.length));
+    expect(pass.length).toBeGreaterThan(2);
   }, 60_000);
 
   it("counts a flaky candidate's passing run, and does not keep it", async () => {
@@ -96,6 +116,7 @@ describe("formatShrinkLog and the run folder", () => {
     target: "redis:lease",
     runs: 2,
     needed: 2,
+    parallel: 2,
     input: { clients: 3, cycles: 6, repeating: 3, faults: 4 },
     twin: null,
     trials: [

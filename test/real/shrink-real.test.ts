@@ -102,6 +102,9 @@ describe.skipIf(missing.length > 0)("shrinking on real redis-servers", () => {
     expect(violationKind(r.failingRun!.verdicts)).toBe("stale-write");
     expect(r.confirmed).toEqual({ failed: 2, runs: 2 });
     expect(r.schedule.target).toBe("redis:lease");
+    // The shrink log: the twin's shrinking in a line, then its result's real runs.
+    expect(r.log.twin).toMatchObject({ twin: "sim:lease" });
+    expect(r.log.trials[0]).toMatchObject({ step: "twin confirmed", runs: ["failed", "failed"], kept: true });
     await expectSmallerAndFailingThrice(t, r.schedule);
   }, 120_000);
 
@@ -121,6 +124,9 @@ describe.skipIf(missing.length > 0)("shrinking on real redis-servers", () => {
     expect(r.shrunkIn).toBe("real");
     expect(r.simRuns).toBe(0);
     expect(r.failingRun).not.toBeNull();
+    // Every real run is in the shrink log, under the candidate it was a run of.
+    expect(r.log.trials.reduce((n, trial) => n + trial.runs.length, 0)).toBe(r.realRuns);
+    expect(r.log.trials.filter((trial) => trial.step === "pass" && trial.kept)).toHaveLength(r.steps);
     await expectSmallerAndFailingThrice(t, r.schedule);
   }, 300_000);
 

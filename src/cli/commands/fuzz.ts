@@ -33,7 +33,7 @@ import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { type Progress, startProgress } from "../../report/progress.js";
-import { flakyAdvice } from "../../report/shrink-log.js";
+import { flakyAdvice, SHRINK_LOG_FILE } from "../../report/shrink-log.js";
 import { type InputError, ok, type Result } from "../../result.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
@@ -389,7 +389,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
   const { dir, replay } = saved;
   if (flags.json === true) {
     process.stdout.write(
-      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, asFound: saved.asFound, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink, ...(ce.budgetExhausted === true ? { shrinkBudgetExhausted: true } : {}), ...(ce.finishing === undefined ? {} : { shrinkFinishing: ce.finishing }) })}\n`,
+      `${JSON.stringify({ ...summary(result, flags, part), violation: true, foundAtRun: ce.foundAtRun, dir, asFound: saved.asFound, replay, original: saved.original, minimal: saved.minimal, shrinkMs: ce.shrinkMs, shrinkRuns: ce.shrinkRuns, shrink: ce.shrink, ...(ce.budgetExhausted === true ? { shrinkBudgetExhausted: true } : {}), ...(ce.finishing === undefined ? {} : { shrinkFinishing: ce.finishing }), ...(ce.shrinkLog === undefined || dir === null ? {} : { shrinkLog: `${dir}/${SHRINK_LOG_FILE}` }) })}\n`,
     );
     return 1;
   }
@@ -405,7 +405,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
     `saved ${dir}/ (schedule.json, history.jsonl, verdict.json, report.html)`,
     ...(ce.shrinkLog === undefined
       ? []
-      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/shrink-log.txt`]),
+      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/${SHRINK_LOG_FILE}`]),
     ...(saved.asFound === null ? [] : [`the run as found, before shrinking: ${saved.asFound}/`]),
     `replay: ${c.bold(replay)}`,
     ...libraryCrashLines(result.libraryCrashes, tried, c),

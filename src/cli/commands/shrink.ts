@@ -18,7 +18,7 @@ import { REAL_PARALLEL, REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
-import { flakyAdvice } from "../../report/shrink-log.js";
+import { flakyAdvice, SHRINK_LOG_FILE } from "../../report/shrink-log.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
@@ -205,7 +205,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     `saved ${dir}/`,
     ...(shrunk.shrinkLog === undefined
       ? []
-      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/shrink-log.txt`]),
+      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/${SHRINK_LOG_FILE}`]),
     `replay: ${c.bold(replay)}`,
   ];
   process.stdout.write(`${out.join("\n")}\n`);

@@ -261,20 +261,15 @@ export async function shrinkOnRealServers(
     target: target.name,
     runs,
     needed,
+    parallel: o.parallel ?? REAL_PARALLEL,
     input: trialSize(schedule),
     twin: twinSummary,
     trials: [...trials],
   });
   /** Notes a candidate's runs in the shrink log; `from` is the schedule it was made from. */
-  const noted = (
-    step: ShrinkStep,
-    from: Schedule | string,
-    s: Schedule,
-    r: Repeated,
-    kept = r.fails,
-  ): ShrinkTrial => {
+  const noted = (step: ShrinkStep, from: Schedule | string, s: Schedule, r: Repeated): ShrinkTrial => {
     const change = typeof from === "string" ? from : describeChange(from, s);
-    const trial = { step, change, size: trialSize(s), runs: r.outcomes, kept, ms: r.ms };
+    const trial = { step, change, size: trialSize(s), runs: r.outcomes, kept: r.fails, ms: r.ms };
     trials.push(trial);
     return trial;
   };
@@ -357,11 +352,23 @@ export async function shrinkOnRealServers(
   /** The log's line of each candidate of the pass, by its schedule's JSON. */
   const passTrials = new Map<string, ShrinkTrial>();
   const probe = async (s: Schedule, abandoned: AbortSignal): Promise<ShrinkProbe> => {
-    const from = current;
-    const r = await repeated(s, abandoned);
+    // In the log in the order the pass takes candidates (a batch's start together), not in
+    // the order their runs end; kept only once the pass keeps it: of a batch's failing
+    // candidates, the first in that order.
     const key = JSON.stringify(s);
-    // Kept only once the pass keeps it: of a batch's failing candidates, the first in order.
-    passTrials.set(key, noted("pass", from, s, r, false));
+    const trial: ShrinkTrial = {
+      step: "pass",
+      change: describeChange(current, s),
+      size: trialSize(s),
+      runs: [],
+      kept: false,
+      ms: 0,
+    };
+    trials.push(trial);
+    passTrials.set(key, trial);
+    const r = await repeated(s, abandoned);
+    trial.runs = r.outcomes;
+    trial.ms = r.ms;
     if (r.fails && r.ops !== null) kept.set(key, r);
     return r;
   };

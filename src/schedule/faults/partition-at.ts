@@ -58,7 +58,7 @@ function isItsStart(f: PartitionAtFault, s: RecordedStart): boolean {
 export const partitionAt = {
   kind: "partition-at",
   description:
-    "cut a client off from nodes for durationMs at the occurrence-th time it reaches a checkpoint (or afterMs later)",
+    "cut a client off from nodes (both ways, or one direction: out/in) for durationMs at the occurrence-th time it reaches a checkpoint (or afterMs later)",
   schema: partitionAtFaultSchema,
   magnitude: (f) => f.durationMs + f.occurrence + (f.afterMs ?? 0) + f.nodes.length * 1000,
   *smaller(f) {
