@@ -11,6 +11,8 @@ import { describe, expect, it } from "vitest";
 import { checkOps } from "../../src/checkers/index.js";
 import { flakyAdvice, flakyTrials, formatShrinkLog, type ShrinkLog } from "../../src/report/shrink-log.js";
 import { saveRun } from "../../src/runner/run-folder.js";
+import { probeViolation } from "../../src/runner/same-violation.js";
+import { cutAfterViolation } from "../../src/runner/shrink/cut-after-violation.js";
 import { describeChange, trialSize } from "../../src/runner/shrink/describe-change.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { found, lease, shrinkFoundOn, shrinkOnSimServers } from "./fake-real-shrink.js";
@@ -36,6 +38,11 @@ describe("the shrink log", () => {
     const last = trials.filter((t) => t.kept && t.step !== "replays").at(-1)!;
     expect(last.size).toEqual(trialSize(r.schedule));
     expect(r.log.input).toEqual(trialSize(found));
+    // A cut of the run after its violation is a candidate only when it takes a tenth of it.
+    for (const t of trials) {
+      const m = /^horizon ([\d.]+) s → ([\d.]+) s$/.exec(t.change);
+      if (m !== null) expect(Number(m[2]), t.change).toBeLessThanOrEqual(0.9 * Number(m[1]) + 0.05);
+    }
     // The pass's first kept candidate dropped clients (the idlers) or cut the run short.
     const firstKept = trials.find((t) => t.step === "pass" && t.kept)!;
     expect(firstKept.change).toMatch(/clients|horizon|cycles/);
@@ -59,6 +66,23 @@ describe("the shrink log", () => {
     const sizes = taken.map((k) => trialSize(JSON.parse(k) as Schedule));
     expect(pass.map((t) => t.size)).toEqual(sizes.slice(0, pass.length));
     expect(pass.length).toBeGreaterThan(2);
+  }, 60_000);
+
+  it("tries the run cut short after its violation only when that takes a tenth of it", async () => {
+    const evidence = (await probeViolation(lease, found, "stale-write")).evidence!;
+    const cutMs = cutAfterViolation(found, evidence)!.options.horizonMs;
+    const firstChange = async (horizonMs: number) => {
+      const s = { ...found, options: { ...found.options, horizonMs } };
+      const r = await shrinkOnSimServers(lease, s, {
+        runs: 1,
+        parallel: 1,
+        budget: { maxRuns: 1 },
+        runOnServers: runOnSim,
+      });
+      return r.log.trials[0]!.change;
+    };
+    expect(await firstChange(cutMs + 100)).not.toMatch(/horizon/);
+    expect(await firstChange(2 * cutMs)).toMatch(/^horizon /);
   }, 60_000);
 
   it("counts a flaky candidate's passing run, and does not keep it", async () => {

@@ -388,7 +388,7 @@ export async function shrinkOnRealServers(
     if (ops === null) return;
     if (ev !== undefined) {
       const cut = cutAfterViolation(s, ev);
-      if (cut !== null) yield cut;
+      if (cut !== null && worthCutting(s, cut)) yield cut;
     }
     const pruned = withoutUnfiredFaults(s, ops);
     if (pruned !== null) yield pruned;
@@ -471,6 +471,21 @@ export async function shrinkOnRealServers(
     }
   }
   return done(result, final, shrunk.steps > 0 ? "real" : "none", shrunk.steps, shrunk.budgetExhausted, tried);
+}
+
+/**
+ * Of the run cut short after its violation, at least this share of the horizon must go (or a
+ * fault with it) for the cut to be a candidate on real servers: each later round's failing run
+ * has its violation a little earlier or later, and a cut of 100 ms would cost a candidate (and,
+ * first in its batch, win over a bigger shrink beside it) for nothing.
+ */
+const LEAST_CUT_SHARE = 0.1;
+
+function worthCutting(s: Schedule, cut: Schedule): boolean {
+  return (
+    cut.faults.length < s.faults.length ||
+    cut.options.horizonMs <= (1 - LEAST_CUT_SHARE) * s.options.horizonMs
+  );
 }
 
 /** `budget` with no more time than `left` gives. */
