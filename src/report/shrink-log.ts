@@ -62,9 +62,11 @@ export interface ShrinkLog {
   trials: readonly ShrinkTrial[];
 }
 
+const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
+
 export function sizeText(z: TrialSize): string {
   const repeating = z.repeating > 0 ? ` (${z.repeating} repeating)` : "";
-  return `${z.clients} clients${repeating}, ${z.cycles} cycles, ${z.faults} faults`;
+  return `${count(z.clients, "client")}${repeating}, ${count(z.cycles, "cycle")}, ${count(z.faults, "fault")}`;
 }
 
 const RUN_MARK: Record<TrialRun, string> = { failed: "F", passed: ".", stopped: "-" };

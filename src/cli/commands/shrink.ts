@@ -107,7 +107,11 @@ simulator twin (sim:lease for redis:lease, sim:consensus for etcd:lock, …) wit
 and confirmed on real servers, first cut short some seconds after its violation; if the twin does
 not fail or the real servers do not confirm it, it is shrunk on real servers, each candidate kept
 only when it fails on --need of --runs runs. Faults the history shows never fired
-(after the run ended, or recorded as unsupported/ignored) are dropped first.
+(after the run ended, or recorded as unsupported/ignored) are dropped first. The result's folder
+holds shrink-log.txt: each candidate run on real servers, how it differs from the schedule before
+it, how each of its runs went (F failed, . passed) and whether it was kept. A candidate that both
+failed and passed shows a failure that comes and goes: --runs 3 --need 2 keeps candidates that
+fail 2 of 3.
 
 Exit status: 0 the schedule does not fail (nothing to shrink, nothing saved); 1 the shrunk schedule
 fails (saved); 2 bad input; ${EXIT_NOT_KEPT} the failure could not be kept: the schedule failed once but neither a
