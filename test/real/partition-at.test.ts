@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { isNemesisOp } from "../../src/history/op.js";
+import type { Cycle, Fault } from "../../src/schedule/schedule.js";
 import { missingBinaries } from "./helpers.js";
 import { expectNothingLeftAfterEach, fixtureLibrary, runChecked } from "./run-helpers.js";
 import { holderAndEager } from "./schedules.js";
@@ -16,23 +17,31 @@ import { holderAndEager } from "./schedules.js";
 const missingRedis = missingBinaries(["redis-server"]);
 const track = expectNothingLeftAfterEach();
 
+/**
+ * Client 0 of the watchdog lock holding as `hold` says, client 1 eager; client 0's cut as
+ * `cut` says. The run, checked, with no warnings.
+ */
+async function cutRun(hold: Cycle, cut: Omit<Extract<Fault, { kind: "partition-at" }>, "kind" | "client">) {
+  const target = await fixtureLibrary("watchdog-lock.mjs");
+  const r = await runChecked(
+    holderAndEager(target.name, hold, [{ kind: "partition-at", client: 0, ...cut }]),
+  );
+  track(r.runId);
+  expect(r.run.warnings, r.timeline).toEqual([]);
+  return r;
+}
+
 describe.skipIf(missingRedis.length > 0)("partition-at on real servers", () => {
   it("cuts the holder off at its first write, before that write is sent: stale write", async () => {
-    const target = await fixtureLibrary("watchdog-lock.mjs");
-    const r = await runChecked(
-      holderAndEager(target.name, { thinkMs: 0, holdMs: 3000, writes: 10 }, [
-        {
-          kind: "partition-at",
-          client: 0,
-          checkpoint: "before-write",
-          occurrence: 0,
-          durationMs: 2000,
-          nodes: ["server:0"],
-        },
-      ]),
+    const r = await cutRun(
+      { thinkMs: 0, holdMs: 3000, writes: 10 },
+      {
+        checkpoint: "before-write",
+        occurrence: 0,
+        durationMs: 2000,
+        nodes: ["server:0"],
+      },
     );
-    track(r.runId);
-    expect(r.run.warnings, r.timeline).toEqual([]);
     const { ops } = r.run;
     const cuts = ops.filter(isNemesisOp).filter((o) => o.f === "partition");
     expect(cuts, r.timeline).toHaveLength(1);
@@ -57,21 +66,15 @@ describe.skipIf(missingRedis.length > 0)("partition-at on real servers", () => {
   });
 
   it("before-acquire: a library's client is cut off just before its first acquire", async () => {
-    const target = await fixtureLibrary("watchdog-lock.mjs");
-    const r = await runChecked(
-      holderAndEager(target.name, { thinkMs: 100, holdMs: 300, writes: 1 }, [
-        {
-          kind: "partition-at",
-          client: 0,
-          checkpoint: "before-acquire",
-          occurrence: 0,
-          durationMs: 500,
-          nodes: ["server:0"],
-        },
-      ]),
+    const r = await cutRun(
+      { thinkMs: 100, holdMs: 300, writes: 1 },
+      {
+        checkpoint: "before-acquire",
+        occurrence: 0,
+        durationMs: 500,
+        nodes: ["server:0"],
+      },
     );
-    track(r.runId);
-    expect(r.run.warnings, r.timeline).toEqual([]);
     const { ops } = r.run;
     const cut = ops.filter(isNemesisOp).find((o) => o.f === "partition")!;
     expect(cut?.value, r.timeline).toMatchObject({
@@ -86,22 +89,16 @@ describe.skipIf(missingRedis.length > 0)("partition-at on real servers", () => {
   });
 
   it("one way: holds back what the holder sends the resource from its first write until the heal", async () => {
-    const target = await fixtureLibrary("watchdog-lock.mjs");
-    const r = await runChecked(
-      holderAndEager(target.name, { thinkMs: 0, holdMs: 3000, writes: 10 }, [
-        {
-          kind: "partition-at",
-          client: 0,
-          checkpoint: "before-write",
-          occurrence: 0,
-          durationMs: 1500,
-          nodes: ["resource"],
-          direction: "out",
-        },
-      ]),
+    const r = await cutRun(
+      { thinkMs: 0, holdMs: 3000, writes: 10 },
+      {
+        checkpoint: "before-write",
+        occurrence: 0,
+        durationMs: 1500,
+        nodes: ["resource"],
+        direction: "out",
+      },
     );
-    track(r.runId);
-    expect(r.run.warnings, r.timeline).toEqual([]);
     const { ops } = r.run;
     const cut = ops.filter(isNemesisOp).find((o) => o.f === "partition")!;
     const heal = ops.filter(isNemesisOp).find((o) => o.f === "heal")!;

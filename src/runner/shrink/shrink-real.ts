@@ -182,9 +182,14 @@ interface Repeated extends ShrinkProbe {
   failed: number;
   ran: number;
   ops: Op[] | null;
-  /** How each run went, for the shrink log. */
-  outcomes: TrialRun[];
-  ms: number;
+  /** Its line in the shrink log. */
+  trial: ShrinkTrial;
+}
+
+/** How the shrink log names a candidate: the step that made it, and what it was made from (or words). */
+interface LogAs {
+  step: ShrinkStep;
+  from: Schedule | string;
 }
 
 export async function shrinkOnRealServers(
@@ -202,6 +207,8 @@ export async function shrinkOnRealServers(
   const started = Date.now();
   const deadline = budget.timeLimitMs === undefined ? Number.POSITIVE_INFINITY : started + budget.timeLimitMs;
   const runMs: number[] = [];
+  /** The shrink log's lines so far (report/shrink-log.ts). */
+  const trials: ShrinkTrial[] = [];
   /** How long the next real run will take, judged by the latest ones (0 before any). */
   const typicalRunMs = (): number => {
     const latest = runMs.slice(-TIMED_RUNS);
@@ -216,10 +223,21 @@ export async function shrinkOnRealServers(
    */
   const repeated = async (
     s: Schedule,
+    log: LogAs,
     abandoned?: AbortSignal,
     want = { runs, needed, all: false },
   ): Promise<Repeated> => {
     const { runs, needed, all } = want;
+    // In the log from the start: a batch's candidates in the order the pass took them.
+    const trial: ShrinkTrial = {
+      step: log.step,
+      change: typeof log.from === "string" ? log.from : describeChange(log.from, s),
+      size: trialSize(s),
+      runs: [],
+      kept: false,
+      ms: 0,
+    };
+    trials.push(trial);
     let failed = 0;
     let ran = 0;
     let evidence: FailureEvidence | undefined;
@@ -245,17 +263,19 @@ export async function shrinkOnRealServers(
       }
     }
     const fails = failed >= needed;
+    trial.runs = outcomes;
+    trial.ms = Date.now() - repeatedStarted;
+    // The pass keeps a candidate itself (`onKept`): of a batch's failing ones, the first.
+    trial.kept = fails && log.step !== "pass";
     return {
       fails,
       ...(evidence === undefined ? {} : { evidence }),
       failed,
       ran,
       ops: evidence === undefined ? null : [...evidence.ops],
-      outcomes,
-      ms: Date.now() - repeatedStarted,
+      trial,
     };
   };
-  const trials: ShrinkTrial[] = [];
   let twinSummary: TwinSummary | null = null;
   const log = (): ShrinkLog => ({
     target: target.name,
@@ -266,13 +286,6 @@ export async function shrinkOnRealServers(
     twin: twinSummary,
     trials: [...trials],
   });
-  /** Notes a candidate's runs in the shrink log; `from` is the schedule it was made from. */
-  const noted = (step: ShrinkStep, from: Schedule | string, s: Schedule, r: Repeated): ShrinkTrial => {
-    const change = typeof from === "string" ? from : describeChange(from, s);
-    const trial = { step, change, size: trialSize(s), runs: r.outcomes, kept: r.fails, ms: r.ms };
-    trials.push(trial);
-    return trial;
-  };
   const done = (
     s: Schedule,
     r: Repeated,
@@ -329,13 +342,10 @@ export async function shrinkOnRealServers(
       twinSummary = { twin: twin.name, candidates: simRuns, size: trialSize(r.schedule) };
       for (const s of cut === null ? [r.schedule] : [cut, r.schedule]) {
         const shrunk = { ...s, target: schedule.target };
-        const confirmed = await repeated(shrunk);
-        noted(
-          "twin confirmed",
-          s === cut ? "the twin's result, cut short after its violation" : "the twin's result",
-          shrunk,
-          confirmed,
-        );
+        const confirmed = await repeated(shrunk, {
+          step: "twin confirmed",
+          from: s === cut ? "the twin's result, cut short after its violation" : "the twin's result",
+        });
         if (confirmed.fails) return done(shrunk, confirmed, "sim", r.steps, r.budgetExhausted, [], margins);
       }
       break;
@@ -349,36 +359,16 @@ export async function shrinkOnRealServers(
   const keptInOrder: Schedule[] = [];
   /** The pass's schedule so far: what its candidates are made from. */
   let current = schedule;
-  /** The log's line of each candidate of the pass, by its schedule's JSON. */
-  const passTrials = new Map<string, ShrinkTrial>();
   const probe = async (s: Schedule, abandoned: AbortSignal): Promise<ShrinkProbe> => {
-    // In the log in the order the pass takes candidates (a batch's start together), not in
-    // the order their runs end; kept only once the pass keeps it: of a batch's failing
-    // candidates, the first in that order.
-    const key = JSON.stringify(s);
-    const trial: ShrinkTrial = {
-      step: "pass",
-      change: describeChange(current, s),
-      size: trialSize(s),
-      runs: [],
-      kept: false,
-      ms: 0,
-    };
-    trials.push(trial);
-    passTrials.set(key, trial);
-    const r = await repeated(s, abandoned);
-    trial.runs = r.outcomes;
-    trial.ms = r.ms;
-    if (r.fails && r.ops !== null) kept.set(key, r);
+    const r = await repeated(s, { step: "pass", from: current }, abandoned);
+    if (r.fails && r.ops !== null) kept.set(JSON.stringify(s), r);
     return r;
   };
   const onKept = async (s: Schedule): Promise<void> => {
-    const key = JSON.stringify(s);
-    const trial = passTrials.get(key);
-    if (trial !== undefined) trial.kept = true;
     current = s;
-    const r = kept.get(key);
+    const r = kept.get(JSON.stringify(s));
     if (r?.ops == null) return;
+    r.trial.kept = true;
     keptInOrder.push(s);
     lastOps = r.ops;
     await o.onSmaller?.(s, { ops: r.ops, verdicts: checkOps(r.ops) }, log());
@@ -429,8 +419,7 @@ export async function shrinkOnRealServers(
       tried.push({ step, skipped: "time limit" });
       continue;
     }
-    const r = await repeated(candidate);
-    noted(step, result, candidate, r);
+    const r = await repeated(candidate, { step, from: result });
     tried.push({ step, kept: r.fails, failed: r.failed, runs: r.ran });
     if (r.fails) {
       result = candidate;
@@ -442,16 +431,19 @@ export async function shrinkOnRealServers(
   if (final === null) {
     const keptRun = kept.get(JSON.stringify(result));
     if (keptRun === undefined) {
-      final = await repeated(result);
-      noted("confirmed", "the schedule as it is", result, final);
+      final = await repeated(result, { step: "confirmed", from: "the schedule as it is" });
     } else final = keptRun;
   }
   if (final.fails && shrunk.steps > 0 && !fits(REPLAYS))
     tried.push({ step: "replays", skipped: "time limit" });
   else if (final.fails && shrunk.steps > 0) {
     const replays = { runs: REPLAYS, needed: Math.ceil(REPLAYS / 2), all: true };
-    const again = await repeated(result, undefined, replays);
-    noted("replays", "the result again, on fresh runs", result, again);
+    const again = await repeated(
+      result,
+      { step: "replays", from: "the result again, on fresh runs" },
+      undefined,
+      replays,
+    );
     tried.push({ step: "replays", kept: again.fails, failed: again.failed, runs: again.ran });
     const resultKey = JSON.stringify(result);
     const earlier = keptInOrder.filter((s) => JSON.stringify(s) !== resultKey).reverse();
@@ -460,8 +452,7 @@ export async function shrinkOnRealServers(
         tried.push({ step: "stepped back", skipped: "time limit" });
         break;
       }
-      const r = await repeated(s, undefined, replays);
-      noted("stepped back", result, s, r);
+      const r = await repeated(s, { step: "stepped back", from: result }, undefined, replays);
       tried.push({ step: "stepped back", kept: r.fails, failed: r.failed, runs: r.ran });
       if (r.fails) {
         result = s;
