@@ -61,7 +61,12 @@ export type ShrinkFailingResult =
   /** The schedule did not fail (in `tries` runs). */
   | { kind: "passes"; tries: number }
   /** It failed, but no schedule could be shown to fail again; why. */
-  | { kind: "not-kept"; reason: string }
+  | {
+      kind: "not-kept";
+      reason: string;
+      /** Real targets: what shrinking ran on real servers (nothing is saved: shown instead). */
+      shrinkLog?: ShrinkLog;
+    }
   /** Real targets: the servers (or containers) could not start; why. */
   | { kind: "cannot-run"; reason: string }
   | {
@@ -140,7 +145,12 @@ async function shrinkFound(
     shrunk.run === null && !isViolation(final.verdicts)
       ? "its shrunk form passed when run again"
       : shrunk.notKept;
-  if (notKept !== null) return { kind: "not-kept", reason: notKept };
+  if (notKept !== null)
+    return {
+      kind: "not-kept",
+      reason: notKept,
+      ...(shrunk.log === undefined ? {} : { shrinkLog: shrunk.log }),
+    };
   return {
     kind: "shrunk",
     schedule: shrunk.schedule,

@@ -10,7 +10,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { shrinkFailing } from "../../src/api/shrink.js";
 import { checkOps } from "../../src/checkers/index.js";
+import { formatShrinkLog } from "../../src/report/shrink-log.js";
 import { isViolation } from "../../src/runner/execute.js";
 import { fuzz } from "../../src/runner/fuzz.js";
 import { shrinkOnRealServers, simTwinOf } from "../../src/runner/shrink/shrink-real.js";
@@ -63,6 +65,20 @@ describe("a failure that does not repeat", () => {
     expect(r.confirmed.failed).toBe(0);
     expect(r.simRuns).toBeGreaterThan(0);
     expect(r.realRuns).toBeGreaterThan(1);
+  });
+
+  it("lockcheck shrink's answer carries what ran on the servers, to show since nothing is saved", async () => {
+    const r = await shrinkFailing(failsOnce(), failing, {
+      maxRuns: 20,
+      runs: 2,
+      marginMs: 50,
+      simFirst: true,
+    });
+    expect(r.kind).toBe("not-kept");
+    const log = (r as Extract<typeof r, { kind: "not-kept" }>).shrinkLog!;
+    expect(log.trials.length).toBeGreaterThan(0);
+    expect(log.trials.every((t) => !t.kept && !t.runs.includes("failed"))).toBe(true);
+    expect(formatShrinkLog(log)).toContain(`${log.trials.length} candidates, 0 kept`);
   });
 
   it("fuzz keeps the schedule and the failing run as found, never a shrunk one that passed", async () => {

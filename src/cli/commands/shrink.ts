@@ -18,7 +18,7 @@ import { REAL_PARALLEL, REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
-import { flakyAdvice, SHRINK_LOG_FILE } from "../../report/shrink-log.js";
+import { flakyAdvice, formatShrinkLog, SHRINK_LOG_FILE } from "../../report/shrink-log.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
@@ -190,6 +190,9 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     process.stdout.write(
       `${c.bold(c.red("could not keep the failure"))}: ${path} failed on ${name}, but ${shrunk.reason}; nothing saved\n`,
     );
+    // Nothing is saved, so the log of what ran is shown here.
+    if (shrunk.shrinkLog !== undefined && shrunk.shrinkLog.trials.length > 0)
+      process.stdout.write(`\n${formatShrinkLog(shrunk.shrinkLog)}`);
     return EXIT_NOT_KEPT;
   }
   const { before, after, dir, replay } = shrunk;
