@@ -1,7 +1,8 @@
 /**
  * A shrink on real servers ends within its time limit, its last steps included: the pass stops
  * early enough for them, judged by how long the runs so far took, and a last step whose runs
- * would end past the limit is left out and said to be (shrink-real.ts). "Real servers" here are
+ * would end past the limit is left out and said to be, a last candidate before the replays of a
+ * shrunk result (shrink-real.ts). "Real servers" here are
  * the simulator, each of whose runs moves a fake wall clock on by one second.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -40,6 +41,20 @@ describe("a shrink on real servers within its time limit", () => {
     expect(r.finishing.some((f) => "skipped" in f)).toBe(false);
     expect(r.finishing.some((f) => f.step === "replays")).toBe(true);
     expect(r.failingRun).not.toBeNull();
+  });
+
+  it("never runs a last candidate at the cost of the fresh replays of a shrunk result", async () => {
+    const CANDIDATE_STEPS = ["wider pauses", "start races settled", "faults aimed"];
+    let checked = 0;
+    for (let limit = 6_000; limit <= 20_000; limit += 1_000) {
+      const { r } = await shrinkWithin(limit);
+      if (r.steps === 0) continue;
+      const ranCandidate = r.finishing.some((f) => CANDIDATE_STEPS.includes(f.step) && !("skipped" in f));
+      const replaysSkipped = r.finishing.some((f) => f.step === "replays" && "skipped" in f);
+      if (ranCandidate) checked++;
+      expect(ranCandidate && replaysSkipped, `limit ${limit}: ${finishingLine(r.finishing)}`).toBe(false);
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 
   it("with a tight limit, leaves out the last steps that would not end in time, and says so", async () => {

@@ -412,10 +412,13 @@ export async function shrinkOnRealServers(
   ];
   let final: Repeated | null = null;
   const tried: FinishingStep[] = [];
+  // A shrunk result is replayed last (below); a last candidate runs only if the replays still
+  // fit after it: a result saved without them may be one that failed twice by luck.
+  const replaysAfter = shrunk.steps > 0 ? REPLAYS : 0;
   for (const [step, make] of finishing) {
     const candidate = make(result, final?.ops ?? kept.get(JSON.stringify(result))?.ops ?? lastOps);
     if (candidate === null) continue;
-    if (!fits(runs)) {
+    if (!fits(runs + replaysAfter)) {
       tried.push({ step, skipped: "time limit" });
       continue;
     }
