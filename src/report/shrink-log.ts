@@ -4,8 +4,14 @@
  * and whether it was kept. Saved as `shrink-log.txt` beside the counterexample, so that a user
  * whose shrink stopped short sees what it tried and what each candidate cost.
  */
+import { count } from "../util/count.js";
 
 export const SHRINK_LOG_FILE = "shrink-log.txt";
+
+/** The line that names a counterexample folder's shrink log. */
+export function shrinkLogLine(dir: string): string {
+  return `what shrinking ran on the servers, candidate by candidate: ${dir}/${SHRINK_LOG_FILE}`;
+}
 
 /** Which part of the shrink made a candidate (shrink-real.ts). */
 export type ShrinkStep =
@@ -61,8 +67,6 @@ export interface ShrinkLog {
   twin: TwinSummary | null;
   trials: readonly ShrinkTrial[];
 }
-
-const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
 
 export function sizeText(z: TrialSize): string {
   const repeating = z.repeating > 0 ? ` (${z.repeating} repeating)` : "";

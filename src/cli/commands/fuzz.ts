@@ -33,8 +33,9 @@ import type { PartitionMode, ResourceMode } from "../../api/types.js";
 import { type Colors, colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { type Progress, startProgress } from "../../report/progress.js";
-import { flakyAdvice, SHRINK_LOG_FILE } from "../../report/shrink-log.js";
+import { flakyAdvice, SHRINK_LOG_FILE, shrinkLogLine } from "../../report/shrink-log.js";
 import { type InputError, ok, type Result } from "../../result.js";
+import { count } from "../../util/count.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import {
@@ -199,7 +200,7 @@ function parseFlags(flags: FuzzFlags, log: (line: string) => void): Result<Parse
 }
 
 function sizeText(z: ScheduleSize): string {
-  return `${z.clients} client${z.clients === 1 ? "" : "s"}, ${z.cycles} lock cycle${z.cycles === 1 ? "" : "s"}, ${z.faults} fault${z.faults === 1 ? "" : "s"}`;
+  return `${count(z.clients, "client")}, ${count(z.cycles, "lock cycle")}, ${count(z.faults, "fault")}`;
 }
 
 async function runFuzz(flags: FuzzFlags): Promise<number> {
@@ -403,9 +404,7 @@ function report(campaign: FuzzCampaign, flags: FuzzFlags): number {
     ...formatTimeline(ce.ops, ce.verdicts, { colors: c }),
     "",
     `saved ${dir}/ (schedule.json, history.jsonl, verdict.json, report.html)`,
-    ...(ce.shrinkLog === undefined
-      ? []
-      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/${SHRINK_LOG_FILE}`]),
+    ...(ce.shrinkLog === undefined || dir === null ? [] : [shrinkLogLine(dir)]),
     ...(saved.asFound === null ? [] : [`the run as found, before shrinking: ${saved.asFound}/`]),
     `replay: ${c.bold(replay)}`,
     ...libraryCrashLines(result.libraryCrashes, tried, c),

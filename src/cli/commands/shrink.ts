@@ -18,7 +18,8 @@ import { REAL_PARALLEL, REAL_TIME_LIMIT_MS, shrinkScheduleFile } from "../../api
 import { colorsFor } from "../../report/colors.js";
 import { formatTimeline } from "../../report/console-timeline.js";
 import { startProgress } from "../../report/progress.js";
-import { flakyAdvice, formatShrinkLog, SHRINK_LOG_FILE } from "../../report/shrink-log.js";
+import { flakyAdvice, formatShrinkLog, shrinkLogLine } from "../../report/shrink-log.js";
+import { count } from "../../util/count.js";
 import { parseDuration } from "../../util/duration.js";
 import { printInputError } from "../errors.js";
 import { marginArg, positiveIntArg } from "../flags.js";
@@ -41,8 +42,7 @@ interface ShrinkFlags extends PlacementFlags {
 
 /** "2 clients / 4 cycles / 1 fault", as the result line counts them. */
 function sizeText(z: ScheduleSize): string {
-  const n = (k: number, word: string) => `${k} ${word}${k === 1 ? "" : "s"}`;
-  return `${n(z.clients, "client")} / ${n(z.cycles, "cycle")} / ${n(z.faults, "fault")}`;
+  return `${count(z.clients, "client")} / ${count(z.cycles, "cycle")} / ${count(z.faults, "fault")}`;
 }
 
 /** What an interrupted shrink says: where the smallest failure so far is, or that there is none. */
@@ -210,9 +210,7 @@ async function runShrink(path: string, flags: ShrinkFlags): Promise<number> {
     ...formatTimeline(shrunk.run.ops, shrunk.run.verdicts, { colors: c }),
     "",
     `saved ${dir}/`,
-    ...(shrunk.shrinkLog === undefined
-      ? []
-      : [`what shrinking ran on the servers, candidate by candidate: ${dir}/${SHRINK_LOG_FILE}`]),
+    ...(shrunk.shrinkLog === undefined ? [] : [shrinkLogLine(dir)]),
     `replay: ${c.bold(replay)}`,
   ];
   process.stdout.write(`${out.join("\n")}\n`);
