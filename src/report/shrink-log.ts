@@ -25,7 +25,7 @@ export type ShrinkStep =
   | "stepped back";
 
 /** How one real run of a candidate went: failed with the violation, passed, or stopped early
- * because an earlier candidate of its batch had already failed (its answer was not needed). */
+ * because a smaller candidate of its batch had already failed (its answer was not needed). */
 export type TrialRun = "failed" | "passed" | "stopped";
 
 export interface TrialSize {
@@ -80,8 +80,8 @@ export function formatShrinkLog(log: ShrinkLog): string {
   const kept = log.trials.filter((t) => t.kept).length;
   const lines = [
     `shrinking ${log.target} on real servers: ${log.trials.length} candidates, ${kept} kept`,
-    `a candidate is kept when ${log.needed} of its ${log.runs} runs fail; runs: F failed, . passed, - stopped (an earlier candidate of its batch failed)`,
-    `candidates run ${log.parallel} at a time, listed in the order they were taken: of a batch that failed, the first is kept`,
+    `a candidate is kept when ${log.needed} of its ${log.runs} runs fail; runs: F failed, . passed, - stopped (a smaller candidate of its batch failed)`,
+    `candidates run ${log.parallel} at a time, listed in the order they were taken: of a batch that failed, the smallest is kept`,
     `input: ${sizeText(log.input)}`,
     ...(log.twin === null
       ? []

@@ -129,6 +129,19 @@ describe("describeChange", () => {
       "without pause client:1 at 1 ms; pause client:1 at 2 ms and 2 more",
     );
   });
+  it("counts faults dropped and changed together, one fault in the singular", () => {
+    const pause = (at: number, durationMs = 100) => ({
+      kind: "pause" as const,
+      node: "client:1" as const,
+      at,
+      durationMs,
+    });
+    const three = { ...base, faults: [pause(1), pause(2), pause(3)] };
+    expect(describeChange(three, { ...base, faults: [pause(1, 50)] })).toBe("3 → 1 faults; 1 fault changed");
+    expect(describeChange(three, { ...base, faults: [pause(1, 50), pause(2, 50)] })).toBe(
+      "3 → 2 faults; 2 faults changed",
+    );
+  });
   it("says when clients stop repeating", () => {
     const repeating = { ...base, clients: base.clients.map((c) => ({ ...c, repeat: true as const })) };
     expect(describeChange(repeating, base)).toBe("4 fewer repeating");

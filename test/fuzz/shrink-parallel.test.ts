@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { scheduleArb } from "../../src/generators/index.js";
+import { scheduleWeight } from "../../src/runner/schedule-size.js";
 import { shrinkSchedule } from "../../src/runner/shrink/shrink.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
 import { target } from "./schedules.js";
@@ -95,6 +96,90 @@ describe("shrinkSchedule with candidates at once", () => {
     expect(out).toBe(0);
     expect(abandoned).toBeGreaterThan(0);
     expect(answeredAfterAbandon).toBe(0);
+  });
+
+  it('with keep: "smallest", keeps the lightest failing candidate of each batch and abandons only heavier ones', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        arb.filter(fails),
+        fc.integer({ min: 2, max: 4 }),
+        fc.infiniteStream(fc.integer({ min: 0, max: 3 })),
+        async (s, parallel, delays) => {
+          /** Every probe: its batch, weight, and answer (null: abandoned before it answered). */
+          const probes: { batch: number; w: number; fails: boolean | null }[] = [];
+          const keptBatches: { batch: number; w: number }[] = [];
+          let batch = 0;
+          let starting = false;
+          const r = await shrinkSchedule(
+            s,
+            async (c, signal) => {
+              // A batch's probes all start in one go, before any of them answers.
+              if (!starting) {
+                batch++;
+                starting = true;
+                queueMicrotask(() => {
+                  starting = false;
+                });
+              }
+              const mine = { batch, w: scheduleWeight(c), fails: null as boolean | null };
+              probes.push(mine);
+              for (let t = delays.next().value; t > 0; t--) {
+                await tick(1);
+                if (signal.aborted) break;
+              }
+              if (signal.aborted) return false;
+              mine.fails = fails(c);
+              return mine.fails;
+            },
+            { maxRuns: 400 * parallel },
+            undefined,
+            undefined,
+            {
+              parallel,
+              keep: "smallest",
+              onKept: async (kept) => {
+                keptBatches.push({ batch, w: scheduleWeight(kept) });
+              },
+            },
+          );
+          expect(fails(r.schedule)).toBe(true);
+          expect(keptBatches.length).toBe(r.steps);
+          for (const k of keptBatches) {
+            const mates = probes.filter((p) => p.batch === k.batch);
+            const failing = mates.filter((p) => p.fails === true).map((p) => p.w);
+            expect(failing).toContain(k.w);
+            expect(Math.min(...failing)).toBe(k.w);
+            // An abandoned probe could not have been smaller.
+            for (const p of mates) if (p.fails === null) expect(p.w).toBeGreaterThanOrEqual(k.w);
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+
+  it('takes a smaller failing candidate later in a batch with keep: "smallest", not with "first"', async () => {
+    const firstKept = async (s: Schedule, keep: "first" | "smallest"): Promise<number> => {
+      let w = scheduleWeight(s);
+      let heard = false;
+      await shrinkSchedule(s, async (c) => fails(c), { maxRuns: 4 }, undefined, undefined, {
+        parallel: 4,
+        keep,
+        onKept: async (kept) => {
+          if (!heard) w = scheduleWeight(kept);
+          heard = true;
+        },
+      });
+      return w;
+    };
+    let lighter = 0;
+    for (const s of fc.sample(arb.filter(fails), { numRuns: 20, seed: 7 })) {
+      const first = await firstKept(s, "first");
+      const smallest = await firstKept(s, "smallest");
+      expect(smallest).toBeLessThanOrEqual(first);
+      if (smallest < first) lighter++;
+    }
+    expect(lighter).toBeGreaterThan(0);
   });
 
   it("hears of each kept candidate once, in order, and never of one it did not keep", async () => {

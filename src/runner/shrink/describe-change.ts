@@ -7,6 +7,7 @@
 import type { TrialSize } from "../../report/shrink-log.js";
 import { faultNodes } from "../../schedule/faults/index.js";
 import type { Fault, Schedule } from "../../schedule/schedule.js";
+import { count } from "../../util/count.js";
 import { scheduleSize } from "../schedule-size.js";
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -60,7 +61,7 @@ export function describeChange(from: Schedule, to: Schedule): string {
   if (dropped > 0 && changed === 0) parts.push(`without ${listed(gone)}`);
   else if (dropped > 0) parts.push(`${a.faults} → ${b.faults} faults`);
   if (changed > 0 && dropped === 0) parts.push(`changed ${listed(added)}`);
-  else if (changed > 0) parts.push(`${changed} faults changed`);
+  else if (changed > 0) parts.push(`${count(changed, "fault")} changed`);
   if (parts.length > 0) return parts.join("; ");
   if (b.workloadMs !== a.workloadMs)
     return `think and hold times ${a.workloadMs} → ${b.workloadMs} ms in all`;

@@ -265,7 +265,7 @@ export async function shrinkOnRealServers(
     const fails = failed >= needed;
     trial.runs = outcomes;
     trial.ms = Date.now() - repeatedStarted;
-    // The pass keeps a candidate itself (`onKept`): of a batch's failing ones, the first.
+    // The pass keeps a candidate itself (`onKept`): of a batch's failing ones, the smallest.
     trial.kept = fails && log.step !== "pass";
     return {
       fails,
@@ -392,6 +392,7 @@ export async function shrinkOnRealServers(
     Math.min(lastStepRuns * typicalRunMs(), MOST_KEPT_FOR_LAST_STEPS * (budget.timeLimitMs ?? 0));
   const shrunk = await shrinkSchedule(schedule, probe, budgetLeft(budget, started, 0), o.evidence, aim, {
     parallel: o.parallel ?? REAL_PARALLEL,
+    keep: "smallest",
     onKept,
     stopAt: () => deadline - keptForLastSteps(),
   });

@@ -71,11 +71,18 @@ function* candidatesFor(
 export interface ShrinkPace {
   /**
    * Candidates run at once (default 1). Each round takes the next `parallel` candidates in
-   * order, runs them together and keeps the first of them, in that order, that fails: the
-   * same one a one-at-a-time pass would keep when every probe answers the same. Worth it only
-   * where a run waits rather than computes (real servers).
+   * order and runs them together. Worth it only where a run waits rather than computes (real
+   * servers).
    */
   parallel?: number;
+  /**
+   * Which failing candidate of a batch is kept. "first" (the default): the first in order, the
+   * one a one-at-a-time pass would keep when every probe answers the same, so the result does
+   * not depend on `parallel`. "smallest": the one of least weight (the first of those), which
+   * takes the bigger cut when two of a batch fail: where the runs are not deterministic anyway
+   * (real servers), a round saved is a run of seconds saved.
+   */
+  keep?: "first" | "smallest";
   /** Called (and waited for) each time a candidate is kept, with what its probe showed. */
   onKept?: (s: Schedule, probe: ShrinkProbe) => Promise<void>;
   /**
@@ -88,13 +95,15 @@ export interface ShrinkPace {
 const asProbe = (p: boolean | ShrinkProbe): ShrinkProbe => (typeof p === "boolean" ? { fails: p } : p);
 
 /**
- * Runs the probes of a batch at once and finds the first, in order, that fails, with what it
- * showed (null: none did). Once that is known (it failed, and every one before it passed) the
- * later ones are abandoned: their signal is aborted, and a probe that can stop early (a real
- * run) does. All are waited for, so that no run outlives the batch.
+ * Runs the probes of a batch at once and finds the failing one of least `rank` (the earliest
+ * of equals), with what it showed (null: none did). Once that is known (it failed, and every
+ * probe that could outrank it answered) the others are abandoned: their signal is aborted,
+ * and a probe that can stop early (a real run) does. All are waited for, so that no run
+ * outlives the batch.
  */
-async function firstFailing(
+async function bestFailing(
   probes: ((abandoned: AbortSignal) => Promise<boolean | ShrinkProbe>)[],
+  rank: readonly number[],
 ): Promise<{ index: number; probe: ShrinkProbe } | null> {
   const answers: (ShrinkProbe | undefined)[] = probes.map(() => undefined);
   const controllers = probes.map(() => new AbortController());
@@ -102,31 +111,36 @@ async function firstFailing(
   const decided = new Promise<void>((resolve) => {
     decide = resolve;
   });
-  const firstKnown = (): number | null => {
-    for (let i = 0; i < answers.length; i++) {
-      const a = answers[i];
-      if (a === undefined) return null;
-      if (a.fails) return i;
+  const outranks = (i: number, j: number): boolean => rank[i]! < rank[j]! || (rank[i] === rank[j] && i < j);
+  /** The best failing answer so far, if none unanswered could beat it; -1: none fails; null: not known yet. */
+  const bestKnown = (): number | null => {
+    let best = -1;
+    for (let i = 0; i < answers.length; i++)
+      if (answers[i]?.fails === true && (best < 0 || outranks(i, best))) best = i;
+    for (let j = 0; j < answers.length; j++) {
+      if (answers[j] !== undefined) continue;
+      if (best < 0 || outranks(j, best)) return null;
     }
-    return -1;
+    return best;
   };
   const settled = Promise.allSettled(
     probes.map(async (probe, i) => {
       try {
         answers[i] = asProbe(await probe(controllers[i]!.signal));
       } finally {
-        if (firstKnown() !== null || answers.every((a) => a !== undefined)) decide();
+        if (bestKnown() !== null || answers.every((a) => a !== undefined)) decide();
       }
     }),
   );
   await Promise.race([decided, settled]);
-  const first = firstKnown() ?? -1;
-  for (let i = first + 1; first >= 0 && i < controllers.length; i++) controllers[i]!.abort();
+  const best = bestKnown() ?? -1;
+  for (let i = 0; best >= 0 && i < controllers.length; i++)
+    if (answers[i] === undefined) controllers[i]!.abort();
   const outcomes = await settled;
   // A probe that threw before the answer was known is an error of the pass, as before.
-  const failed = outcomes.findIndex((o) => o.status === "rejected");
-  if (failed >= 0 && (first < 0 || failed < first)) throw (outcomes[failed] as PromiseRejectedResult).reason;
-  return first < 0 ? null : { index: first, probe: answers[first]! };
+  const failed = outcomes.findIndex((o, i) => o.status === "rejected" && (best < 0 || outranks(i, best)));
+  if (failed >= 0) throw (outcomes[failed] as PromiseRejectedResult).reason;
+  return best < 0 ? null : { index: best, probe: answers[best]! };
 }
 
 /**
@@ -187,12 +201,13 @@ export async function shrinkSchedule(
       }
       if (batch.length > 0) {
         runs += batch.length;
-        const found = await firstFailing(
+        const found = await bestFailing(
           batch.map(
             ({ s }) =>
               (signal) =>
                 stillFails(s, signal),
           ),
+          batch.map(({ w }, i) => (pace.keep === "smallest" ? w : i)),
         );
         if (found !== null) {
           const kept = batch[found.index]!;
