@@ -59,6 +59,11 @@ export interface FuzzOptions {
   options?: Partial<ScheduleOptions>;
   /** Shrink the counterexample (default true). */
   shrink?: boolean;
+  /**
+   * Real targets: how long shrinking the counterexample on the servers may take, in ms. By
+   * default 120 000, and at most 24 candidate runs; given, only this time bounds it.
+   */
+  shrinkTimeLimitMs?: number;
   /** Timing margin (ms) the shrunk counterexample keeps (default 50); 0: the bare minimum. */
   marginMs?: number;
   /** Folder to save a counterexample in (default lockcheck-out/<target>-<seed>-<run>, + "-unshrunk" when not shrunk); false: do not save. */
@@ -97,9 +102,15 @@ export interface FuzzOptions {
   onStart?: (plan: FuzzPlan) => void;
   /** How errors name these options (the cli passes its flags, e.g. `{ target: "--target" }`). */
   fieldNames?: Partial<
-    Record<"target" | "real" | "resource" | "shard" | "runMs" | "cluster" | "partitionMode", string>
+    Record<
+      "target" | "real" | "resource" | "shard" | "runMs" | "cluster" | "partitionMode" | "shrinkTimeLimitMs",
+      string
+    >
   >;
 }
+
+/** Candidate runs of a real shrink whose time limit the caller gave: more than that time allows. */
+const SHRINK_MAX_RUNS = 1000;
 
 /** Which part of a campaign a sharded search tries. */
 export interface ShardPart {
@@ -215,6 +226,7 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
     runMs: "runMs",
     cluster: "cluster",
     partitionMode: "partitionMode",
+    shrinkTimeLimitMs: "shrinkTimeLimitMs",
     ...o.fieldNames,
   };
   const target = await targetFrom(o.target, field.target, o.real === true, field.real);
@@ -227,7 +239,10 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
   const real = target.value.openSession !== undefined;
   if (
     !real &&
-    (o.runMs !== undefined || (o.cluster ?? "process") !== "process" || o.partitionMode !== undefined)
+    (o.runMs !== undefined ||
+      (o.cluster ?? "process") !== "process" ||
+      o.partitionMode !== undefined ||
+      o.shrinkTimeLimitMs !== undefined)
   ) {
     return err({
       field:
@@ -235,10 +250,14 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
           ? field.runMs
           : o.partitionMode !== undefined
             ? field.partitionMode
-            : field.cluster,
+            : o.shrinkTimeLimitMs !== undefined
+              ? field.shrinkTimeLimitMs
+              : field.cluster,
       message: `only for real targets (redis:…, etcd:…); ${target.value.name} runs in the simulator`,
     });
   }
+  if (o.shrinkTimeLimitMs !== undefined && o.shrink === false)
+    return err({ field: field.shrinkTimeLimitMs, message: "says how long to shrink, but shrinking is off" });
   const resource = o.resource ?? target.value.resources[0];
   const supported = supportedResource(target.value, resource, field.resource);
   if (!supported.ok) return supported;
@@ -275,6 +294,10 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
       ...(options === undefined ? {} : { options }),
       ...searchOptions(o),
+      // Given, only the time bounds the real shrink (as `lockcheck shrink --time-limit` does).
+      ...(o.shrinkTimeLimitMs === undefined
+        ? {}
+        : { shrink: { maxRuns: SHRINK_MAX_RUNS, timeLimitMs: o.shrinkTimeLimitMs } }),
       ...(real ? { real: realOptions(o) } : {}),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
       onFound: (f) => {

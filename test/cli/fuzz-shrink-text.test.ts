@@ -38,7 +38,7 @@ describe("fuzz's shrink line", () => {
     const sizes = { original: size(3, 6, 8), minimal: size(2, 3, 2), dir: "lockcheck-out/redis-naive-1-1" };
     expect(shrinkLines({ ...ce("real"), budgetExhausted: true }, sizes, flags, plain)).toEqual([
       "shrunk from 3 clients, 6 lock cycles, 8 faults to 2 clients, 3 lock cycles, 2 faults in 12.3 s (7 runs), confirmed on real servers",
-      "shrinking stopped at its budget, not at a minimum; to go on: lockcheck shrink lockcheck-out/redis-naive-1-1 --time-limit 5m",
+      "shrinking stopped at its budget, not at a minimum; to go on: lockcheck shrink lockcheck-out/redis-naive-1-1 --time-limit 5m (or give fuzz --shrink-time-limit 5m)",
     ]);
     expect(shrinkLines({ ...ce("real"), budgetExhausted: false }, sizes, flags, plain)).toHaveLength(1);
   });

@@ -166,6 +166,14 @@ describe("lockcheck fuzz / replay / shrink", () => {
     const partitions = lockcheck("fuzz", "--target", "sim:lease", "--partition-mode", "blackhole");
     expect(partitions.code).toBe(2);
     expect(partitions.stderr).toContain("--partition-mode: only for real targets");
+    const shrinkLimit = lockcheck("fuzz", "--target", "sim:lease", "--shrink-time-limit", "5m");
+    expect(shrinkLimit.code).toBe(2);
+    expect(shrinkLimit.stderr).toContain("--shrink-time-limit: only for real targets");
+    const badLimit = lockcheck("fuzz", "--target", "redis:lease", "--shrink-time-limit", "soon");
+    expect(badLimit.code).toBe(2);
+    expect(badLimit.stderr).toContain(
+      '--shrink-time-limit: expected a positive duration such as 500ms, 20s or 2m, got "soon"',
+    );
     writeFileSync(join(cwd, "bad.json"), '{"version": 2}');
     const bad = lockcheck("replay", "bad.json");
     expect(bad.code).toBe(2);

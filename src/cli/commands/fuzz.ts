@@ -56,6 +56,7 @@ export interface FuzzFlags extends PlacementFlags {
   resource?: string;
   runs?: number;
   timeLimit?: string;
+  shrinkTimeLimit?: string;
   seed?: number;
   faults: string;
   clients?: number;
@@ -101,6 +102,10 @@ export function fuzzCommand(): Command {
       "run folder for a counterexample (default lockcheck-out/<target>-<seed>-<run>, with -unshrunk after it under --no-shrink)",
     )
     .option("--no-shrink", "save the first failing schedule as found")
+    .option(
+      "--shrink-time-limit <duration>",
+      "real targets: how long shrinking the counterexample on the servers may take, e.g. 5m (default 2m, and at most 24 candidate runs)",
+    )
     .option(
       "--margin <ms>",
       "timing margin the shrunk counterexample keeps, so that it also fails on real servers (0: shrink to the bare minimum)",
@@ -154,6 +159,7 @@ interface ParsedFlags {
   resource: ResourceMode | undefined;
   faults: FaultCategory[];
   timeLimitMs: number | undefined;
+  shrinkTimeLimitMs: number | undefined;
   shard: Shard | undefined;
   /** Length of each real run (--duration). */
   runMs: number | undefined;
@@ -171,6 +177,12 @@ function parseFlags(flags: FuzzFlags, log: (line: string) => void): Result<Parse
     const d = parseDuration(flags.timeLimit, "--time-limit");
     if (!d.ok) return d;
     timeLimitMs = d.value;
+  }
+  let shrinkTimeLimitMs: number | undefined;
+  if (flags.shrinkTimeLimit !== undefined) {
+    const d = parseDuration(flags.shrinkTimeLimit, "--shrink-time-limit");
+    if (!d.ok) return d;
+    shrinkTimeLimitMs = d.value;
   }
   let shard: Shard | undefined;
   if (flags.shard !== undefined) {
@@ -192,6 +204,7 @@ function parseFlags(flags: FuzzFlags, log: (line: string) => void): Result<Parse
     resource: resource.value,
     faults: faults.value,
     timeLimitMs,
+    shrinkTimeLimitMs,
     shard,
     runMs,
     placement: placement.value,
@@ -209,7 +222,8 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
     if (flags.quiet !== true && flags.json !== true) process.stderr.write(`${line}\n`);
   });
   if (!parsed.ok) return printInputError(parsed.error);
-  const { resource, faults, timeLimitMs, shard, runMs, placement, partitionMode } = parsed.value;
+  const { resource, faults, timeLimitMs, shrinkTimeLimitMs, shard, runMs, placement, partitionMode } =
+    parsed.value;
   let progress: Progress | null = null;
   let from = 0;
   let plan: FuzzPlan | null = null;
@@ -237,6 +251,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
     ...(timeLimitMs === undefined ? {} : { timeLimitMs }),
     ...(flags.clients === undefined ? {} : { clients: flags.clients }),
     shrink: flags.shrink,
+    ...(shrinkTimeLimitMs === undefined ? {} : { shrinkTimeLimitMs }),
     marginMs: flags.margin,
     ...(flags.out === undefined ? {} : { save: flags.out }),
     workers: flags.workers ?? defaultWorkers(),
@@ -252,6 +267,7 @@ async function runFuzz(flags: FuzzFlags): Promise<number> {
       runMs: "--duration",
       cluster: "--cluster",
       partitionMode: "--partition-mode",
+      shrinkTimeLimitMs: "--shrink-time-limit",
     },
     onStart: (planned) => {
       plan = planned;
@@ -441,7 +457,7 @@ export function shrinkLines(
         ...(ce.finishing === undefined ? [] : [finishingLine(ce.finishing)].filter((l) => l !== null)),
         ...(ce.budgetExhausted === true && sizes.dir !== undefined && sizes.dir !== null
           ? [
-              `shrinking stopped at its budget, not at a minimum; to go on: lockcheck shrink ${sizes.dir} --time-limit 5m`,
+              `shrinking stopped at its budget, not at a minimum; to go on: lockcheck shrink ${sizes.dir} --time-limit 5m (or give fuzz --shrink-time-limit 5m)`,
             ]
           : []),
         ...(ce.shrinkLog === undefined || sizes.dir === undefined || sizes.dir === null
