@@ -31,30 +31,32 @@ function fails(s: Schedule): boolean {
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A failing schedule, candidates run `parallel` at a time, and each probe's delay in ticks. */
+const failingInBatches = [
+  arb.filter(fails),
+  fc.integer({ min: 2, max: 4 }),
+  fc.infiniteStream(fc.integer({ min: 0, max: 3 })),
+] as const;
+
 describe("shrinkSchedule with candidates at once", () => {
   it("keeps what a one-at-a-time pass keeps, answers coming back in any order", async () => {
     await fc.assert(
-      fc.asyncProperty(
-        arb.filter(fails),
-        fc.integer({ min: 2, max: 4 }),
-        fc.infiniteStream(fc.integer({ min: 0, max: 3 })),
-        async (s, parallel, delays) => {
-          const one = await shrinkSchedule(s, async (c) => fails(c), { maxRuns: 400 });
-          const many = await shrinkSchedule(
-            s,
-            async (c) => {
-              await tick(delays.next().value);
-              return fails(c);
-            },
-            { maxRuns: 400 * parallel },
-            undefined,
-            undefined,
-            { parallel },
-          );
-          expect(many.schedule).toEqual(one.schedule);
-          expect(many.steps).toBe(one.steps);
-        },
-      ),
+      fc.asyncProperty(...failingInBatches, async (s, parallel, delays) => {
+        const one = await shrinkSchedule(s, async (c) => fails(c), { maxRuns: 400 });
+        const many = await shrinkSchedule(
+          s,
+          async (c) => {
+            await tick(delays.next().value);
+            return fails(c);
+          },
+          { maxRuns: 400 * parallel },
+          undefined,
+          undefined,
+          { parallel },
+        );
+        expect(many.schedule).toEqual(one.schedule);
+        expect(many.steps).toBe(one.steps);
+      }),
       { numRuns: 15 },
     );
   }, 60_000);
@@ -100,60 +102,55 @@ describe("shrinkSchedule with candidates at once", () => {
 
   it('with keep: "smallest", keeps the lightest failing candidate of each batch and abandons only heavier ones', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        arb.filter(fails),
-        fc.integer({ min: 2, max: 4 }),
-        fc.infiniteStream(fc.integer({ min: 0, max: 3 })),
-        async (s, parallel, delays) => {
-          /** Every probe: its batch, weight, and answer (null: abandoned before it answered). */
-          const probes: { batch: number; w: number; fails: boolean | null }[] = [];
-          const keptBatches: { batch: number; w: number }[] = [];
-          let batch = 0;
-          let starting = false;
-          const r = await shrinkSchedule(
-            s,
-            async (c, signal) => {
-              // A batch's probes all start in one go, before any of them answers.
-              if (!starting) {
-                batch++;
-                starting = true;
-                queueMicrotask(() => {
-                  starting = false;
-                });
-              }
-              const mine = { batch, w: scheduleWeight(c), fails: null as boolean | null };
-              probes.push(mine);
-              for (let t = delays.next().value; t > 0; t--) {
-                await tick(1);
-                if (signal.aborted) break;
-              }
-              if (signal.aborted) return false;
-              mine.fails = fails(c);
-              return mine.fails;
+      fc.asyncProperty(...failingInBatches, async (s, parallel, delays) => {
+        /** Every probe: its batch, weight, and answer (null: abandoned before it answered). */
+        const probes: { batch: number; w: number; fails: boolean | null }[] = [];
+        const keptBatches: { batch: number; w: number }[] = [];
+        let batch = 0;
+        let starting = false;
+        const r = await shrinkSchedule(
+          s,
+          async (c, signal) => {
+            // A batch's probes all start in one go, before any of them answers.
+            if (!starting) {
+              batch++;
+              starting = true;
+              queueMicrotask(() => {
+                starting = false;
+              });
+            }
+            const mine = { batch, w: scheduleWeight(c), fails: null as boolean | null };
+            probes.push(mine);
+            for (let t = delays.next().value; t > 0; t--) {
+              await tick(1);
+              if (signal.aborted) break;
+            }
+            if (signal.aborted) return false;
+            mine.fails = fails(c);
+            return mine.fails;
+          },
+          { maxRuns: 400 * parallel },
+          undefined,
+          undefined,
+          {
+            parallel,
+            keep: "smallest",
+            onKept: async (kept) => {
+              keptBatches.push({ batch, w: scheduleWeight(kept) });
             },
-            { maxRuns: 400 * parallel },
-            undefined,
-            undefined,
-            {
-              parallel,
-              keep: "smallest",
-              onKept: async (kept) => {
-                keptBatches.push({ batch, w: scheduleWeight(kept) });
-              },
-            },
-          );
-          expect(fails(r.schedule)).toBe(true);
-          expect(keptBatches.length).toBe(r.steps);
-          for (const k of keptBatches) {
-            const mates = probes.filter((p) => p.batch === k.batch);
-            const failing = mates.filter((p) => p.fails === true).map((p) => p.w);
-            expect(failing).toContain(k.w);
-            expect(Math.min(...failing)).toBe(k.w);
-            // An abandoned probe could not have been smaller.
-            for (const p of mates) if (p.fails === null) expect(p.w).toBeGreaterThanOrEqual(k.w);
-          }
-        },
-      ),
+          },
+        );
+        expect(fails(r.schedule)).toBe(true);
+        expect(keptBatches.length).toBe(r.steps);
+        for (const k of keptBatches) {
+          const mates = probes.filter((p) => p.batch === k.batch);
+          const failing = mates.filter((p) => p.fails === true).map((p) => p.w);
+          expect(failing).toContain(k.w);
+          expect(Math.min(...failing)).toBe(k.w);
+          // An abandoned probe could not have been smaller.
+          for (const p of mates) if (p.fails === null) expect(p.w).toBeGreaterThanOrEqual(k.w);
+        }
+      }),
       { numRuns: 15 },
     );
   }, 60_000);
