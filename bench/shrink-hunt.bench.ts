@@ -18,6 +18,7 @@ import { scheduleSize } from "../src/runner/schedule-size.js";
 import { shrinkOnRealServers } from "../src/runner/shrink/shrink-real.js";
 import type { Schedule } from "../src/schedule/schedule.js";
 import { findTarget } from "../src/targets/index.js";
+import { count } from "../src/util/count.js";
 
 const name = process.argv[2] ?? "sim:lease";
 const faults = (process.argv[3] ?? "pause").split(",") as FaultCategory[];
@@ -28,7 +29,7 @@ const t = found.value;
 
 const sizeOf = (s: Schedule): string => {
   const z = scheduleSize(s);
-  return `${z.clients} clients, ${z.cycles} cycles${z.repeating > 0 ? " (repeating)" : ""}, ${z.faults} faults`;
+  return `${count(z.clients, "client")}, ${count(z.cycles, "cycle")}${z.repeating > 0 ? " (repeating)" : ""}, ${count(z.faults, "fault")}`;
 };
 
 console.log(
