@@ -13,12 +13,20 @@ export interface Shard {
   count: number;
 }
 
+/**
+ * Where an item's runs ran: in the simulator, or on real servers lockcheck started, as local
+ * processes ("servers") or in containers ("docker").
+ */
+export type RanOn = "simulator" | "servers" | "docker";
+
 export interface TargetResult {
   kind: "target";
   name: string;
   target: string;
   /** A module's real-server target (the entry's `real`), not its simulator one. */
   real?: true;
+  /** Where its runs ran (absent when the target could not be loaded, and from gates older than it). */
+  ranOn?: RanOn;
   resource: ResourceMode | null;
   expect: "safe" | "unsafe";
   seed: number;
@@ -59,6 +67,8 @@ export interface CorpusResult {
   name: string;
   dir: string;
   mode: "re-run" | "re-check";
+  /** A re-run entry: where its run ran (absent for a re-checked history, and from gates older than it). */
+  ranOn?: RanOn;
   /** Checker → recorded verdict. */
   expected: Record<string, Validity>;
   /** Checker → verdict now. */

@@ -1,6 +1,7 @@
 /**
- * The gate's console output: one table of targets (runs, violations, time, expectation met)
- * and one of corpus entries, then a line per unmet expectation with what to run next.
+ * The gate's console output: one table of targets (where they ran, runs, violations, time,
+ * expectation met) and one of corpus entries, then a line per unmet expectation with what to
+ * run next.
  */
 
 import type { Colors } from "./colors.js";
@@ -44,9 +45,10 @@ export function formatGateReport(report: GateReport, c: Colors): string[] {
     out.push(c.bold("targets"));
     out.push(
       ...table(
-        ["target", "expect", "runs", "violations", "time", "result"],
+        ["target", "on", "expect", "runs", "violations", "time", "result"],
         targets.map((r) => [
           { text: r.name },
+          { text: r.ranOn ?? "–" },
           { text: r.expect },
           { text: String(r.runs), right: true },
           { text: String(r.violations), right: true, ...(r.violations > 0 ? { style: c.red } : {}) },
@@ -62,10 +64,11 @@ export function formatGateReport(report: GateReport, c: Colors): string[] {
     out.push(c.bold("corpus"));
     out.push(
       ...table(
-        ["entry", "mode", "time", "result"],
+        ["entry", "mode", "on", "time", "result"],
         corpus.map((r) => [
           { text: r.name },
           { text: r.mode },
+          { text: r.ranOn ?? "–" },
           { text: seconds(r.elapsedMs), right: true },
           resultCell(r, c),
         ]),

@@ -106,7 +106,7 @@ describe("lockcheck gate and merge", () => {
     );
     const r = await cli(gateCommand, "--config", cfg);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/sim:lease \(unfenced\)\s+safe/);
+    expect(r.stdout).toMatch(/sim:lease \(unfenced\)\s+simulator\s+safe/);
     expect(r.stdout).toContain("✗ unmet");
     expect(r.stdout).toContain("replay: lockcheck replay");
     expect(r.stdout).toContain("gate failed: 1 of 1 expectations unmet");

@@ -174,6 +174,9 @@ describe("runGate", () => {
     const typo = byName(report, "typo");
     expect(typo.met).toBe(false);
     expect(typo.error).toContain('unknown target "sim:nope"');
+    // Where each ran: in the simulator; nowhere for a target that could not be loaded.
+    expect(blind.ranOn).toBe("simulator");
+    expect(typo).not.toHaveProperty("ranOn");
   });
 
   it("fails a `real` entry whose target has no real-server form, saying why", () => {
@@ -188,6 +191,7 @@ describe("runGate", () => {
 
   it("re-checks corpus entries against their recorded verdicts", () => {
     expect(byName(report, "corpus/gc-pause-unfenced")).toMatchObject({ met: true, mode: "re-check" });
+    expect(byName(report, "corpus/gc-pause-unfenced")).not.toHaveProperty("ranOn");
     const tampered = byName(report, "corpus/tampered");
     expect(tampered.met).toBe(false);
     if (tampered.kind === "corpus")
@@ -203,7 +207,7 @@ describe("runGate", () => {
       ["out/regressed", "re-run"],
     ]);
     for (const e of entries.value)
-      expect(await checkCorpusEntry(e)).toMatchObject({ met: true, mismatches: [] });
+      expect(await checkCorpusEntry(e)).toMatchObject({ met: true, mismatches: [], ranOn: "simulator" });
   });
 
   it("writes one JUnit test case per target and corpus entry, failures with their replay command", () => {
@@ -215,6 +219,9 @@ describe("runGate", () => {
     const regressed = cases.find((c) => c.name === "regressed is safe");
     expect(regressed).toMatchObject({ outcome: "failed", classname: "lockcheck.targets" });
     expect(regressed?.details).toContain("lockcheck replay");
+    expect(cases.find((c) => c.name === "canary is unsafe")?.output).toMatch(
+      /^runs on simulator \d+, violations 1/,
+    );
     expect(cases.find((c) => c.name === "typo is safe")?.outcome).toBe("error");
     expect(cases.find((c) => c.name === "corpus/tampered")?.details).toContain("lockcheck check");
     expect(cases.filter((c) => c.outcome === "passed").map((c) => c.name)).toEqual([

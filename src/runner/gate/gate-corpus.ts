@@ -25,6 +25,7 @@ import { findTarget } from "../../targets/index.js";
 import type { ServerPlacement } from "../../targets/target.js";
 import { replaySchedule } from "../replay.js";
 import { placementFlags, readVerdictFile } from "../run-folder.js";
+import { ranOn } from "./ran-on.js";
 
 export const EXPECTED_FILE = "expected.json";
 
@@ -148,7 +149,14 @@ export async function checkCorpusEntry(
     entry.mode === "re-run"
       ? `lockcheck replay ${entry.dir}${placementFlags(where)}`
       : `lockcheck check ${join(entry.dir, "history.jsonl")}`;
-  const base = { kind: "corpus" as const, name: entry.name, dir: entry.dir, mode: entry.mode, replay };
+  const base = {
+    kind: "corpus" as const,
+    name: entry.name,
+    dir: entry.dir,
+    mode: entry.mode,
+    ...(target?.ok === true ? { ranOn: ranOn(target.value, placement) } : {}),
+    replay,
+  };
   const failed = (e: InputError, expected: Record<string, Validity> = {}): CorpusResult => ({
     ...base,
     expected,

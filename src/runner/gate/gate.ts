@@ -32,6 +32,7 @@ import { fuzzOnCores } from "../workers/fuzz-parallel.js";
 import type { GateConfig, GateTargetConfig } from "./gate-config.js";
 import { DEFAULT_GATE_RUNS, gateTargetName } from "./gate-config.js";
 import { type CorpusEntry, checkCorpusEntry } from "./gate-corpus.js";
+import { ranOn } from "./ran-on.js";
 
 export type GateItem =
   | { kind: "target"; id: string; name: string; config: GateTargetConfig }
@@ -130,6 +131,7 @@ async function runTarget(
   const resource = t.resource ?? target.value.resources[0];
   // Simulated targets have no servers to place.
   const placed = target.value.deterministic ? {} : where;
+  const on = { ranOn: ranOn(target.value, where) };
 
   let result: FuzzResult;
   try {
@@ -164,6 +166,7 @@ async function runTarget(
   }
   const common = {
     ...base,
+    ...on,
     resource,
     runs: result.runs,
     interrupted: result.interrupted,
@@ -248,10 +251,11 @@ export function gateJUnitSuites(report: GateReport): JUnitSuite[] {
           : "failed",
     };
     if (!r.met) Object.assign(c, failureText(r));
+    const on = r.ranOn === undefined ? "" : ` on ${r.ranOn}`;
     if (r.kind === "target") {
-      c.output = `runs ${r.runs}, violations ${r.violations}, seed ${r.seed}${r.counterexample ? `, saved ${r.counterexample.dir}` : ""}`;
+      c.output = `runs${on} ${r.runs}, violations ${r.violations}, seed ${r.seed}${r.counterexample ? `, saved ${r.counterexample.dir}` : ""}`;
     } else
-      c.output = `${r.mode}; ${Object.entries(r.actual)
+      c.output = `${r.mode}${on}; ${Object.entries(r.actual)
         .map(([k, v]) => `${k}=${v}`)
         .join(", ")}`;
     return c;
