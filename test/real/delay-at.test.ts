@@ -4,7 +4,9 @@
  * time out after 200 ms), its timed delay replaced: the write sent right after the checkpoint
  * is held 1.5 s in the link's proxy, client 0 gives up on it, client 1 takes the expired lock
  * and writes, and then client 0's write lands — on every run, however fast the processes
- * start: the delay waits for client 0's write, and client 0 waits for the delay.
+ * start: the delay waits for client 0's write, and client 0 waits for the delay. And at
+ * `before-acquire`, the other way (a lock server's replies to the client): the acquire sent next
+ * is answered past its timeout.
  */
 import { describe, expect, it } from "vitest";
 import { isNemesisOp, type WriteOp } from "../../src/history/op.js";
@@ -59,5 +61,42 @@ describe.skipIf(missingRedis.length > 0)("delay-at on real servers", () => {
     expect(late?.error, r.timeline).toBe("timeout");
     expect(late?.seq, r.timeline).toBe(2n);
     expect(r.violations, r.timeline).toEqual(["stale-write"]);
+  });
+
+  it("before-acquire, in from the lock server: the reply to the acquire sent next is held past the call's timeout", async () => {
+    const s = delayedWrite("redis:lease", "unfenced", 500);
+    const r = await runChecked({
+      ...s,
+      faults: [
+        {
+          kind: "delay-at",
+          client: 0,
+          checkpoint: "before-acquire",
+          occurrence: 0,
+          node: "server:0",
+          direction: "in",
+          durationMs: 1000,
+          extraMs: 1500,
+        },
+      ],
+    });
+    track(r.runId);
+    expect(r.run.warnings, r.timeline).toEqual([]);
+    const { ops } = r.run;
+    const delays = ops.filter(isNemesisOp).filter((o) => o.f === "delay");
+    expect(delays, r.timeline).toHaveLength(1);
+    expect(delays[0]!.value).toEqual({
+      from: "server:0",
+      to: "client:0",
+      extraMs: 1500,
+      durationMs: 1000,
+      checkpoint: "before-acquire",
+      occurrence: 0,
+    });
+    // In place before client 0's first acquire was sent: its reply comes too late, an unknown outcome.
+    const acquires = ops.filter((o) => o.process === 0 && o.f === "acquire");
+    expect(delays[0]!.time).toBeLessThan(acquires[0]!.time);
+    expect(acquires[0]!.type, r.timeline).toBe("invoke");
+    expect(acquires[1], r.timeline).toMatchObject({ type: "info", error: "timeout" });
   });
 });
