@@ -125,17 +125,29 @@ export function flakyTrials(log: ShrinkLog): number[] {
   return out;
 }
 
+/** Fewer clients, cycles (repeating ones counted again) or faults than `than`, and more of none. */
+function smallerIn(z: TrialSize, than: TrialSize): boolean {
+  const counts = (t: TrialSize) => [t.clients, t.cycles + t.repeating, t.faults];
+  const a = counts(z);
+  const b = counts(than);
+  return a.every((n, i) => n <= b[i]!) && a.some((n, i) => n < b[i]!);
+}
+
 /**
  * What to say when the failure came and went: a candidate is kept only when `needed` of its
  * `runs` fail, so a failure that comes back one run in two keeps few. Null when no candidate
- * both failed and passed, or when a candidate already needed fewer failures than runs.
+ * smaller than the result both failed and passed (a larger one could not have led further), or
+ * when a candidate already needed fewer failures than runs.
  */
 export function flakyAdvice(log: ShrinkLog, dir: string): string | null {
   const flaky = flakyTrials(log);
   if (flaky.length === 0 || log.needed < log.runs) return null;
-  const which = flaky.length > 4 ? `${flaky.slice(0, 4).join(", ")}, …` : flaky.join(", ");
+  const result = log.trials.findLast((t) => t.kept)?.size ?? log.input;
+  const smaller = flaky.filter((n) => smallerIn(log.trials[n - 1]!.size, result));
+  if (smaller.length === 0) return null;
+  const which = smaller.length > 4 ? `${smaller.slice(0, 4).join(", ")}, …` : smaller.join(", ");
   return (
-    `the failure comes and goes: ${flaky.length} of ${log.trials.length} candidates failed on one run and passed on another (#${which} in ${SHRINK_LOG_FILE}), ` +
+    `the failure comes and goes: ${flaky.length} of ${log.trials.length} candidates failed on one run and passed on another, ${smaller.length} of them smaller than the result (#${which} in ${SHRINK_LOG_FILE}), ` +
     `and a candidate is kept only when all ${log.runs} of its runs fail; to keep one that fails 2 of 3: lockcheck shrink ${dir} --runs 3 --need 2 --time-limit 5m`
   );
 }

@@ -204,8 +204,22 @@ describe("formatShrinkLog and the run folder", () => {
     };
     expect(flakyTrials(flaky)).toEqual([4]);
     expect(flakyAdvice(flaky, "out/x")).toMatch(
-      /^the failure comes and goes: 1 of 4 candidates .*\(#4 in shrink-log.txt\).* lockcheck shrink out\/x --runs 3 --need 2 --time-limit 5m$/,
+      /^the failure comes and goes: 1 of 4 candidates .*, 1 of them smaller than the result \(#4 in shrink-log.txt\).* lockcheck shrink out\/x --runs 3 --need 2 --time-limit 5m$/,
     );
+    // A flaky candidate no smaller than the result (2 clients, 4 cycles, 3 faults) could not have led further.
+    const larger: ShrinkLog = {
+      ...log,
+      trials: [
+        ...log.trials,
+        {
+          ...log.trials[1]!,
+          size: { clients: 3, cycles: 4, repeating: 2, faults: 2 },
+          runs: ["failed", "passed"],
+        },
+      ],
+    };
+    expect(flakyTrials(larger)).toEqual([4]);
+    expect(flakyAdvice(larger, "out/x")).toBeNull();
     // Already keeping candidates that fail only some runs: nothing to advise.
     expect(flakyAdvice({ ...flaky, runs: 3, needed: 2 }, "out/x")).toBeNull();
   });
