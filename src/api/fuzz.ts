@@ -109,9 +109,6 @@ export interface FuzzOptions {
   >;
 }
 
-/** Candidate runs of a real shrink whose time limit the caller gave: more than that time allows. */
-const SHRINK_MAX_RUNS = 1000;
-
 /** Which part of a campaign a sharded search tries. */
 export interface ShardPart {
   shard: Shard;
@@ -294,10 +291,8 @@ export async function fuzzCampaign(o: FuzzOptions): Promise<Result<FuzzCampaign,
       ...(o.timeLimitMs === undefined ? {} : { timeLimitMs: o.timeLimitMs }),
       ...(options === undefined ? {} : { options }),
       ...searchOptions(o),
-      // Given, only the time bounds the real shrink (as `lockcheck shrink --time-limit` does).
-      ...(o.shrinkTimeLimitMs === undefined
-        ? {}
-        : { shrink: { maxRuns: SHRINK_MAX_RUNS, timeLimitMs: o.shrinkTimeLimitMs } }),
+      // Given, only the time bounds the real shrink (the pass's own most runs are far more).
+      ...(o.shrinkTimeLimitMs === undefined ? {} : { shrink: { timeLimitMs: o.shrinkTimeLimitMs } }),
       ...(real ? { real: realOptions(o) } : {}),
       ...(o.onProgress === undefined ? {} : { onProgress: o.onProgress }),
       onFound: (f) => {

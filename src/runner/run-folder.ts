@@ -1,7 +1,8 @@
 /**
  * A run folder, written and read here: schedule.json, history.jsonl, verdict.json and
- * report.html (and shrink-log.txt for a counterexample shrunk on real servers). The same layout as the histories/ corpus entries, so a saved counterexample can
- * be replayed, re-checked, reported on and added to the corpus as it is. `lockcheck report`
+ * report.html, and shrink-log.txt for a counterexample shrunk on real servers. The same layout
+ * as the histories/ corpus entries, so a saved counterexample can be replayed, re-checked,
+ * reported on and added to the corpus as it is. `lockcheck report`
  * reads a run folder (or a history.jsonl on its own) through `loadReportInput`.
  */
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";

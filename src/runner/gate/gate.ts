@@ -131,7 +131,6 @@ async function runTarget(
   const resource = t.resource ?? target.value.resources[0];
   // Simulated targets have no servers to place.
   const placed = target.value.deterministic ? {} : where;
-  const on = { ranOn: ranOn(target.value, where) };
 
   let result: FuzzResult;
   try {
@@ -166,7 +165,7 @@ async function runTarget(
   }
   const common = {
     ...base,
-    ...on,
+    ranOn: ranOn(target.value, where),
     resource,
     runs: result.runs,
     interrupted: result.interrupted,

@@ -6,8 +6,9 @@
  * point of the client's work on every run. From a failing run's history, a timed pause of a
  * client, or a timed partition between one client and nodes that are not clients (both ways,
  * or one way: a one-way partition from the client cuts what it sends, "out"; towards it, what
- * it receives, "in"), that came while the client held the lock (or was releasing it) becomes a fault at the last
- * checkpoint the client passed before it, `afterMs` as long after it as it came:
+ * it receives, "in"), that came while the client held the lock (or was releasing it) becomes a
+ * fault at the last checkpoint the client passed before it, `afterMs` as long after it as it
+ * came:
  * - `acquired` (the acquire's ok), `before-write` (a write's invoke: during the write or in the
  *   sleep after it) or `before-release` (the release's invoke), numbered by the times the client
  *   had passed there;

@@ -432,12 +432,9 @@ export async function shrinkOnRealServers(
   }
   // An accepted candidate already failed `needed` of `runs` times; the input has failed only
   // once so far (or the caller's evidence is all there is): confirm it.
-  if (final === null) {
-    const keptRun = kept.get(JSON.stringify(result));
-    if (keptRun === undefined) {
-      final = await repeated(result, { step: "confirmed", from: "the schedule as it is" });
-    } else final = keptRun;
-  }
+  final ??=
+    kept.get(JSON.stringify(result)) ??
+    (await repeated(result, { step: "confirmed", from: "the schedule as it is" }));
   if (final.fails && shrunk.steps > 0 && !fits(REPLAYS))
     tried.push({ step: "replays", skipped: "time limit" });
   else if (final.fails && shrunk.steps > 0) {
