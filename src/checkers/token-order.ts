@@ -9,17 +9,31 @@
  *   is a violation ("token-not-increasing");
  * - two distinct grants with equal tokens are always a violation ("token-reuse"), even when
  *   their acquires overlapped.
+ * - Leases ("token-inverted"). When acquire invokes say the lease time asked for (`ttlMs`),
+ *   a grant G is certainly held from its grant point (somewhere in its acquire call) until
+ *   hold(G) = min(its invoke + ttlMs, its client's next release or acquire invoke): a lease
+ *   granted in the call lasts at least ttlMs from the invoke, and only its holder ends it
+ *   sooner. A grant H of another client that completed before hold(G) was granted before
+ *   hold(G): before G, or while G held the lock, which a lock service never does. So t_H < t_G
+ *   is required; t_H > t_G is a violation. This catches a token taken in a second step after
+ *   the grant (SET NX, then INCR): a holder paused between the two wakes with a token higher
+ *   than the next holder's, and a fenced resource takes the older holder for the newer one.
+ *   Lease ends are taken in true time, with a slack of 1 ms plus 1% of ttlMs; the rule stops
+ *   at the first crash, restart or clock fault of a server node (a nemesis op on a node other
+ *   than `client:N` and `resource`), which can end leases early.
  * Grants without a token, and acquires that failed or ended `info`, are not judged. The
  * verdict is never "unknown": an `info` acquire handed out no token anyone saw.
  *
- * Algorithm, O(n) time: per lock keep the highest token among completed acquires and a map
- * token → first grant holding it; snapshot the highest token at each acquire invoke and
- * judge the token at completion (reuse first, as it is the more specific finding).
+ * Algorithm, O(n log n) time: per lock keep the highest token among completed acquires, a map
+ * token → first grant holding it, the grants completed so far in completion order with the
+ * running highest token (for "completed before hold(G)", a binary search), and the grants whose
+ * hold has not ended yet; snapshot the highest token at each acquire invoke and judge the
+ * token at completion (reuse first, as it is the more specific finding).
  *
  * Anomalies: ops = [the later acquire ok, the earlier acquire ok it conflicts with].
  */
 import { formatMs } from "../history/describe.js";
-import { emptyOpFacts, factsOf, type OpFacts } from "../history/facts.js";
+import { emptyOpFacts, factsOf, NEMESIS, type OpFacts } from "../history/facts.js";
 import type { ClientId, Op } from "../history/op.js";
 import { ProcessMap } from "../history/process-map.js";
 import { type Checker, MAX_LISTED_ANOMALIES } from "./checker.js";
@@ -36,6 +50,20 @@ interface Granted {
 interface LockState {
   highest: Granted | undefined;
   byToken: TokenIndex;
+  /** Completed grants in completion order (times non-decreasing), and the highest token so far at each. */
+  doneTimes: number[];
+  highestSoFar: Granted[];
+  /** Grants whose hold (see the top) has not ended: until when, and whose. */
+  holding: Holding[];
+}
+
+interface Holding {
+  granted: Granted;
+  /** hold(G) so far: invoke + ttlMs − slack; the release's invoke ends it sooner. */
+  until: number;
+  /** When the lease was asked for and for how long (ms), for the explanation. */
+  invokeTime: number;
+  ttlMs: number;
 }
 
 /**
@@ -71,6 +99,50 @@ function addToken(ix: TokenIndex, g: Granted): void {
   else ix.others.set(g.token, g);
 }
 
+/** Slack on hold(G), in ns: 1 ms plus 1% of the TTL (clock rates, ms rounding). */
+function holdSlackNs(ttlMs: number): number {
+  return 1e6 + ttlMs * 1e4;
+}
+
+/** Server nodes' faults that can end a lease early (lost keys, a lease clock gone ahead). */
+const LEASE_ENDING_FAULTS: ReadonlySet<string> = new Set(["crash", "restart", "clock-jump", "clock-drift"]);
+
+function isServerNode(node: string | undefined): boolean {
+  return node !== undefined && node !== "resource" && !node.startsWith("client:");
+}
+
+/** The last of `times` (non-decreasing) below `t`, or -1. */
+function lastBelow(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid]! < t) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+function describeHold(h: Holding): string {
+  return (
+    `client ${h.granted.process}'s lease (grant ${h.granted.grant}, token ${h.granted.token}, ` +
+    `asked for ${h.ttlMs} ms at ${formatMs(h.invokeTime)}, not released yet)`
+  );
+}
+
+/** A token-inverted anomaly's explanation: `older` was granted before `newer`, and has the higher token. */
+function inverted(why: string, older: Granted, newer: Granted): string {
+  return (
+    `${why}: client ${older.process}'s grant must have come before client ${newer.process}'s (a held ` +
+    "lock is not granted), yet its token is higher. A fenced resource takes the older holder for " +
+    "the newer one and rejects the holder that has the lock (a token taken in a second step " +
+    "after the grant, by a holder paused between the two?)."
+  );
+}
+
 function describe(g: Granted): string {
   return `client ${g.process} (grant ${g.grant}) got token ${g.token} at ${formatMs(g.time)} (op ${g.index})`;
 }
@@ -79,7 +151,17 @@ export function createTokenOrderChecker(): Checker {
   const states = new Map<string, LockState>();
   // Open acquire calls (their lock and invoke time) and the highest token granted before each
   // was invoked, by process.
-  const open = new ProcessMap<{ lock: string; time: number; highest: Granted | undefined }>();
+  const open = new ProcessMap<{
+    lock: string;
+    time: number;
+    highest: Granted | undefined;
+    ttlMs: number | undefined;
+  }>();
+  /** Each process's grant whose hold has not ended, to end at its next release or acquire invoke. */
+  const heldBy = new ProcessMap<{ state: LockState; holding: Holding }>();
+  /** A server fault that can end leases early was seen: no lease rule from then on. */
+  let leasesUnsure = false;
+  let inversionCount = 0;
   const anomalies: Anomaly[] = [];
   let reuseCount = 0;
   let decreaseCount = 0;
@@ -98,7 +180,13 @@ export function createTokenOrderChecker(): Checker {
     if (lock === lastLock && lastState !== undefined) return lastState;
     let s = states.get(lock);
     if (!s) {
-      s = { highest: undefined, byToken: { ascending: [], others: new Map() } };
+      s = {
+        highest: undefined,
+        byToken: { ascending: [], others: new Map() },
+        doneTimes: [],
+        highestSoFar: [],
+        holding: [],
+      };
       states.set(lock, s);
     }
     lastLock = lock;
@@ -107,10 +195,69 @@ export function createTokenOrderChecker(): Checker {
   }
 
   const scratch = emptyOpFacts();
+  /** Ends the hold of `process`'s grant, if any (its release was invoked at `time`). */
+  function endHold(process: ClientId, time: number): void {
+    const held = heldBy.get(process);
+    if (held === undefined) return;
+    heldBy.set(process, undefined);
+    const i = held.state.holding.indexOf(held.holding);
+    if (i >= 0) held.state.holding.splice(i, 1);
+    held.holding.until = Math.min(held.holding.until, time);
+  }
+
+  /**
+   * The lease rule for grant `g` (asked for `ttlMs` at `invokeTime`; ttlMs undefined: not
+   * said) just completed: true if it reported an inversion.
+   */
+  function leaseRule(s: LockState, g: Granted, invokeTime: number, ttlMs: number | undefined): boolean {
+    // Grants still held now, granted before g then, must carry lower tokens.
+    for (let i = s.holding.length - 1; i >= 0; i--) {
+      const h = s.holding[i]!;
+      if (h.until <= g.time) {
+        s.holding.splice(i, 1);
+        continue;
+      }
+      if (h.granted.token < g.token && h.granted.process !== g.process) {
+        inversionCount++;
+        const why = `${describe(g)}, while ${describeHold(h)} was certainly still held`;
+        report("token-inverted", g, h.granted, inverted(why, g, h.granted));
+        return true;
+      }
+    }
+    if (ttlMs === undefined) return false;
+    // Grants completed before g's hold could end were granted before g: lower tokens.
+    const until = invokeTime + ttlMs * 1e6 - holdSlackNs(ttlMs);
+    const last = lastBelow(s.doneTimes, until);
+    const higher = last < 0 ? undefined : s.highestSoFar[last];
+    // (A grant of g's own client completed before g's invoke: the rule above had its token.)
+    if (higher !== undefined && higher.token > g.token) {
+      inversionCount++;
+      const hold = describeHold({ granted: g, until, invokeTime, ttlMs });
+      const why = `${describe(higher)}, while ${hold} was certainly held from its grant on`;
+      report("token-inverted", g, higher, inverted(why, higher, g));
+      return true;
+    }
+    return false;
+  }
+
   function stepFacts(op: OpFacts): void {
+    if (op.process === NEMESIS) {
+      if (!leasesUnsure && LEASE_ENDING_FAULTS.has(op.f) && isServerNode(op.node)) {
+        leasesUnsure = true;
+        for (const s of states.values()) s.holding.length = 0;
+      }
+      return;
+    }
+    // A client's hold ends at its next release (or, if it never released, its next acquire).
+    if (op.type === "invoke" && op.f !== "write") endHold(op.process, op.time);
     if (op.f !== "acquire") return;
     if (op.type === "invoke") {
-      open.set(op.process, { lock: op.lock, time: op.time, highest: stateFor(op.lock).highest });
+      open.set(op.process, {
+        lock: op.lock,
+        time: op.time,
+        highest: stateFor(op.lock).highest,
+        ttlMs: op.ttlMs,
+      });
       return;
     }
     const call = open.get(op.process);
@@ -146,9 +293,23 @@ export function createTokenOrderChecker(): Checker {
         `Tokens went backwards: ${describe(highest)}; later ${describe(g)}, although its acquire started ` +
           `at ${formatMs(call.time)}, after the earlier grant. A fenced resource would reject the newer holder.`,
       );
-    }
+    } else if (!leasesUnsure) leaseRule(s, g, call.time, call.ttlMs);
     if (!same) addToken(s.byToken, g);
     if (!s.highest || g.token > s.highest.token) s.highest = g;
+    // Non-decreasing for the binary search even if times go back across processes (a warning
+    // only): a grant then counts as completed as late as the latest before it, never earlier.
+    s.doneTimes.push(Math.max(g.time, s.doneTimes[s.doneTimes.length - 1] ?? 0));
+    s.highestSoFar.push(s.highest);
+    if (call.ttlMs !== undefined && !leasesUnsure) {
+      const holding: Holding = {
+        granted: g,
+        until: call.time + call.ttlMs * 1e6 - holdSlackNs(call.ttlMs),
+        invokeTime: call.time,
+        ttlMs: call.ttlMs,
+      };
+      s.holding.push(holding);
+      heldBy.set(op.process, { state: s, holding });
+    }
   }
 
   return {
@@ -158,12 +319,17 @@ export function createTokenOrderChecker(): Checker {
     },
     stepFacts,
     finish(): Verdict {
-      const violations = reuseCount + decreaseCount;
+      const violations = reuseCount + decreaseCount + inversionCount;
       return {
         checker: "token-order",
         valid: violations === 0,
         anomalies,
-        stats: { tokensGranted: tokensSeen, tokenReuses: reuseCount, tokenDecreases: decreaseCount },
+        stats: {
+          tokensGranted: tokensSeen,
+          tokenReuses: reuseCount,
+          tokenDecreases: decreaseCount,
+          tokenInversions: inversionCount,
+        },
       };
     },
   };

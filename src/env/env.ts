@@ -41,6 +41,18 @@ export interface RedisApi {
   delIfEquals(key: string, value: string, opts?: CallOptions): Promise<CallResult<boolean>>;
   /** INCR key: the new value. Exact as a BigInt. */
   incr(key: string, opts?: CallOptions): Promise<CallResult<bigint>>;
+  /**
+   * SET key value NX PX ttlMs and, if the key was set, INCR counterKey, in one step (a Lua
+   * script): the counter's new value (a fencing token taken with the grant, so no holder can
+   * be paused between the two), or null if the key was held.
+   */
+  setNxPxIncr(
+    key: string,
+    value: string,
+    ttlMs: number,
+    counterKey: string,
+    opts?: CallOptions,
+  ): Promise<CallResult<bigint | null>>;
 }
 
 /**

@@ -97,6 +97,8 @@ function stepRedis(r: RedisApi): StepApi<RedisApi> {
     setNxPx: (key, value, ttlMs, opts) => awaiting(r.setNxPx(key, value, ttlMs, opts)),
     delIfEquals: (key, value, opts) => awaiting(r.delIfEquals(key, value, opts)),
     incr: (key, opts) => awaiting(r.incr(key, opts)),
+    setNxPxIncr: (key, value, ttlMs, counterKey, opts) =>
+      awaiting(r.setNxPxIncr(key, value, ttlMs, counterKey, opts)),
   };
 }
 
@@ -168,6 +170,8 @@ function asyncRedis(r: StepApi<RedisApi>, p: PromiseOf): RedisApi {
     setNxPx: (key, value, ttlMs, opts) => p(r.setNxPx(key, value, ttlMs, opts)),
     delIfEquals: (key, value, opts) => p(r.delIfEquals(key, value, opts)),
     incr: (key, opts) => p(r.incr(key, opts)),
+    setNxPxIncr: (key, value, ttlMs, counterKey, opts) =>
+      p(r.setNxPxIncr(key, value, ttlMs, counterKey, opts)),
   };
 }
 

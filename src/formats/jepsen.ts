@@ -7,8 +7,8 @@
  *   (`:process :nemesis`) :f of the same name as ours (pause, crash, partition, …), plus
  *   :kill → crash, :start → partition, :stop → heal. Ops whose :f does not map (reads, cas,
  *   other faults) are dropped with one warning per :f; so are ops of other keyword processes.
- * - Lock fields come from `:lock`, `:grant`, `:token`, `:accepted`, `:seq`, `:node`, `:error` when
- *   present (what `opToJepsenEdn` writes). Otherwise: the lock is "lock"; an acquire `ok`'s
+ * - Lock fields come from `:lock`, `:grant`, `:token`, `:accepted`, `:seq`, `:node`, `:error`,
+ *   `:ttlMs` when present (what `opToJepsenEdn` writes). Otherwise: the lock is "lock"; an acquire `ok`'s
  *   token is its `:value` when that is an integer, and its grant is "<process>:<n>" (the
  *   process's n-th granted acquire, from 0); a write belongs to its process's latest grant
  *   and presents that grant's token. A write with no `:accepted` that completed `ok` counts as
@@ -118,6 +118,9 @@ export function jepsenToOps(
     const explicitToken = integer(ednGet(fields, "token"));
     const op: Record<string, unknown> = { index: e.index, time, process: p, type: e.type, f, lock, ...extra };
     if (f === "acquire") {
+      const ttlMs = integer(ednGet(fields, "ttlMs"));
+      if (ttlMs !== undefined && ttlMs >= 0n && ttlMs <= BigInt(Number.MAX_SAFE_INTEGER))
+        op.ttlMs = Number(ttlMs);
       if (e.type === "ok") {
         const n = grantsOf.get(p) ?? 0;
         grantsOf.set(p, n + 1);
@@ -199,7 +202,7 @@ export function opToJepsenEdn(op: Op): string {
     `:value ${toEdn(op.value)}`,
   ];
   const o = op as unknown as Record<string, unknown>;
-  for (const key of ["lock", "grant", "token", "accepted", "seq", "node", "error"]) {
+  for (const key of ["lock", "grant", "token", "accepted", "seq", "node", "error", "ttlMs"]) {
     if (o[key] !== undefined) parts.push(`:${key} ${toEdn(o[key])}`);
   }
   return `{${parts.join(", ")}}`;

@@ -29,6 +29,8 @@ export interface OpFacts {
   accepted: boolean | undefined;
   /** A write completion's resource apply order (WriteOp.seq); undefined otherwise. */
   seq: bigint | undefined;
+  /** An acquire's lease time asked for (AcquireOp.ttlMs); undefined otherwise. */
+  ttlMs: number | undefined;
   /** What a nemesis op hit ("client:1"); undefined for client ops. */
   node: string | undefined;
 }
@@ -50,6 +52,7 @@ export function emptyOpFacts(): OpFacts {
     token: undefined,
     accepted: undefined,
     seq: undefined,
+    ttlMs: undefined,
     node: undefined,
   };
 }
@@ -68,6 +71,7 @@ export function factsOf(op: Op, facts: OpFacts): OpFacts {
     facts.token = undefined;
     facts.accepted = undefined;
     facts.seq = undefined;
+    facts.ttlMs = undefined;
     facts.node = op.node;
   } else {
     facts.process = op.process;
@@ -76,6 +80,7 @@ export function factsOf(op: Op, facts: OpFacts): OpFacts {
     facts.token = op.f === "release" ? undefined : op.token;
     facts.accepted = op.f === "write" ? op.accepted : undefined;
     facts.seq = op.f === "write" ? op.seq : undefined;
+    facts.ttlMs = op.f === "acquire" ? op.ttlMs : undefined;
     facts.node = undefined;
   }
   return facts;

@@ -46,9 +46,9 @@ interface OpBase {
 }
 
 /**
- * Acquire a lock. The invoke carries only the lock name; an `ok` completion carries the
- * grant identity and, when the lock service hands one out, the fencing token. Tokens may
- * exceed 2^53 (etcd revisions are int64), so they are BigInts in memory.
+ * Acquire a lock. The invoke carries the lock name and the lease time asked for; an `ok`
+ * completion carries the grant identity and, when the lock service hands one out, the fencing
+ * token. Tokens may exceed 2^53 (etcd revisions are int64), so they are BigInts in memory.
  */
 export interface AcquireOp extends OpBase {
   process: ClientId;
@@ -56,6 +56,12 @@ export interface AcquireOp extends OpBase {
   lock: string;
   grant?: GrantId;
   token?: bigint;
+  /**
+   * The lease time (ms) the client asked for (on the invoke; a completion repeats it). A lease
+   * granted in this call is held until at least `ttlMs` after the invoke unless released
+   * (token-order.ts counts on it). Absent in histories that do not say.
+   */
+  ttlMs?: number;
 }
 
 /** Release a lock the client believes it holds. */

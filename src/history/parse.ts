@@ -186,6 +186,7 @@ export function parseOpLineInto(
   const error = optional(o, "error", o.error);
   const rawToken = optional(o, "token", o.token);
   const rawSeq = optional(o, "seq", o.seq);
+  const ttlMs = optional(o, "ttlMs", o.ttlMs);
   const f = o.f;
   if (nemesis) {
     if (typeof f !== "string" || !NEMESIS_F_SET.has(f)) {
@@ -230,6 +231,17 @@ export function parseOpLineInto(
         return problem(file, lineNo, "accepted", `only writes to the resource have it, not ${f}`);
     }
   }
+  if (ttlMs !== undefined) {
+    if (f !== "acquire")
+      return problem(
+        file,
+        lineNo,
+        "ttlMs",
+        `only an acquire has it (the lease time asked for), not ${describe(f)}`,
+      );
+    if (!isNonNegativeInt(ttlMs))
+      return problem(file, lineNo, "ttlMs", `must be a non-negative integer (ms), got ${describe(ttlMs)}`);
+  }
   let seq: bigint | undefined;
   if (rawSeq !== undefined) {
     if (f !== "write" || type === "invoke")
@@ -261,6 +273,7 @@ export function parseOpLineInto(
     facts.token = undefined;
     facts.accepted = undefined;
     facts.seq = undefined;
+    facts.ttlMs = undefined;
     facts.node = node as string | undefined;
   } else {
     facts.process = process as ClientId;
@@ -270,6 +283,7 @@ export function parseOpLineInto(
     facts.token = f === "release" ? undefined : token;
     facts.accepted = accepted as boolean | undefined;
     facts.seq = seq;
+    facts.ttlMs = ttlMs as number | undefined;
     facts.node = undefined;
   }
   return undefined;

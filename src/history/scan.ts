@@ -181,6 +181,7 @@ const K_NODE = 512;
 const K_VALUE = 1024;
 const K_ERROR = 2048;
 const K_SEQ = 4096;
+const K_TTL = 8192;
 
 /** Length of the key `keyAt` found last (module state, like the value's bounds). */
 let keyLength = 0;
@@ -211,6 +212,10 @@ function keyAt(b: Uint8Array, q: number, end: number): number {
         case 111: // o
           key = K_TOKEN;
           text = "token";
+          break;
+        case 116: // t
+          key = K_TTL;
+          text = "ttlMs";
           break;
         default:
           return 0;
@@ -300,6 +305,8 @@ export function scanOpLine(
   let seqKind = 0;
   let seqStart = 0;
   let seqEnd = 0;
+  let ttlKind = 0;
+  let ttlMs = 0;
 
   let i = start + 1;
   for (;;) {
@@ -364,6 +371,10 @@ export function scanOpLine(
         seqStart = valueStart;
         seqEnd = valueEnd;
         break;
+      case K_TTL:
+        ttlKind = valueKind;
+        if (valueKind === INTEGER) ttlMs = integer[0]!;
+        break;
       // K_VALUE: any scalar will do.
     }
     const after = b[i];
@@ -397,6 +408,10 @@ export function scanOpLine(
     }
   }
 
+  // parse.ts words the errors: a ttlMs off an acquire, or not a non-negative integer.
+  if (ttlKind !== 0 && ttlKind !== NULL) {
+    if (ttlKind !== INTEGER || ttlMs < 0 || f !== "acquire") return false;
+  }
   let seq: bigint | undefined;
   if (seqKind === INTEGER || seqKind === STRING) {
     // parse.ts words the errors: a seq off a write completion, or not a non-negative integer.
@@ -431,6 +446,7 @@ export function scanOpLine(
     facts.grant = undefined;
     facts.accepted = undefined;
     facts.seq = undefined;
+    facts.ttlMs = undefined;
     facts.node = nodeKind === STRING ? text(b, nodeStart, nodeEnd, undefined) : undefined;
   } else {
     facts.process = process;
@@ -445,6 +461,7 @@ export function scanOpLine(
     } else facts.grant = undefined;
     facts.accepted = acceptedKind === TRUE ? true : acceptedKind === FALSE ? false : undefined;
     facts.seq = seq;
+    facts.ttlMs = ttlKind === INTEGER ? ttlMs : undefined;
     facts.node = undefined;
   }
   return true;

@@ -40,9 +40,9 @@ export interface LeaseState {
   node: StepApi<RedisApi>;
 }
 
-/** Granted leases, before a token (if any) is attached. */
+/** Granted leases, with the token taken with them (null: none asked for). */
 export type LeaseAcquire =
-  | { outcome: "granted"; state: LeaseState }
+  | { outcome: "granted"; state: LeaseState; token: bigint | null }
   | { outcome: "denied"; reason: string }
   | { outcome: "unknown"; reason: string };
 
@@ -52,16 +52,28 @@ function leaseNode(env: StepEnv): StepApi<RedisApi> {
   return node;
 }
 
-/** Acquires the lease itself; shared by `lease` and `lease-token`. */
-export function* acquireLease(env: StepEnv, req: LockRequest): Steps<LeaseAcquire> {
+/**
+ * Acquires the lease itself; shared by `lease` and `lease-token`. With `tokenKey`, each
+ * attempt's SET NX also INCRs that counter in the same step (one script), and a granted lease
+ * comes with the counter's new value.
+ */
+export function* acquireLease(
+  env: StepEnv,
+  req: LockRequest,
+  tokenKey: string | null = null,
+): Steps<LeaseAcquire> {
   const node = leaseNode(env);
   const key = lockKey(req.lock);
   const deadline = env.now() + acquireWaitMs(req.ttlMs);
   for (let attempt = 0; ; attempt++) {
-    const pending = node.setNxPx(key, req.owner, req.ttlMs);
+    const pending =
+      tokenKey === null
+        ? node.setNxPx(key, req.owner, req.ttlMs)
+        : node.setNxPxIncr(key, req.owner, req.ttlMs, tokenKey);
     yield* env.checkpoint("acquire-sent");
     const r = yield* pending;
-    if (r.ok && r.value) return { outcome: "granted", state: { key, node } };
+    if (r.ok && r.value !== false && r.value !== null)
+      return { outcome: "granted", state: { key, node }, token: r.value === true ? null : r.value };
     if (!r.ok) {
       if (r.error.kind === "unreachable") return { outcome: "denied", reason: "unreachable" };
       // The SET may have landed: the key may hold our owner until it expires. Try to undo it;

@@ -98,6 +98,8 @@ function redisApi(w: SimWorld, client: SimNode, r: RedisNode, timeout: TimeoutOf
     delIfEquals: (key, value, opts) =>
       callAnswered(ch, timeout(opts), answerDelIfEquals, r, key, value, undefined),
     incr: (key, opts) => callAnswered(ch, timeout(opts), answerIncr, r, key, undefined, undefined),
+    setNxPxIncr: (key, value, ttlMs, counterKey, opts) =>
+      callAnswered(ch, timeout(opts), answerSetNxPxIncr, r, key, value, { ttlMs, counterKey }),
   };
 }
 
@@ -133,6 +135,17 @@ function answerIncr(r: RedisNode, key: string): CallResult<bigint> {
   return v === null
     ? { ok: false, error: { kind: "unreachable", node: r.node.name, detail: "ERR value is not an integer" } }
     : { ok: true, value: v };
+}
+
+/** The script: SET NX PX, then INCR the counter if the key was set, in one step. */
+function answerSetNxPxIncr(
+  r: RedisNode,
+  key: string,
+  value: string,
+  c: { ttlMs: number; counterKey: string },
+): CallResult<bigint | null> {
+  if (!setNxPx(r, key, value, c.ttlMs)) return { ok: true, value: null };
+  return answerIncr(r, c.counterKey);
 }
 
 /**

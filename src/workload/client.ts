@@ -87,7 +87,7 @@ export function* clientSteps(
 
     const grant = grantId(env.clientId, attempt++);
     yield* env.checkpoint("before-acquire");
-    const acq = rec.invoke({ f: "acquire", lock });
+    const acq = rec.invoke({ f: "acquire", lock, ttlMs: options.ttlMs });
     const outcome = yield* algorithm.acquire(env, { lock, ttlMs: options.ttlMs, owner: grant });
     const problem = acquireAnswerProblem(outcome);
     if (problem !== null) throw new TypeError(`lock ${algorithm.name}: acquire() ${problem}`);

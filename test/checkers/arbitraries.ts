@@ -72,7 +72,7 @@ export function simulateFencedLock(params: FencedParams): Op[] {
     if (!pend) {
       if (!c.held) {
         c.pending = { kind: "acquire" };
-        push({ process: p, type: "invoke", f: "acquire", lock });
+        push({ process: p, type: "invoke", f: "acquire", lock, ttlMs: params.ttlMs });
       } else if (m.choice < 6) {
         c.pending = { kind: "write", grant: c.held.grant, token: c.held.token };
         push({ process: p, type: "invoke", f: "write", lock, grant: c.held.grant, token: c.held.token });
@@ -152,7 +152,12 @@ export interface ChaosParams {
   locks: number;
   moves: Move[];
   tokens: number[];
+  /** Lease times acquires ask for (ms), taken in turn; -1: the invoke does not say. */
+  ttls: number[];
 }
+
+/** Faults of a server node that can end a lease early, for the chaos histories. */
+const SERVER_FAULTS = ["crash", "restart", "clock-jump", "clock-drift"] as const;
 
 export function simulateChaos(params: ChaosParams): Op[] {
   const ops: Op[] = [];
@@ -166,6 +171,7 @@ export function simulateChaos(params: ChaosParams): Op[] {
   const all: Array<{ grant: string; token: bigint | undefined; lock: string }> = [];
   let unknownGrants = 0;
   let tokenPick = 0;
+  let ttlPick = 0;
   const nextToken = (): bigint | undefined => {
     const t = params.tokens[tokenPick++ % Math.max(1, params.tokens.length)];
     return t === undefined || t < 0 ? undefined : BigInt(t);
@@ -179,11 +185,23 @@ export function simulateChaos(params: ChaosParams): Op[] {
       push({ process: "nemesis", type: "info", f: "crash", node: `client:${p}` });
       continue;
     }
+    if (m.choice === 9 && m.dt === 1 && p === 0) {
+      const f = SERVER_FAULTS[ops.length % SERVER_FAULTS.length]!;
+      push({ process: "nemesis", type: "info", f, node: ops.length % 2 === 0 ? "server:0" : "resource" });
+      continue;
+    }
     const pend = c.pending;
     if (!pend) {
       if (m.choice < 3) {
         c.pending = { kind: "acquire" };
-        push({ process: p, type: "invoke", f: "acquire", lock });
+        const ttl = params.ttls[ttlPick++ % Math.max(1, params.ttls.length)];
+        push({
+          process: p,
+          type: "invoke",
+          f: "acquire",
+          lock,
+          ...(ttl === undefined || ttl < 0 ? {} : { ttlMs: ttl }),
+        });
         continue;
       }
       const pool = m.choice < 6 ? c.grants : all;
@@ -247,6 +265,7 @@ export const chaosHistory: fc.Arbitrary<Op[]> = fc
     locks: fc.integer({ min: 1, max: 2 }),
     moves: fc.array(moveArb(4), { maxLength: 60, size: "max" }),
     tokens: fc.array(fc.integer({ min: -1, max: 6 }), { minLength: 1, maxLength: 12 }),
+    ttls: fc.array(fc.integer({ min: -1, max: 12 }), { minLength: 1, maxLength: 4 }),
   })
   .map(simulateChaos);
 

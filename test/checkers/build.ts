@@ -9,6 +9,8 @@ const NS_PER_MS = 1_000_000;
 export interface Builder {
   readonly ops: Op[];
   acquire(ms: number, p: ClientId, lock?: string): number;
+  /** An acquire invoke that says the lease time it asks for. */
+  acquireFor(ms: number, p: ClientId, ttlMs: number, lock?: string): number;
   granted(ms: number, p: ClientId, grant: string, token?: bigint, lock?: string): number;
   denied(ms: number, p: ClientId, lock?: string): number;
   acquireInfo(ms: number, p: ClientId, lock?: string): number;
@@ -33,6 +35,8 @@ export function build(): Builder {
   return {
     ops,
     acquire: (ms, p, lock = "L") => push({ time: t(ms), process: p, type: "invoke", f: "acquire", lock }),
+    acquireFor: (ms, p, ttlMs, lock = "L") =>
+      push({ time: t(ms), process: p, type: "invoke", f: "acquire", lock, ttlMs }),
     granted: (ms, p, grant, token, lock = "L") =>
       push({ time: t(ms), process: p, type: "ok", f: "acquire", lock, grant, ...tok(token) }),
     denied: (ms, p, lock = "L") =>

@@ -249,6 +249,63 @@ describe("token-order", () => {
     expect(v.anomalies[0]!.kind).toBe("token-reuse");
     expect(v.anomalies[0]!.explanation).toContain("token 9 to two grants");
   });
+
+  /**
+   * Client 0 took the lease at about 114 ms and froze before taking its token (SET NX, then
+   * INCR); client 1 took the expired lease at 1,207 ms with token 2; client 0 woke at 1,619 ms
+   * and took token 3 while client 1 still held the lease (a real run of simple-redis-mutex).
+   */
+  function pausedBetweenSetAndIncr(o: {
+    ttl?: boolean;
+    releaseAt?: number;
+    wakeAt?: number;
+    fault?: string;
+  }) {
+    const h = build();
+    const ask = (ms: number, p: number) => (o.ttl === false ? h.acquire(ms, p) : h.acquireFor(ms, p, 1000));
+    ask(113.5, 0);
+    if (o.fault !== undefined) h.nemesis(1000, "clock-jump", o.fault);
+    ask(1202.4, 1);
+    h.granted(1207.7, 1, "1:0", 2n);
+    if (o.releaseAt !== undefined) h.release(o.releaseAt, 1, "1:0");
+    const woke = h.granted(o.wakeAt ?? 1619.3, 0, "0:1", 3n);
+    return { ops: h.ops, woke };
+  }
+
+  it("flags a token taken while another client's lease was certainly held, higher than its", () => {
+    const { ops, woke } = pausedBetweenSetAndIncr({});
+    const v = run(createTokenOrderChecker, ops);
+    expect(v.valid).toBe(false);
+    expect(v.anomalies[0]).toMatchObject({ kind: "token-inverted", ops: [woke, 2] });
+    expect(v.anomalies[0]!.explanation).toContain("client 0's grant must have come before client 1's");
+    expect(v.stats.tokenInversions).toBe(1);
+  });
+
+  it("does not, once that lease may have ended: released, run out, unknown or made unsure", () => {
+    for (const o of [
+      { releaseAt: 1500 }, // client 1 released first: client 0's grant may have come after
+      { wakeAt: 2195 }, // 1202.4 + 1000 ms less the slack (1 ms + 1%): the lease may be gone
+      { ttl: false }, // no lease time in the history: nothing to go on
+      { fault: "server:0" }, // a server clock jump can end a lease early
+    ])
+      expect(run(createTokenOrderChecker, pausedBetweenSetAndIncr(o).ops).valid, JSON.stringify(o)).toBe(
+        true,
+      );
+    // A client's own faults do not touch the server's lease.
+    expect(run(createTokenOrderChecker, pausedBetweenSetAndIncr({ fault: "client:1" }).ops).valid).toBe(
+      false,
+    );
+  });
+
+  it("flags the lower token of two overlapping grants that both held within the lease", () => {
+    const h = build();
+    h.acquireFor(0, 0, 1000);
+    h.acquireFor(100, 1, 1000);
+    const higher = h.granted(150, 0, "0:0", 7n);
+    const lower = h.granted(200, 1, "1:0", 6n);
+    const v = run(createTokenOrderChecker, h.ops);
+    expect(v.anomalies[0]).toMatchObject({ kind: "token-inverted", ops: [lower, higher] });
+  });
 });
 
 describe("liveness", () => {

@@ -167,6 +167,15 @@ export function refTokenOrder(ops: readonly Op[]): RefResult {
   );
   const tokenOf = (c: Call) => (c.completion as { token: bigint }).token;
   const grantOf = (c: Call) => (c.completion as { grant?: string }).grant;
+  const fault = ops.findIndex(
+    (op) =>
+      isNemesisOp(op) &&
+      LEASE_ENDING.has(op.f) &&
+      op.node !== undefined &&
+      op.node !== "resource" &&
+      !op.node.startsWith("client:"),
+  );
+  const leasesUnsureFrom = fault < 0 ? Infinity : fault;
   const definite = new Set<number>();
   for (const g2 of grants) {
     for (const g1 of grants) {
@@ -177,9 +186,41 @@ export function refTokenOrder(ops: readonly Op[]): RefResult {
         g1.completion!.index < g2.completion!.index;
       const decrease = g2.invoke.index > g1.completion!.index && tokenOf(g2) < tokenOf(g1);
       if (reuse || decrease) definite.add(g2.completion!.index);
+      // Leases: g1 (lower token) certainly held until hold(g1); g2 of another client completed
+      // before it, so it was granted before g1, with a higher token.
+      const later = Math.max(g1.completion!.index, g2.completion!.index);
+      if (
+        later < leasesUnsureFrom &&
+        g1.invoke.process !== g2.invoke.process &&
+        tokenOf(g2) > tokenOf(g1) &&
+        completedWhileHeld(ops, g2, g1)
+      )
+        definite.add(later);
     }
   }
   return result(definite, false);
+}
+
+/** Server faults that can end a lease early: the lease rule of token-order stops at the first. */
+const LEASE_ENDING = new Set(["crash", "restart", "clock-jump", "clock-drift"]);
+
+/**
+ * h completed before hold(g) of token-order.ts: before g's invoke + its ttlMs less the slack
+ * (1 ms + 1% of ttlMs), in ns, and before (in history order) g's client's next release or
+ * acquire invoke. Never without g's ttlMs.
+ */
+function completedWhileHeld(ops: readonly Op[], h: Call, g: Call): boolean {
+  const ttl = (g.invoke as { ttlMs?: number }).ttlMs;
+  if (ttl === undefined) return false;
+  if (h.completion!.time >= g.invoke.time + ttl * 1e6 - (1e6 + ttl * 1e4)) return false;
+  const next = ops.find(
+    (op) =>
+      op.index > g.completion!.index &&
+      op.process === g.invoke.process &&
+      op.type === "invoke" &&
+      (op.f === "release" || op.f === "acquire"),
+  );
+  return next === undefined || h.completion!.index < next.index;
 }
 
 /** Total ns during which two or more clients held the same lock (holds as in liveness.ts). */

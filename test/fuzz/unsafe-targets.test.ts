@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { runAndCheck } from "../../src/runner/execute.js";
 import { type FuzzOptions, fuzz } from "../../src/runner/fuzz.js";
 import { scheduleSize } from "../../src/runner/schedule-size.js";
+import { leaseTokenSplitTarget } from "../locks/lease-token-split.js";
 import { scheduleFor, target } from "./schedules.js";
 
 async function findViolation(o: Omit<FuzzOptions, "seed" | "runs"> & { seed?: number; runs?: number }) {
@@ -26,6 +27,28 @@ async function findViolation(o: Omit<FuzzOptions, "seed" | "runs"> & { seed?: nu
 }
 
 describe("fuzzing finds the known violations", () => {
+  it("lease-token with its token taken after the SET, fenced, client pauses: tokens inverted", async () => {
+    const ce = await findViolation({
+      target: leaseTokenSplitTarget(),
+      resource: "fenced",
+      faults: ["pause"],
+    });
+    const inverted = ce.verdicts.find((v) => v.checker === "token-order");
+    expect(inverted?.anomalies[0]?.kind).toBe("token-inverted");
+    // One client paused between its SET and its INCR, for longer than the lease.
+    expect(ce.schedule.clients).toHaveLength(2);
+    expect(ce.schedule.faults).toHaveLength(1);
+    // The recipe itself, SET and INCR in one script, shows nothing on the same campaign.
+    const fixed = await fuzz({
+      target: target("sim:lease-token"),
+      resource: "fenced",
+      faults: ["pause"],
+      seed: 1,
+      runs: 2000,
+    });
+    expect(fixed.counterexample).toBeNull();
+  });
+
   it("lease, unfenced, client pause (GC pause at a time)", async () => {
     const ce = await findViolation({
       target: target("sim:lease"),

@@ -75,23 +75,27 @@ const canonicalNemesisOp = fc.record(
 /** Ops as lockcheck's simulator and real runs write them. */
 const canonicalOp: fc.Arbitrary<Op> = fc.oneof(
   canonicalClientOp.chain((o) =>
-    o.f === "write"
+    o.f === "acquire"
       ? fc
-          .record({
-            accepted: fc.option(fc.boolean(), { nil: undefined }),
-            seq: fc.option(
-              fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 0n, max: 2n ** 64n })),
-              {
-                nil: undefined,
-              },
-            ),
-          })
-          .map(({ accepted, seq }) => ({
-            ...o,
-            accepted,
-            ...(seq !== undefined && o.type !== "invoke" && { seq }),
-          }))
-      : fc.constant(o),
+          .option(fc.nat({ max: 100_000 }), { nil: undefined })
+          .map((ttlMs) => (ttlMs === undefined ? o : { ...o, ttlMs }))
+      : o.f === "write"
+        ? fc
+            .record({
+              accepted: fc.option(fc.boolean(), { nil: undefined }),
+              seq: fc.option(
+                fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 0n, max: 2n ** 64n })),
+                {
+                  nil: undefined,
+                },
+              ),
+            })
+            .map(({ accepted, seq }) => ({
+              ...o,
+              accepted,
+              ...(seq !== undefined && o.type !== "invoke" && { seq }),
+            }))
+        : fc.constant(o),
   ),
   canonicalNemesisOp,
 ) as fc.Arbitrary<Op>;
@@ -166,6 +170,7 @@ const mutatedLine = fc.oneof(
         "node",
         "value",
         "error",
+        "ttlMs",
         "extra",
       ),
       fc.jsonValue(),
@@ -175,10 +180,11 @@ const mutatedLine = fc.oneof(
       o[key] = value;
       return JSON.stringify(o);
     }),
-  fc.tuple(canonicalOp, fc.constantFrom("index", "f", "lock", "token")).map(([op, key]) => {
+  fc.tuple(canonicalOp, fc.constantFrom("index", "f", "lock", "token", "ttlMs")).map(([op, key]) => {
     // A key given twice: JSON.parse keeps the last one.
     const line = serializeOp(op);
-    return `${line.slice(0, -1)},"${key}":${key === "index" ? 7 : key === "token" ? '"9"' : '"acquire"'}}`;
+    const value = key === "index" || key === "ttlMs" ? 7 : key === "token" ? '"9"' : '"acquire"';
+    return `${line.slice(0, -1)},"${key}":${value}}`;
   }),
   anyOp.map(serializeOp),
   fc.string({ maxLength: 40 }),

@@ -48,6 +48,11 @@ function fakeNode(index: number, clock: FakeClock): FakeRedisNode {
       counters.set(key, next);
       return { ok: true, value: next };
     },
+    async setNxPxIncr(key, value, ttlMs, counterKey): Promise<CallResult<bigint | null>> {
+      const set = await node.setNxPx(key, value, ttlMs);
+      if (!set.ok) return set;
+      return set.value ? node.incr(counterKey) : { ok: true, value: null };
+    },
   };
   return node;
 }

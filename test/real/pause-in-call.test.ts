@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadModule } from "../../src/custom/module-target.js";
-import type { ClientOp, NemesisOp, Op } from "../../src/history/op.js";
+import type { AcquireOp, ClientOp, NemesisOp, Op } from "../../src/history/op.js";
 import type { Fault, Schedule } from "../../src/schedule/schedule.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { expectNothingLeftAfterEach, runChecked } from "./run-helpers.js";
@@ -122,15 +122,20 @@ describe.skipIf(missing.length > 0)("pause-in-call and reply delays on real serv
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/libraries/", import.meta.url));
 
+/** Loads a library adapter from test/fixtures/libraries/ and returns its target name. */
+async function fixtureTarget(file: string): Promise<string> {
+  const loaded = await loadModule(`module:./${file}`, FIXTURES);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+  return loaded.value.target.name;
+}
+
 describe.skipIf(missing.length > 0)("a pause 0 ms into a library's call", () => {
   it("lands before the reply is read, though the reply is back before the event loop turns", async () => {
     // busy-after-send.mjs sends SET NX PX, then keeps the process busy for 200 ms: the reply is
     // in the socket by then. Client 0 acquires from a timer (after 100 ms of thinking), so a
     // stop from setImmediate alone would come after the poll phase had read it (inCall false).
-    const loaded = await loadModule("module:./busy-after-send.mjs", FIXTURES);
-    if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
     const s = schedule(
-      loaded.value.target.name,
+      await fixtureTarget("busy-after-send.mjs"),
       "unfenced",
       { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 5000 },
       [
@@ -151,3 +156,51 @@ describe.skipIf(missing.length > 0)("a pause 0 ms into a library's call", () => 
     expect(r.violations, r.timeline).toContain("mutual-exclusion");
   });
 });
+
+describe.skipIf(missing.length > 0)(
+  "a pause 0 ms into a call whose library writes from a setImmediate",
+  () => {
+    it("lands after the SET is written: the holder wakes past its lease and takes a token above the next holder's", async () => {
+      // deferred-write-token.mjs writes each command from an immediate the call queues (as
+      // node-redis does) and takes its token with an INCR after the SET. Client 0's second
+      // acquire is stopped once its SET is out, for 1.5 s (past the 1-s lease); client 1 takes
+      // the lock meanwhile and still holds it when client 0 wakes and INCRs.
+      const s = schedule(
+        await fixtureTarget("deferred-write-token.mjs"),
+        "fenced",
+        { servers: 1, ttlMs: 1000, callTimeoutMs: 500, horizonMs: 4000 },
+        [
+          {
+            id: 0,
+            cycles: [
+              { thinkMs: 0, holdMs: 100, writes: 1 },
+              { thinkMs: 0, holdMs: 500, writes: 2 },
+            ],
+          },
+          { id: 1, cycles: [{ thinkMs: 1200, holdMs: 950, writes: 4 }] },
+        ],
+        [{ kind: "pause-in-call", client: 0, call: "acquire", occurrence: 1, afterMs: 0, durationMs: 1500 }],
+      );
+      const r = await runChecked(s);
+      track(r.runId);
+      const [pause] = nemesis(r.run.ops, "pause");
+      expect(pause?.value, r.timeline).toMatchObject({
+        call: "acquire",
+        occurrence: 1,
+        afterMs: 0,
+        inCall: true,
+      });
+      // The SET was in before the stop: client 0's acquire ends ok, with the higher token.
+      const acquires = r.run.ops.filter((o): o is AcquireOp => o.f === "acquire" && o.type === "ok");
+      expect(
+        acquires.map((o) => [o.process, o.token]),
+        r.timeline,
+      ).toEqual([
+        [0, 1n],
+        [1, 2n],
+        [0, 3n],
+      ]);
+      expect(r.violations, r.timeline).toContain("token-order");
+    });
+  },
+);

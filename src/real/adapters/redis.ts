@@ -9,6 +9,8 @@ import { LOOPBACK } from "../cluster/net.js";
 import { callWithDeadline, errorText } from "./call.js";
 
 const DEL_IF_EQUALS = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+/** SET KEYS[1] ARGV[1] NX PX ARGV[2], and if set, INCR KEYS[2] (as a string: exact); nil if held. */
+const SET_NX_PX_INCR = `if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then return tostring(redis.call("INCR", KEYS[2])) else return false end`;
 
 /** An ioredis connection configured for fault injection (see the module comment). */
 export function connectRedis(port: number): Redis {
@@ -65,5 +67,17 @@ export function redisApi(node: string, conn: Redis, defaultTimeoutMs: number): R
     delIfEquals: (key, value, opts) =>
       run(opts, async () => Number(await conn.eval(DEL_IF_EQUALS, 1, key, value)) === 1),
     incr: (key, opts) => run(opts, async () => BigInt(await conn.incr(key))),
+    setNxPxIncr: (key, value, ttlMs, counterKey, opts) =>
+      run(opts, async () => {
+        const token = await conn.eval(
+          SET_NX_PX_INCR,
+          2,
+          key,
+          counterKey,
+          value,
+          Math.max(1, Math.round(ttlMs)),
+        );
+        return token === null ? null : BigInt(token as string);
+      }),
   };
 }

@@ -2,27 +2,37 @@
  * "Once the call's requests are written": the moment a `pause-in-call` 0 ms into a call stops
  * its client, and a race on loopback.
  *
- * A library on a JS socket (ioredis: every Redis client library here) writes its request
- * within the call, or in a tick after it. Its server's reply can then be back before the next
- * loop turn, and a stop taken from `setImmediate` (after the poll phase) lands after the call
- * has read it: the pause misses the call (`inCall: false`), and a counterexample whose pause
- * is inside an acquire does not fail again. So the stop is also taken right after the first
- * write to a TCP socket, once the code that write belongs to has run (its microtasks, then a
- * tick: the whole fan-out of a Redlock acquire is written by then) and before the process
- * reads anything more.
+ * A library on a JS socket writes its request within the call (ioredis), in a tick after it,
+ * or in a `setImmediate` queued by the call (node-redis v5 gathers a loop turn's commands and
+ * writes them from one). Its server's reply can then be back before the next loop turn, and a
+ * stop taken from `setImmediate` (after the poll phase) lands after the call has read it: the
+ * pause misses the call (`inCall: false`), and a counterexample whose pause is inside an
+ * acquire does not fail again. So the stop is also taken right after the first write to a TCP
+ * socket, once the code that write belongs to has run (its microtasks, then a tick: the whole
+ * fan-out of a Redlock acquire is written by then) and before the process reads anything more.
  *
  * gRPC (etcd3) writes from native code in the check phase, after the call: no JS write is
  * seen, and `setImmediate`, queued at the invoke, runs after that flush. So the stop is
- * whichever comes first.
+ * whichever comes first — except that immediates the call queued behind that one (node-redis's
+ * write) run first: while a stop waits, `setImmediate` is wrapped to count them, and the stop
+ * comes after the last of them, in the same check phase (no poll phase between, so no reply
+ * is read). A counted immediate that is cleared never runs: the next loop turn's check phase
+ * stops the client then.
  */
 import { Socket } from "node:net";
+import { promisify } from "node:util";
 
+/** The real `setImmediate`, before `hook` counts others' immediates. */
+const realImmediate = globalThis.setImmediate;
 const waiting = new Set<() => void>();
 let hooked = false;
 const resolved = Promise.resolve();
+/** Immediates queued by others while a stop waited, not run yet. */
+let othersPending = 0;
 
-function onWrite(socket: Socket): void {
-  if (waiting.size === 0 || socket.remotePort === undefined) return; // stdio pipes are sockets too
+/** Runs the waiting stops once the code now running has run (its microtasks, then a tick). */
+function fireAfterThisCode(): void {
+  if (waiting.size === 0) return;
   const due = [...waiting];
   waiting.clear();
   resolved.then(() =>
@@ -32,7 +42,12 @@ function onWrite(socket: Socket): void {
   );
 }
 
-function hookWrites(): void {
+function onWrite(socket: Socket): void {
+  if (socket.remotePort === undefined) return; // stdio pipes are sockets too
+  fireAfterThisCode();
+}
+
+function hook(): void {
   if (hooked) return;
   hooked = true;
   const write = Socket.prototype.write;
@@ -41,14 +56,29 @@ function hookWrites(): void {
     onWrite(this);
     return result;
   } as Socket["write"];
+  const counted = <A extends unknown[]>(callback: (...args: A) => void, ...args: A): NodeJS.Immediate => {
+    if (waiting.size === 0) return realImmediate(callback, ...args);
+    othersPending++;
+    return realImmediate(() => {
+      othersPending--;
+      try {
+        callback(...args);
+      } finally {
+        if (othersPending === 0) fireAfterThisCode();
+      }
+    });
+  };
+  // util.promisify(setImmediate) and timers/promises keep working as before.
+  Object.defineProperty(counted, promisify.custom, { value: realImmediate[promisify.custom as never] });
+  globalThis.setImmediate = counted as typeof setImmediate;
 }
 
 /**
  * Calls `then` once, at the earlier of: just after the next TCP write and the code it came
- * from (see above), or a `setImmediate` from now.
+ * from (see above), or a `setImmediate` from now and the immediates queued behind it meanwhile.
  */
 export function afterNextWrite(then: () => void): void {
-  hookWrites();
+  hook();
   let done = false;
   const once = () => {
     if (done) return;
@@ -57,5 +87,9 @@ export function afterNextWrite(then: () => void): void {
     then();
   };
   waiting.add(once);
-  setImmediate(once);
+  realImmediate(() => {
+    if (othersPending === 0) once();
+    // The last of them stops it; if one was cleared, the next turn's check phase does.
+    else realImmediate(once);
+  });
 }
