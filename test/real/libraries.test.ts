@@ -224,6 +224,36 @@ describe.skipIf(missingRedis.length > 0)("Redis lock libraries in client process
   });
 });
 
+describe.skipIf(missingRedis.length > 0)("a token taken after the grant", () => {
+  it("simple-redis-mutex: a holder stopped between its SET and its INCR wakes with a token above the next holder's", async () => {
+    // paused-between-set-and-incr.json: client 0's second acquire is SIGSTOPped once its SET is
+    // written (node-redis writes from a setImmediate), for 1.5 s; client 1 takes the expired key
+    // at 1.2 s and its token 2; client 0 wakes at 1.6 s, INCRs to 3 while client 1 holds, and
+    // the fenced resource takes its writes and rejects client 1's.
+    const r = await run(
+      await docSchedule(
+        "paused-between-set-and-incr.json",
+        await adapter("simple-redis-mutex.mjs"),
+        "fenced",
+      ),
+    );
+    expect(pausesOf(r), r.timeline).toEqual([{ clocks: undefined, inCall: true }]);
+    const tokens = r.run.ops.flatMap((o) =>
+      o.process !== "nemesis" && o.f === "acquire" && o.type === "ok" ? [[o.process, o.token]] : [],
+    );
+    expect(tokens, r.timeline).toEqual([
+      [0, 1n],
+      [1, 2n],
+      [0, 3n],
+    ]);
+    expect(r.violations, r.timeline).toEqual(["token-order"]);
+    expect(
+      r.rejectedWrites.map((w) => w.process),
+      r.timeline,
+    ).toContain(1);
+  });
+});
+
 describe.skipIf(missingRedis.length > 0)("a fence kept in a lock server that forgets", () => {
   it("redis-semaphore Mutex, fenced: a crash of its Redis resets the counter, and tokens come again", async () => {
     // crashed-lock-server.json: one client takes the lock over and over; its Redis (no
