@@ -59,7 +59,7 @@ interface LockState {
 
 interface Holding {
   granted: Granted;
-  /** hold(G) so far: invoke + ttlMs − slack; the release's invoke ends it sooner. */
+  /** invoke + ttlMs − slack, in ns (its client's next release or acquire takes it out sooner). */
   until: number;
   /** When the lease was asked for and for how long (ms), for the explanation. */
   invokeTime: number;
@@ -195,14 +195,13 @@ export function createTokenOrderChecker(): Checker {
   }
 
   const scratch = emptyOpFacts();
-  /** Ends the hold of `process`'s grant, if any (its release was invoked at `time`). */
-  function endHold(process: ClientId, time: number): void {
+  /** Ends the hold of `process`'s grant, if any: its client invoked a release or an acquire. */
+  function endHold(process: ClientId): void {
     const held = heldBy.get(process);
     if (held === undefined) return;
     heldBy.set(process, undefined);
     const i = held.state.holding.indexOf(held.holding);
     if (i >= 0) held.state.holding.splice(i, 1);
-    held.holding.until = Math.min(held.holding.until, time);
   }
 
   /**
@@ -249,7 +248,7 @@ export function createTokenOrderChecker(): Checker {
       return;
     }
     // A client's hold ends at its next release (or, if it never released, its next acquire).
-    if (op.type === "invoke" && op.f !== "write") endHold(op.process, op.time);
+    if (op.type === "invoke" && op.f !== "write") endHold(op.process);
     if (op.f !== "acquire") return;
     if (op.type === "invoke") {
       open.set(op.process, {

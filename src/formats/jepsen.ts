@@ -8,10 +8,10 @@
  *   :kill → crash, :start → partition, :stop → heal. Ops whose :f does not map (reads, cas,
  *   other faults) are dropped with one warning per :f; so are ops of other keyword processes.
  * - Lock fields come from `:lock`, `:grant`, `:token`, `:accepted`, `:seq`, `:node`, `:error`,
- *   `:ttlMs` when present (what `opToJepsenEdn` writes). Otherwise: the lock is "lock"; an acquire `ok`'s
- *   token is its `:value` when that is an integer, and its grant is "<process>:<n>" (the
- *   process's n-th granted acquire, from 0); a write belongs to its process's latest grant
- *   and presents that grant's token. A write with no `:accepted` that completed `ok` counts as
+ *   `:ttlMs` when present (what `opToJepsenEdn` writes). Otherwise: the lock is "lock"; an
+ *   acquire `ok`'s token is its `:value` when that is an integer, and its grant is
+ *   "<process>:<n>" (the process's n-th granted acquire, from 0); a write belongs to its
+ *   process's latest grant and presents that grant's token. A write with no `:accepted` that completed `ok` counts as
  *   accepted; Jepsen's `:fail` means it did not happen.
  * - `:index` is kept when present (else the op's position); a missing `:time` repeats the
  *   previous one. The result is validated like a JSONL file; since Jepsen writes one op per

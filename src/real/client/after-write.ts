@@ -15,9 +15,8 @@
  * seen, and `setImmediate`, queued at the invoke, runs after that flush. So the stop is
  * whichever comes first — except that immediates the call queued behind that one (node-redis's
  * write) run first: while a stop waits, `setImmediate` is wrapped to count them, and the stop
- * comes after the last of them, in the same check phase (no poll phase between, so no reply
- * is read). A counted immediate that is cleared never runs: the next loop turn's check phase
- * stops the client then.
+ * comes after the last of them has run or been cleared, in the same check phase (no poll phase
+ * between, so no reply is read).
  */
 import { Socket } from "node:net";
 import { promisify } from "node:util";
@@ -27,8 +26,8 @@ const realImmediate = globalThis.setImmediate;
 const waiting = new Set<() => void>();
 let hooked = false;
 const resolved = Promise.resolve();
-/** Immediates queued by others while a stop waited, not run yet. */
-let othersPending = 0;
+/** Immediates queued by others while a stop waited, not run (or cleared) yet. */
+const othersPending = new Set<NodeJS.Immediate>();
 
 /** Runs the waiting stops once the code now running has run (its microtasks, then a tick). */
 function fireAfterThisCode(): void {
@@ -58,19 +57,26 @@ function hook(): void {
   } as Socket["write"];
   const counted = <A extends unknown[]>(callback: (...args: A) => void, ...args: A): NodeJS.Immediate => {
     if (waiting.size === 0) return realImmediate(callback, ...args);
-    othersPending++;
-    return realImmediate(() => {
-      othersPending--;
+    const immediate = realImmediate(() => {
+      othersPending.delete(immediate);
       try {
         callback(...args);
       } finally {
-        if (othersPending === 0) fireAfterThisCode();
+        if (othersPending.size === 0) fireAfterThisCode();
       }
     });
+    othersPending.add(immediate);
+    return immediate;
   };
   // util.promisify(setImmediate) and timers/promises keep working as before.
   Object.defineProperty(counted, promisify.custom, { value: realImmediate[promisify.custom as never] });
   globalThis.setImmediate = counted as typeof setImmediate;
+  const clear = globalThis.clearImmediate;
+  globalThis.clearImmediate = ((immediate: NodeJS.Immediate | undefined) => {
+    if (immediate !== undefined && othersPending.delete(immediate) && othersPending.size === 0)
+      fireAfterThisCode();
+    clear(immediate);
+  }) as typeof clearImmediate;
 }
 
 /**
@@ -86,10 +92,13 @@ export function afterNextWrite(then: () => void): void {
     waiting.delete(once);
     then();
   };
+  // Immediates queued before this one run before it, or never: only later ones count.
+  if (waiting.size === 0) othersPending.clear();
   waiting.add(once);
   realImmediate(() => {
-    if (othersPending === 0) once();
-    // The last of them stops it; if one was cleared, the next turn's check phase does.
+    if (othersPending.size === 0) once();
+    // Else the last of them to run (or be cleared) stops it; at the latest, the next turn's
+    // check phase does (one cleared through another API than the global clearImmediate).
     else realImmediate(once);
   });
 }
