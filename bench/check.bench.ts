@@ -84,7 +84,8 @@ function* workload(total: number): Generator<Op> {
     if (c.phase === "idle") {
       if (rnd() < 0.85) continue; // thinking
       c.phase = "acquiring";
-      yield { index: index++, time, process: p, type: "invoke", f: "acquire", lock };
+      // The lease time asked for, as lockcheck records it: the 2-ms leases granted below.
+      yield { index: index++, time, process: p, type: "invoke", f: "acquire", lock, ttlMs: 2 };
     } else if (c.phase === "acquiring") {
       if (!holder || holder.until < time) {
         c.grant = `${p}:${c.n++}`;
