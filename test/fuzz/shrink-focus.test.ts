@@ -8,12 +8,18 @@ import { describe, expect, it } from "vitest";
 import type { Anomaly } from "../../src/checkers/verdict.js";
 import { scheduleArb } from "../../src/generators/index.js";
 import type { Op } from "../../src/history/op.js";
+import { probeViolation } from "../../src/runner/same-violation.js";
 import { scheduleSize, scheduleWeight } from "../../src/runner/schedule-size.js";
 import { cycleSpans } from "../../src/runner/shrink/cycle-spans.js";
 import { shrinkSchedule } from "../../src/runner/shrink/shrink.js";
 import { shrinkCandidates } from "../../src/runner/shrink/shrink-candidates.js";
-import { focusCandidates, involvedClients } from "../../src/runner/shrink/shrink-focus.js";
-import type { Schedule } from "../../src/schedule/schedule.js";
+import {
+  focusCandidates,
+  involvedClients,
+  warmFocusCandidates,
+} from "../../src/runner/shrink/shrink-focus.js";
+import type { Fault, Schedule } from "../../src/schedule/schedule.js";
+import { leaseTokenSplitTarget } from "../locks/lease-token-split.js";
 import { scheduleFor, target } from "./schedules.js";
 
 const MS = 1e6;
@@ -277,5 +283,61 @@ describe("shrinking with evidence", () => {
       ),
       { numRuns: 30, seed: 11 },
     );
+  });
+});
+
+describe("warmFocusCandidates (real servers: libraries warm up on their first call)", () => {
+  /**
+   * lease-token with its token taken after the SET: client 0 takes and gives back the lock,
+   * then is paused in its second acquire once the SET is out, past the lease; client 1 takes
+   * the lock meanwhile and holds it when client 0 wakes and takes the higher token.
+   */
+  const split = leaseTokenSplitTarget();
+  const paused: Schedule = {
+    ...scheduleFor("sim:lease-token", {
+      resource: "fenced",
+      clients: [
+        [
+          { thinkMs: 0, holdMs: 100, writes: 1 },
+          { thinkMs: 0, holdMs: 500, writes: 2 },
+        ],
+        [{ thinkMs: 1200, holdMs: 950, writes: 4 }],
+      ],
+      faults: [
+        { kind: "pause-in-call", client: 0, call: "acquire", occurrence: 1, afterMs: 0, durationMs: 1500 },
+      ],
+    }),
+    target: split.name,
+  };
+
+  it("keeps the cycle before the one a pause in a call hit, the pause renumbered to it", async () => {
+    const probe = await probeViolation(split, paused, "token-order");
+    expect(probe.fails).toBe(true);
+    const ev = probe.evidence!;
+    // The plain focus keeps only the paused acquire's cycle: its pause is then in the first call.
+    const plain = [...focusCandidates(paused, ev)][0]!;
+    expect(plain.clients.find((c) => c.id === 0)?.cycles).toHaveLength(1);
+    expect(plain.faults[0]).toMatchObject({ kind: "pause-in-call", occurrence: 0 });
+    // First that same candidate, then the one with the cycle before kept.
+    const [same, warm] = [...warmFocusCandidates(paused, ev)];
+    expect(same).toEqual(plain);
+    expect(warm?.clients.find((p) => p.id === 0)?.cycles).toHaveLength(2);
+    expect(warm?.clients.find((p) => p.id === 1)?.cycles).toHaveLength(1);
+    expect(warm?.faults).toEqual([
+      expect.objectContaining({ kind: "pause-in-call", client: 0, occurrence: 1 }),
+    ]);
+    // Timed as in the failing run, it still fails.
+    expect((await probeViolation(split, warm!, "token-order")).fails).toBe(true);
+  });
+
+  it("offers nothing when the pause hit a client's first call", async () => {
+    const first: Schedule = {
+      ...paused,
+      clients: [{ id: 0, cycles: [paused.clients[0]!.cycles[1]!] }, paused.clients[1]!],
+      faults: [{ ...(paused.faults[0] as Extract<Fault, { kind: "pause-in-call" }>), occurrence: 0 }],
+    };
+    const probe = await probeViolation(split, first, "token-order");
+    expect(probe.fails).toBe(true);
+    expect([...warmFocusCandidates(first, probe.evidence!)]).toEqual([]);
   });
 });

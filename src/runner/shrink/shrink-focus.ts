@@ -293,6 +293,59 @@ export function involvedClients(ev: FailureEvidence): Set<number> {
   return clients;
 }
 
+/**
+ * The kept cycles, each client also keeping the cycle before its first kept one where a pause
+ * inside a call hit that first kept cycle and the client had run one before it in the failing
+ * run; null when no client needs it. A library often warms up on its first call (opens a
+ * second connection, loads a script, pings a server whose health it tracks): a pause 0 ms into
+ * that call stops the warm-up, not the lock's own command, and the clash does not come back.
+ */
+function keepWithWarmUps(s: Schedule, ev: FailureEvidence, keep: Keep, spans: HistorySpans): Keep | null {
+  let warm: Keep | null = null;
+  for (const [client, cycles] of keep) {
+    const first = cycles[0];
+    if (first === undefined || first === 0) continue;
+    const history = spans.byClient.get(client) ?? [];
+    const pausedInFirst = s.faults.some((f) => {
+      if (f.kind !== "pause-in-call" || f.client !== client) return false;
+      const fired = firedAtMs(f, ev.ops);
+      return fired !== undefined && cycleHit(history, f, fired)?.cycle === first;
+    });
+    if (!pausedInFirst || history[first - 1] === undefined) continue;
+    warm ??= new Map(keep);
+    warm.set(client, [first - 1, ...cycles]);
+  }
+  return warm;
+}
+
+/**
+ * For each anomaly whose paused clients' pause hit a call after their first (keepWithWarmUps):
+ * its first focused candidate (focusCandidates's, timed as in the failing run), then the same
+ * with those clients keeping the cycle before the one their pause hit. For real servers,
+ * where libraries warm up; ahead of the other candidates, so that the second is not left to
+ * the end of a round.
+ */
+export function* warmFocusCandidates(s: Schedule, ev: FailureEvidence): Generator<Schedule> {
+  const spans = cycleSpans(ev.ops);
+  for (const anomaly of ev.anomalies.slice(0, ANOMALIES_FOCUSED)) {
+    const involved = involvedSpans(ev.ops, anomaly, spans);
+    const keep = keepOf(involved, s);
+    const warm = involved.length === 0 || keep === null ? null : keepWithWarmUps(s, ev, keep, spans);
+    if (warm === null) continue;
+    // Timed as in the failing run only: each candidate is a real run of seconds. The focused
+    // candidate without the warm-up first: where a lock needs none, it is the smaller.
+    for (const k of [keep!, warm]) {
+      const [asRun] = startPlans(k, spans);
+      if (asRun !== undefined)
+        yield {
+          ...s,
+          clients: focusedClients(s, k, spans, asRun),
+          faults: focusedFaults(s, ev, k, spans, asRun),
+        };
+    }
+  }
+}
+
 /** Candidates that keep only what one of the run's anomalies involves (see the top of this file). */
 export function* focusCandidates(s: Schedule, ev: FailureEvidence): Generator<Schedule> {
   const spans = cycleSpans(ev.ops);

@@ -51,6 +51,7 @@ import {
   type ShrinkProbe,
   shrinkSchedule,
 } from "./shrink.js";
+import { warmFocusCandidates } from "./shrink-focus.js";
 import { shrinkRobustly } from "./shrink-robust.js";
 
 export interface RealShrinkOptions {
@@ -384,6 +385,7 @@ export async function shrinkOnRealServers(
     if (pruned !== null) yield pruned;
     const merged = withPausesMerged(s);
     if (merged !== null) yield merged;
+    if (ev !== undefined) yield* warmFocusCandidates(s, ev);
   };
   // The pass stops in time for the last steps to run within the limit, as far as the runs so
   // far tell how long theirs will take.
