@@ -5,20 +5,19 @@
  * from the run folder, so a folder committed with the project works in another checkout.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { gate } from "../../src/api/gate.js";
 import { loadScheduleArg } from "../../src/api/schedule-arg.js";
 import { fuzz } from "../../src/index.js";
 import { nodeCommand } from "../../src/real/hygiene/processes.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { testTempDir } from "../temp-dir.js";
 
 const root = join(import.meta.dirname, "../..");
-const work = mkdtempSync(join(tmpdir(), "lockcheck-test-module-replay-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = testTempDir("lockcheck-test-module-replay-");
 
 it("the printed replay command of a module's counterexample works from another folder", async () => {
   const dir = join(work, "found");

@@ -4,15 +4,14 @@
  * progress line counts the smaller failures kept only on real servers, where they are kept
  * and saved one by one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { shrinkScheduleFile } from "../../src/api/shrink.js";
 import { scheduleFor } from "../fuzz/schedules.js";
+import { testTempDir } from "../temp-dir.js";
 
-const work = mkdtempSync(join(tmpdir(), "lockcheck-shrink-file-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = testTempDir("lockcheck-shrink-file-");
 
 describe("shrinkScheduleFile", () => {
   it("calls onShrinkStart once, with the target's name and that it is deterministic", async () => {

@@ -4,22 +4,20 @@
  * and the checkers' lookup shortcuts (cached grants and lock states, the ascending token index)
  * must not change what they find.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CHECKER_NAMES, checkHistoryFile, createCheckers } from "../../src/checkers/index.js";
 import { createStaleWriteChecker } from "../../src/checkers/stale-write.js";
 import { createTokenOrderChecker } from "../../src/checkers/token-order.js";
 import type { Verdict } from "../../src/checkers/verdict.js";
 import type { Op } from "../../src/history/op.js";
 import { writeHistory } from "../../src/history/write.js";
+import { testTempDir } from "../temp-dir.js";
 import { chaosHistory, fencedLockHistory } from "./arbitraries.js";
 import { build } from "./build.js";
 
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-one-pass-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-one-pass-");
 
 /** Each checker stepped op by op through `step` (no shared facts). */
 function oneByOne(ops: readonly Op[]): Verdict[] {

@@ -3,18 +3,16 @@
  * same verdicts for ids that are not small array indexes (2^32, 3·10^8, 2^53 − 1, "alice") as
  * for small ones, including for calls still open when the history ends.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkHistoryFile, checkOps } from "../../src/checkers/index.js";
 import type { Verdict } from "../../src/checkers/verdict.js";
 import type { ClientId } from "../../src/history/op.js";
 import { writeHistory } from "../../src/history/write.js";
+import { testTempDir } from "../temp-dir.js";
 import { build } from "./build.js";
 
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-process-ids-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-process-ids-");
 
 /**
  * Client `p` holds grant 1 and writes; `q` takes the lock (token 2) and writes; `p` writes

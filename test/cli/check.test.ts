@@ -4,17 +4,16 @@
  * (Spawning through tsx instead costs seconds per run on this machine.)
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { combineValidity, type Validity, type Verdict } from "../../src/checkers/verdict.js";
+import { testTempDir } from "../temp-dir.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const HISTORIES = join(ROOT, "histories");
 const CLI = join(ROOT, "dist/src/cli/main.js");
-const tmp = mkdtempSync(join(tmpdir(), "lockcheck-cli-check-"));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = testTempDir("lockcheck-cli-check-");
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
 });

@@ -9,20 +9,19 @@
  * etcd_002.log (linearizable) per porcupine_test.go, and Porcupine's kv logs.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { checkFileLinearizable, detectFormat } from "../../src/api/lin-check.js";
 import type { Verdict } from "../../src/checkers/verdict.js";
+import { testTempDir } from "../temp-dir.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const CLI = join(ROOT, "dist/src/cli/main.js");
 const DATA = "/work/shared/data";
 const KNOSSOS_ETCD = join(DATA, "knossos/mutex/bad/etcd.edn");
 const history = (name: string) => join(ROOT, "histories", name, "history.jsonl");
-const tmp = mkdtempSync(join(tmpdir(), "lockcheck-lin-check-"));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const tmp = testTempDir("lockcheck-lin-check-");
 
 async function verdict(path: string, model: string): Promise<Verdict> {
   const r = await checkFileLinearizable(path, model, {});

@@ -4,14 +4,13 @@
  * caret, exit 2. `npm test` builds first.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { testTempDir } from "../temp-dir.js";
 
 const CLI = join(import.meta.dirname, "../../dist/src/cli/main.js");
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-cli-module-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-cli-module-");
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
 });

@@ -6,15 +6,14 @@
  * `npm test` builds first.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { schedule as realSchedule } from "../real/helpers.js";
+import { testTempDir } from "../temp-dir.js";
 
 const CLI = join(import.meta.dirname, "../../dist/src/cli/main.js");
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-cli-servers-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-cli-servers-");
 beforeAll(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
   const one = realSchedule(

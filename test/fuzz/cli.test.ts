@@ -3,14 +3,14 @@
  * (node --import tsx src/cli/main.ts) in a temporary working directory.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { testTempDir } from "../temp-dir.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const main = join(root, "src/cli/main.ts");
-const cwd = mkdtempSync(join(tmpdir(), "lockcheck-cli-"));
+const cwd = testTempDir("lockcheck-cli-");
 // Resolved here: the CLI runs in a temporary directory where a bare "tsx" would not resolve.
 const tsx = import.meta.resolve("tsx");
 
@@ -23,8 +23,6 @@ function lockcheck(...args: string[]) {
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe("lockcheck fuzz / replay / shrink", () => {
   let replayPath = "";

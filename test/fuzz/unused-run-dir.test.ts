@@ -1,12 +1,11 @@
 /** Default folders of real runs never overwrite an earlier run: the next free `dir-N` is used. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { unusedRunDir } from "../../src/runner/run-folder.js";
+import { testTempDir } from "../temp-dir.js";
 
-const work = mkdtempSync(join(tmpdir(), "lockcheck-test-run-dir-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = testTempDir("lockcheck-test-run-dir-");
 
 describe("unusedRunDir", () => {
   it("keeps a folder that does not exist or is empty", async () => {

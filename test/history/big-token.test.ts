@@ -3,16 +3,15 @@
  * `token` key (the last one when repeated, as JSON.parse keeps), never from a "token" nested in
  * another value, inside a string, or earlier on the line.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseOpLine, readHistory } from "../../src/history/jsonl.js";
 import { topLevelValueStart } from "../../src/history/top-level-key.js";
+import { testTempDir } from "../temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-big-token-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-big-token-");
 
 /** A token far beyond 2^53 and a different integer that JSON.parse reads as the same double. */
 const tokenAndDecoy = fc

@@ -1,8 +1,7 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   openHistoryWriter,
   parseOpLine,
@@ -13,9 +12,9 @@ import {
 } from "../../src/history/jsonl.js";
 import { CLIENT_FS, NEMESIS_FS, OP_TYPES, type Op } from "../../src/history/op.js";
 import { chaosHistory } from "../checkers/arbitraries.js";
+import { testTempDir } from "../temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-jsonl-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-jsonl-");
 let fileNo = 0;
 function fileWith(text: string): string {
   const path = join(dir, `h${fileNo++}.jsonl`);

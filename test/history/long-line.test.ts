@@ -3,15 +3,14 @@
  * boundaries) is read whole and exactly by both readers. Their speed on a 50 MB line is measured
  * by bench/long-line.bench.ts, not here.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkHistoryFile } from "../../src/checkers/index.js";
 import { readHistoryFile } from "../../src/history/read.js";
+import { testTempDir } from "../temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-long-line-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-long-line-");
 
 describe("long lines", () => {
   it.each([true, false])(

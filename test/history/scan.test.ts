@@ -4,11 +4,10 @@
  * lockcheck writes (or it is no fast path). The reader's two paths — `visit` (scanner first)
  * and `batches()` (JSON.parse only) — must see the same ops, errors, warnings and line numbers.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { emptyOpFacts, factsOf, type OpFacts } from "../../src/history/facts.js";
 import { CLIENT_FS, NEMESIS_FS, OP_TYPES, type Op } from "../../src/history/op.js";
 import { parseOpLineInto } from "../../src/history/parse.js";
@@ -16,9 +15,9 @@ import { readHistory } from "../../src/history/read.js";
 import { createScanMemory, type ScanMemory, scanOpLine } from "../../src/history/scan.js";
 import { serializeOp } from "../../src/history/serialize.js";
 import { chaosHistory } from "../checkers/arbitraries.js";
+import { testTempDir } from "../temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-scan-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = testTempDir("lockcheck-scan-");
 
 /** The fields of OpFacts that the reader hands on (everything but `op`). */
 function fields(f: OpFacts) {

@@ -7,8 +7,7 @@
  *   are refused (exit 2) unless `--allow-ignored-faults`, and then counted as `ignoredFaults`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Redis } from "ioredis";
@@ -17,14 +16,14 @@ import { findBinary } from "../../src/real/cluster/binaries.js";
 import { type RedisNode, startRedisNode } from "../../src/real/cluster/redis.js";
 import { nodeCommand } from "../../src/real/hygiene/processes.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { testTempDir } from "../temp-dir.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { leftovers } from "./run-helpers.js";
 
 const missing = missingBinaries(["redis-server"]);
 const root = join(import.meta.dirname, "../..");
 const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
-const work = mkdtempSync(join(tmpdir(), "lockcheck-test-cli-library-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = testTempDir("lockcheck-test-cli-library-");
 
 // Every run leaves nothing behind: its run id (run.json of each run folder) is in the argv of
 // every process and temp dir it made.

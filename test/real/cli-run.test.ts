@@ -5,20 +5,19 @@
  * with its seed; bad input exits 2 with a message that says what to do.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readHistoryFile } from "../../src/history/read.js";
 import { nodeCommand } from "../../src/real/hygiene/processes.js";
+import { testTempDir } from "../temp-dir.js";
 import { missingBinaries } from "./helpers.js";
 import { pauseAfterAcquire } from "./schedules.js";
 
 const missing = missingBinaries(["redis-server"]);
 const root = join(import.meta.dirname, "../..");
-const work = mkdtempSync(join(tmpdir(), "lockcheck-test-cli-run-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = testTempDir("lockcheck-test-cli-run-");
 
 function lockcheck(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const { command, args: nodeArgs } = nodeCommand(pathToFileURL(join(root, "src/cli/main.ts")));

@@ -3,22 +3,19 @@
  * TIME follows the offset the parent writes, and a forward jump expires keys early — the
  * mechanism behind the Redlock clock-jump timeline.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { findBinary } from "../../src/real/cluster/binaries.js";
 import { type RedisNode, startRedisNode } from "../../src/real/cluster/redis.js";
 import { ensureClockShim } from "../../src/real/shim/build.js";
+import { testTempDir } from "../temp-dir.js";
 import { missingBinaries } from "./helpers.js";
 
 const missing = missingBinaries(["redis-server", "cc"]);
-const dir = mkdtempSync(join(tmpdir(), "lockcheck-test-shim-"));
+const dir = testTempDir("lockcheck-test-shim-");
 let node: RedisNode | null = null;
 afterAll(async () => {
   await node?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function serverTimeMs(conn: Redis): Promise<number> {

@@ -3,14 +3,14 @@
  * schedule.json names the adapter by path, the gate loads it and re-runs the schedule on real
  * servers, up to REAL_ATTEMPTS times, until the recorded verdicts come back.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkCorpusEntry, findCorpusEntries, REAL_ATTEMPTS } from "../../src/runner/gate/gate-corpus.js";
 import { loadSchedule } from "../../src/schedule/load.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { testTempDir } from "../temp-dir.js";
 import { missingBinaries, schedule } from "./helpers.js";
 import { expectNothingLeftAfterEach } from "./run-helpers.js";
 
@@ -18,8 +18,7 @@ const missing = missingBinaries(["redis-server"]);
 expectNothingLeftAfterEach();
 const LIBRARIES = fileURLToPath(new URL("../../docs/examples/libraries/", import.meta.url));
 const ADAPTER = join(LIBRARIES, "redis-semaphore-mutex.mjs");
-const work = mkdtempSync(join(tmpdir(), "lockcheck-test-gate-corpus-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = testTempDir("lockcheck-test-gate-corpus-");
 
 /** A corpus entry: the adapter's schedule, the verdicts it recorded, and a history (not read on a re-run). */
 function entry(name: string, s: Schedule, staleWrite: boolean): void {

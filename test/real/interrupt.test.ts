@@ -10,22 +10,15 @@
  * is tested for real.
  */
 import { spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readHistoryFile } from "../../src/history/read.js";
 import { writeHistory } from "../../src/history/write.js";
 import { mergeHistory } from "../../src/real/history.js";
 import type { Schedule } from "../../src/schedule/schedule.js";
+import { testTempDir } from "../temp-dir.js";
 import {
   missingBinaries,
   processesMatching,
@@ -36,8 +29,7 @@ import {
 } from "./helpers.js";
 
 const missing = missingBinaries(["redis-server"]);
-const work = mkdtempSync(join(tmpdir(), "lockcheck-test-interrupt-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = testTempDir("lockcheck-test-interrupt-");
 
 /** A long run that, from 1.5 s on, has client 0 and server:0 paused for good. */
 const longRun = schedule(
