@@ -175,6 +175,20 @@ function focusedClientFault(
   return occurrence < 0 ? null : { ...f, occurrence };
 }
 
+/** The kept clients and the faults that follow them, timed to `starts`. */
+function focusedOn(
+  s: Schedule,
+  ev: FailureEvidence,
+  keep: Keep,
+  spans: HistorySpans,
+  starts: Starts,
+): Pick<Schedule, "clients" | "faults"> {
+  return {
+    clients: focusedClients(s, keep, spans, starts),
+    faults: focusedFaults(s, ev, keep, spans, starts),
+  };
+}
+
 function focusedFaults(
   s: Schedule,
   ev: FailureEvidence,
@@ -330,18 +344,14 @@ export function* warmFocusCandidates(s: Schedule, ev: FailureEvidence): Generato
   for (const anomaly of ev.anomalies.slice(0, ANOMALIES_FOCUSED)) {
     const involved = involvedSpans(ev.ops, anomaly, spans);
     const keep = keepOf(involved, s);
-    const warm = involved.length === 0 || keep === null ? null : keepWithWarmUps(s, ev, keep, spans);
+    if (involved.length === 0 || keep === null) continue;
+    const warm = keepWithWarmUps(s, ev, keep, spans);
     if (warm === null) continue;
     // Timed as in the failing run only: each candidate is a real run of seconds. The focused
     // candidate without the warm-up first: where a lock needs none, it is the smaller.
-    for (const k of [keep!, warm]) {
+    for (const k of [keep, warm]) {
       const [asRun] = startPlans(k, spans);
-      if (asRun !== undefined)
-        yield {
-          ...s,
-          clients: focusedClients(s, k, spans, asRun),
-          faults: focusedFaults(s, ev, k, spans, asRun),
-        };
+      if (asRun !== undefined) yield { ...s, ...focusedOn(s, ev, k, spans, asRun) };
     }
   }
 }
@@ -354,10 +364,7 @@ export function* focusCandidates(s: Schedule, ev: FailureEvidence): Generator<Sc
     const keep = keepOf(involved, s);
     if (involved.length === 0 || keep === null) continue;
     const plans = startPlans(keep, spans);
-    const focused = plans.map((starts) => ({
-      clients: focusedClients(s, keep, spans, starts),
-      faults: focusedFaults(s, ev, keep, spans, starts),
-    }));
+    const focused = plans.map((starts) => focusedOn(s, ev, keep, spans, starts));
     for (const f of focused) yield { ...s, ...f };
     for (const f of focused) {
       const longer = withPausesDoubled(f.faults);
