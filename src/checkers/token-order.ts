@@ -126,10 +126,11 @@ function lastBelow(times: readonly number[], t: number): number {
   return found;
 }
 
-function describeHold(h: Holding): string {
+/** A grant's lease: asked for `ttlMs` at `invokeTime` (ns). */
+function describeHold(g: Granted, invokeTime: number, ttlMs: number): string {
   return (
-    `client ${h.granted.process}'s lease (grant ${h.granted.grant}, token ${h.granted.token}, ` +
-    `asked for ${h.ttlMs} ms at ${formatMs(h.invokeTime)}, not released yet)`
+    `client ${g.process}'s lease (grant ${g.grant}, token ${g.token}, ` +
+    `asked for ${ttlMs} ms at ${formatMs(invokeTime)}, not released yet)`
   );
 }
 
@@ -218,7 +219,7 @@ export function createTokenOrderChecker(): Checker {
       }
       if (h.granted.token < g.token && h.granted.process !== g.process) {
         inversionCount++;
-        const why = `${describe(g)}, while ${describeHold(h)} was certainly still held`;
+        const why = `${describe(g)}, while ${describeHold(h.granted, h.invokeTime, h.ttlMs)} was certainly still held`;
         report("token-inverted", g, h.granted, inverted(why, g, h.granted));
         return true;
       }
@@ -231,7 +232,7 @@ export function createTokenOrderChecker(): Checker {
     // (A grant of g's own client completed before g's invoke: the rule above had its token.)
     if (higher !== undefined && higher.token > g.token) {
       inversionCount++;
-      const hold = describeHold({ granted: g, until, invokeTime, ttlMs });
+      const hold = describeHold(g, invokeTime, ttlMs);
       const why = `${describe(higher)}, while ${hold} was certainly held from its grant on`;
       report("token-inverted", g, higher, inverted(why, higher, g));
       return true;

@@ -307,6 +307,19 @@ export function involvedClients(ev: FailureEvidence): Set<number> {
   return clients;
 }
 
+/** Each of the run's first anomalies that names grants of `s`: their cycles, and those to keep. */
+function* focusedAnomalies(
+  s: Schedule,
+  ev: FailureEvidence,
+): Generator<{ involved: CycleSpan[]; keep: Keep; spans: HistorySpans }> {
+  const spans = cycleSpans(ev.ops);
+  for (const anomaly of ev.anomalies.slice(0, ANOMALIES_FOCUSED)) {
+    const involved = involvedSpans(ev.ops, anomaly, spans);
+    const keep = keepOf(involved, s);
+    if (involved.length > 0 && keep !== null) yield { involved, keep, spans };
+  }
+}
+
 /**
  * The kept cycles, each client also keeping the cycle before its first kept one where a pause
  * inside a call hit that first kept cycle and the client had run one before it in the failing
@@ -340,11 +353,7 @@ function keepWithWarmUps(s: Schedule, ev: FailureEvidence, keep: Keep, spans: Hi
  * the end of a round.
  */
 export function* warmFocusCandidates(s: Schedule, ev: FailureEvidence): Generator<Schedule> {
-  const spans = cycleSpans(ev.ops);
-  for (const anomaly of ev.anomalies.slice(0, ANOMALIES_FOCUSED)) {
-    const involved = involvedSpans(ev.ops, anomaly, spans);
-    const keep = keepOf(involved, s);
-    if (involved.length === 0 || keep === null) continue;
+  for (const { keep, spans } of focusedAnomalies(s, ev)) {
     const warm = keepWithWarmUps(s, ev, keep, spans);
     if (warm === null) continue;
     // Timed as in the failing run only: each candidate is a real run of seconds. The focused
@@ -358,11 +367,7 @@ export function* warmFocusCandidates(s: Schedule, ev: FailureEvidence): Generato
 
 /** Candidates that keep only what one of the run's anomalies involves (see the top of this file). */
 export function* focusCandidates(s: Schedule, ev: FailureEvidence): Generator<Schedule> {
-  const spans = cycleSpans(ev.ops);
-  for (const anomaly of ev.anomalies.slice(0, ANOMALIES_FOCUSED)) {
-    const involved = involvedSpans(ev.ops, anomaly, spans);
-    const keep = keepOf(involved, s);
-    if (involved.length === 0 || keep === null) continue;
+  for (const { involved, keep, spans } of focusedAnomalies(s, ev)) {
     const plans = startPlans(keep, spans);
     const focused = plans.map((starts) => focusedOn(s, ev, keep, spans, starts));
     for (const f of focused) yield { ...s, ...f };
